@@ -1,0 +1,101 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Upcoming features every Swift target opts into (STYLE §4).
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "netrules",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "netrules", targets: ["netrules"]),
+        .library(name: "NetRulesCore", targets: ["NetRulesCore"]),
+        .library(name: "NetRulesConfig", targets: ["NetRulesConfig"]),
+    ],
+    targets: [
+        // MARK: C libraries and kernel headers
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "CNetRulesLinux"),
+
+        // MARK: The portable core
+        .target(name: "NetRulesCore", swiftSettings: swiftSettings),
+        .target(name: "NetRulesConfig", dependencies: ["NetRulesCore", "CYAML"], swiftSettings: swiftSettings),
+
+        // MARK: Operating-system parts
+        .target(name: "NetRulesLinux", dependencies: ["NetRulesCore", "CNetRulesLinux"], swiftSettings: swiftSettings),
+        .target(name: "NetRulesHTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(
+            name: "NetRulesProbes",
+            dependencies: ["NetRulesCore", "NetRulesHTTP", "CNetRulesLinux"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "NetRulesActions",
+            dependencies: ["NetRulesCore", "NetRulesHTTP"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Wiring and the command line
+        .target(
+            name: "NetRulesDaemon",
+            dependencies: ["NetRulesCore", "NetRulesConfig", "NetRulesLinux", "NetRulesProbes", "NetRulesActions"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "NetRulesCLI",
+            dependencies: [
+                "NetRulesCore", "NetRulesConfig", "NetRulesLinux", "NetRulesProbes", "NetRulesActions",
+                "NetRulesDaemon",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "netrules", dependencies: ["NetRulesCLI"], swiftSettings: swiftSettings),
+
+        // MARK: Tests
+        .target(name: "NetRulesTesting", dependencies: ["NetRulesCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NetRulesCoreTests",
+            dependencies: ["NetRulesCore", "NetRulesTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NetRulesConfigTests",
+            dependencies: ["NetRulesConfig", "NetRulesTesting"],
+            resources: [.copy("Golden")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NetRulesLinuxTests",
+            dependencies: ["NetRulesLinux", "NetRulesTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NetRulesProbesTests",
+            dependencies: ["NetRulesProbes", "NetRulesHTTP", "NetRulesTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NetRulesActionsTests",
+            dependencies: ["NetRulesActions", "NetRulesHTTP", "NetRulesTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NetRulesCLITests",
+            dependencies: ["NetRulesCLI", "NetRulesTesting"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+/// Namespace of the NetRulesActions target.
+public enum NetRulesActions {}

@@ -1,0 +1,2 @@
+/// Namespace of the NetRulesCLI target.
+public enum NetRulesCLI {}

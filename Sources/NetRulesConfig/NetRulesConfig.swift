@@ -1,0 +1,2 @@
+/// Namespace of the NetRulesConfig target.
+public enum NetRulesConfig {}

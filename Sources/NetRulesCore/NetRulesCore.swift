@@ -1,0 +1,2 @@
+/// Namespace of the NetRulesCore target.
+public enum NetRulesCore {}

@@ -1,0 +1,2 @@
+/// Namespace of the NetRulesDaemon target.
+public enum NetRulesDaemon {}

@@ -1,0 +1,2 @@
+/// Namespace of the NetRulesHTTP target.
+public enum NetRulesHTTP {}

@@ -1,0 +1,2 @@
+/// Namespace of the NetRulesLinux target.
+public enum NetRulesLinux {}

@@ -1,0 +1,2 @@
+/// Namespace of the NetRulesProbes target.
+public enum NetRulesProbes {}

@@ -1,0 +1,2 @@
+/// Namespace of the NetRulesTesting target.
+public enum NetRulesTesting {}

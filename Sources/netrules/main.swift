@@ -1,0 +1,3 @@
+import NetRulesCLI
+
+print("netrules: not yet wired")

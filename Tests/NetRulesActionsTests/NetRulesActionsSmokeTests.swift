@@ -1,0 +1,6 @@
+import Testing
+@testable import NetRulesActions
+
+@Test func moduleLinks() {
+    #expect(String(describing: NetRulesActions.self) == "NetRulesActions")
+}

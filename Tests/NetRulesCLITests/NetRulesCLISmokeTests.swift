@@ -1,0 +1,6 @@
+import Testing
+@testable import NetRulesCLI
+
+@Test func moduleLinks() {
+    #expect(String(describing: NetRulesCLI.self) == "NetRulesCLI")
+}
