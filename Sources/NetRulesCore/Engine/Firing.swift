@@ -1,0 +1,20 @@
+/// A rule's edge that fired: what the action runner must do, with the facts as they were.
+public struct Firing: Sendable {
+    /// The rule's name.
+    public var rule: String
+    public var edge: Edge
+    /// When it fired, on the engine's clock.
+    public var at: Instant
+    /// The facts at that moment.
+    public var facts: FactStore
+    /// The rule's actions, in order.
+    public var actions: [ActionSpec]
+
+    public init(rule: String, edge: Edge, at: Instant, facts: FactStore, actions: [ActionSpec]) {
+        self.rule = rule
+        self.edge = edge
+        self.at = at
+        self.facts = facts
+        self.actions = actions
+    }
+}

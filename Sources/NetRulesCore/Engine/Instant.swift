@@ -1,0 +1,36 @@
+/// A point on the engine's clock: a duration since an origin the caller chose.
+///
+/// The engine never reads a clock. The daemon passes the time since it started on
+/// `ContinuousClock`; `simulate` and the tests pass virtual time.
+public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// The time since the origin.
+    public var offset: Duration
+
+    public init(_ offset: Duration) { self.offset = offset }
+
+    /// The origin.
+    public static let zero = Instant(.zero)
+
+    public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    public static func + (lhs: Instant, rhs: Duration) -> Instant { Instant(lhs.offset + rhs) }
+    public static func - (lhs: Instant, rhs: Instant) -> Duration { lhs.offset - rhs.offset }
+
+    /// Seconds since the origin, as JSON carries it.
+    public var seconds: Double { DurationSyntax.seconds(offset) }
+
+    public var description: String { DurationSyntax.format(offset) }
+
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        let seconds = try container.decode(Int64.self)
+        let attoseconds = try container.decode(Int64.self)
+        offset = Duration(secondsComponent: seconds, attosecondsComponent: attoseconds)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        // Both components, so a persisted deadline keeps sub-second precision.
+        var container = encoder.unkeyedContainer()
+        try container.encode(offset.components.seconds)
+        try container.encode(offset.components.attoseconds)
+    }
+}

@@ -1,2 +1,0 @@
-/// Namespace of the NetRulesCore target.
-public enum NetRulesCore {}

@@ -1,0 +1,12 @@
+/// A change of a rule's condition between known truth values.
+public enum Edge: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    /// The condition became true (or was first known true).
+    case enter
+    /// The condition became false after being true.
+    case exit
+
+    /// The opposite edge.
+    public var opposite: Edge { self == .enter ? .exit : .enter }
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,64 @@
+/// A host the probes watch, from the top-level `hosts:` map or written inline in a condition.
+public struct HostDefinition: Hashable, Sendable {
+    /// The name rules use (`intranet`), or the address itself when written inline.
+    public var name: String
+    /// An IP address or a DNS name.
+    public var address: String
+    /// A TCP port: probe by connecting instead of by ICMP echo.
+    public var port: Int?
+    /// How often a round of probes runs.
+    public var interval: Duration
+    /// How long one try waits for its answer.
+    public var timeout: Duration
+    /// Tries per round; the host is unreachable when all of them fail.
+    public var tries: Int
+
+    /// The defaults of the iOS notes this project grew from: 0.5 s per packet, 3 tries.
+    public static let defaultTimeout: Duration = .milliseconds(500)
+    public static let defaultTries = 3
+    public static let defaultInterval: Duration = .seconds(10)
+
+    public init(
+        name: String, address: String, port: Int? = nil, interval: Duration = HostDefinition.defaultInterval,
+        timeout: Duration = HostDefinition.defaultTimeout, tries: Int = HostDefinition.defaultTries
+    ) {
+        self.name = name
+        self.address = address
+        self.port = port
+        self.interval = interval
+        self.timeout = timeout
+        self.tries = tries
+    }
+
+    /// Parses an inline `HOST` or `HOST:PORT` (IPv6 as `[::1]:443`).
+    public init?(inline text: String) {
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            guard IPAddress(host)?.isV6 == true else { return nil }
+            if rest.isEmpty {
+                self.init(name: text, address: host)
+            } else {
+                guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (1...65535).contains(port) else {
+                    return nil
+                }
+                self.init(name: text, address: host, port: port)
+            }
+            return
+        }
+        if IPAddress(text)?.isV6 == true {
+            self.init(name: text, address: text)
+            return
+        }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard let host = parts.first, !host.isEmpty, parts.count <= 2,
+            host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" })
+        else { return nil }
+        if parts.count == 2 {
+            guard let port = Int(parts[1]), (1...65535).contains(port) else { return nil }
+            self.init(name: text, address: String(host), port: port)
+        } else {
+            self.init(name: text, address: String(host))
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// One compiled rule: when its condition changes, fire the chosen edges' actions.
+public struct Rule: Sendable {
+    /// The rule's unique name.
+    public var name: String
+    public var condition: any Condition
+    /// Which edges fire actions (`on:`); the default is `[.enter]`.
+    public var edges: Set<Edge>
+    /// `for:`: an edge fires only once the condition has stayed so this long.
+    public var hold: Duration
+    /// `cooldown:`: after a firing, this rule's firings are dropped for this long.
+    public var cooldown: Duration
+    /// The `do:` list, run in order.
+    public var actions: [ActionSpec]
+    /// Where the rule was defined, e.g. `rules/office.yaml:4:5`.
+    public var origin: String
+    /// A canonical digest of the rule's definition; a reload keeps the state of a rule whose
+    /// fingerprint did not change.
+    public var fingerprint: String
+
+    public init(
+        name: String, condition: any Condition, edges: Set<Edge> = [.enter], hold: Duration = .zero,
+        cooldown: Duration = .zero, actions: [ActionSpec] = [], origin: String = "", fingerprint: String = ""
+    ) {
+        self.name = name
+        self.condition = condition
+        self.edges = edges
+        self.hold = hold
+        self.cooldown = cooldown
+        self.actions = actions
+        self.origin = origin
+        self.fingerprint = fingerprint
+    }
+}

@@ -1,0 +1,45 @@
+/// Everything one load of rule files produced: the rules and the top-level settings.
+public struct RuleSet: Sendable {
+    public var rules: [Rule]
+    /// Named hosts from `hosts:` plus hosts written inline in conditions.
+    public var hosts: [HostDefinition]
+    public var connectivity: ConnectivitySettings
+    public var observers: [ObserverDefinition]
+    /// Directories searched for `netrules-action-NAME` and `netrules-observer-NAME` before `PATH`.
+    public var pluginDirectories: [String]
+
+    public init(
+        rules: [Rule] = [], hosts: [HostDefinition] = [], connectivity: ConnectivitySettings = .init(),
+        observers: [ObserverDefinition] = [], pluginDirectories: [String] = []
+    ) {
+        self.rules = rules
+        self.hosts = hosts
+        self.connectivity = connectivity
+        self.observers = observers
+        self.pluginDirectories = pluginDirectories
+    }
+
+    /// Every fact key some rule reads.
+    public var readKeys: Set<FactKey> {
+        Set(rules.flatMap { $0.condition.readKeys })
+    }
+
+    /// What the probes must watch for these rules: the hosts whose `hosts.NAME` is read, and
+    /// whether any rule reads `connectivity` (so the portal probe runs only when needed).
+    public var demand: ProbeDemand {
+        let keys = readKeys
+        let watched = hosts.filter { keys.contains(.host($0.name)) }
+        return ProbeDemand(hosts: watched, needsConnectivity: keys.contains(.connectivity))
+    }
+}
+
+/// Which probes the loaded rules need.
+public struct ProbeDemand: Hashable, Sendable {
+    public var hosts: [HostDefinition]
+    public var needsConnectivity: Bool
+
+    public init(hosts: [HostDefinition], needsConnectivity: Bool) {
+        self.hosts = hosts
+        self.needsConnectivity = needsConnectivity
+    }
+}

@@ -1,0 +1,99 @@
+/// Text with `{{name}}` placeholders, parsed and checked once when rules load.
+///
+/// Each action renders it for its own context: shell-quoted in `run`, JSON-escaped in a
+/// webhook's `json:`, URL-encoded in a URL. Rendering works on bytes so that an SSID that is
+/// not UTF-8 arrives byte-exact.
+public struct Template: Hashable, Sendable, CustomStringConvertible {
+    /// One piece of a template.
+    public enum Segment: Hashable, Sendable {
+        case literal(String)
+        case placeholder(TemplateName)
+    }
+
+    /// The text as written.
+    public let source: String
+    /// The literal and placeholder pieces, in order.
+    public let segments: [Segment]
+
+    /// Parses a template.
+    /// - Throws: `TemplateError` with the scalar offset of the problem in `source`.
+    public init(_ source: String) throws(TemplateError) {
+        self.source = source
+        var segments: [Segment] = []
+        let scalars = Array(source.unicodeScalars)
+        var literal = String.UnicodeScalarView()
+        var i = 0
+        while i < scalars.count {
+            if scalars[i] == "{", i + 1 < scalars.count, scalars[i + 1] == "{" {
+                let start = i
+                var j = i + 2
+                while j + 1 < scalars.count && !(scalars[j] == "}" && scalars[j + 1] == "}") { j += 1 }
+                guard j + 1 < scalars.count else {
+                    throw TemplateError(message: "unterminated '{{' in template", offset: start)
+                }
+                let inner = String(String.UnicodeScalarView(scalars[(i + 2)..<j])).trimmingSpaces
+                guard let name = TemplateName(String(inner)) else {
+                    throw TemplateError(
+                        message: inner.isEmpty ? "empty placeholder '{{}}'" : "unknown template name '\(inner)'",
+                        offset: start,
+                        hint: TemplateName.suggestion(for: String(inner))
+                    )
+                }
+                if !literal.isEmpty {
+                    segments.append(.literal(String(literal)))
+                    literal = String.UnicodeScalarView()
+                }
+                segments.append(.placeholder(name))
+                i = j + 2
+            } else {
+                literal.append(scalars[i])
+                i += 1
+            }
+        }
+        if !literal.isEmpty { segments.append(.literal(String(literal))) }
+        self.segments = segments
+    }
+
+    /// Whether the template has no placeholder.
+    public var isConstant: Bool {
+        !segments.contains { if case .placeholder = $0 { true } else { false } }
+    }
+
+    /// The placeholders used.
+    public var names: [TemplateName] {
+        segments.compactMap { if case .placeholder(let n) = $0 { n } else { nil } }
+    }
+
+    /// Renders to bytes; `escape` turns each substituted value's bytes into what the context needs.
+    public func renderBytes(_ context: TemplateContext, escape: ([UInt8]) -> [UInt8] = { $0 }) -> [UInt8] {
+        var out: [UInt8] = []
+        for segment in segments {
+            switch segment {
+            case .literal(let text): out += text.utf8
+            case .placeholder(let name): out += escape(context.bytes(for: name))
+            }
+        }
+        return out
+    }
+
+    /// Renders to text (non-UTF-8 bytes are repaired); `escape` works as in `renderBytes`.
+    public func render(_ context: TemplateContext, escape: ([UInt8]) -> [UInt8] = { $0 }) -> String {
+        String(decoding: renderBytes(context, escape: escape), as: UTF8.self)
+    }
+
+    public var description: String { source }
+}
+
+/// A template that failed to parse.
+public struct TemplateError: Error, Hashable, Sendable {
+    public var message: String
+    /// The Unicode-scalar offset of the problem in the template's text.
+    public var offset: Int
+    public var hint: String?
+
+    public init(message: String, offset: Int, hint: String? = nil) {
+        self.message = message
+        self.offset = offset
+        self.hint = hint
+    }
+}

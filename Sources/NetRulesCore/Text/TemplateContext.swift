@@ -1,0 +1,29 @@
+/// The values a template is rendered with: the facts when the rule fired, and the firing itself.
+public struct TemplateContext: Sendable {
+    public var facts: FactStore
+    public var rule: String
+    public var edge: Edge
+    /// The firing's wall-clock time, already formatted as RFC 3339 by the caller (the core reads no clock).
+    public var time: String
+    /// The environment `{{env.NAME}}` reads.
+    public var environment: [String: String]
+
+    public init(facts: FactStore, rule: String, edge: Edge, time: String, environment: [String: String] = [:]) {
+        self.facts = facts
+        self.rule = rule
+        self.edge = edge
+        self.time = time
+        self.environment = environment
+    }
+
+    /// The bytes a placeholder stands for; unknown and absent facts render as empty.
+    public func bytes(for name: TemplateName) -> [UInt8] {
+        switch name {
+        case .fact(let key): facts[key].value?.plainBytes ?? []
+        case .rule: Array(rule.utf8)
+        case .edge: Array(edge.rawValue.utf8)
+        case .time: Array(time.utf8)
+        case .environment(let variable): Array((environment[variable] ?? "").utf8)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// What a `{{placeholder}}` stands for.
+///
+/// Known names: every fact of the vocabulary (`ssid`, `bssid`, `gateway`, `portal.url`, …),
+/// `hosts.NAME`, `interfaces.NAME`, `fact.KEY` for any fact a plugin reports, `rule`, `edge`,
+/// `time` (RFC 3339) and `env.NAME` (the daemon's environment, for secrets).
+public enum TemplateName: Hashable, Sendable, CustomStringConvertible {
+    case fact(FactKey)
+    case rule
+    case edge
+    case time
+    case environment(String)
+
+    /// Parses a placeholder's name; nil when it is not a known name.
+    public init?(_ text: String) {
+        switch text {
+        case "rule": self = .rule
+        case "edge": self = .edge
+        case "time": self = .time
+        default:
+            if let rest = text.dropPrefix("env."), TemplateName.isIdentifier(rest, allowDots: false) {
+                self = .environment(rest)
+            } else if let rest = text.dropPrefix("fact."), TemplateName.isIdentifier(rest, allowDots: true) {
+                self = .fact(FactKey(rest))
+            } else if FactKey.vocabulary.contains(FactKey(text)) {
+                self = .fact(FactKey(text))
+            } else if let ns = FactKey.vocabularyNamespaces.first(where: { text.hasPrefix($0 + ".") }),
+                text.count > ns.count + 1
+            {
+                self = .fact(FactKey(text))
+            } else {
+                return nil
+            }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .fact(let key): key.rawValue
+        case .rule: "rule"
+        case .edge: "edge"
+        case .time: "time"
+        case .environment(let name): "env.\(name)"
+        }
+    }
+
+    /// Every fixed name, for suggestions and documentation.
+    public static var fixedNames: [String] {
+        FactKey.vocabulary.map(\.rawValue) + ["rule", "edge", "time"]
+    }
+
+    /// A "did you mean" for a misspelt name.
+    public static func suggestion(for text: String) -> String? {
+        guard let best = EditDistance.closest(to: text, among: fixedNames) else {
+            return "known names: \(fixedNames.joined(separator: ", ")), hosts.NAME, interfaces.NAME, fact.KEY, env.NAME"
+        }
+        return "did you mean '\(best)'?"
+    }
+
+    static func isIdentifier(_ text: String, allowDots: Bool) -> Bool {
+        !text.isEmpty
+            && text.unicodeScalars.allSatisfy {
+                ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == ":"
+                    || (allowDots && $0 == "."))
+            }
+    }
+}
+
+extension String {
+    func dropPrefix(_ prefix: String) -> String? {
+        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : nil
+    }
+}
