@@ -82,7 +82,7 @@ public enum FactValue: Hashable, Sendable {
 
     /// Formats a number the way a person writes it: `-61`, `2437`, `0.5`.
     public static func format(_ n: Double) -> String {
-        if n.isFinite, n == n.rounded(), abs(n) < 1e15 {
+        if n.isFinite, abs(n) < 1e15, n == Double(Int64(n)) {
             return String(Int64(n))
         }
         return String(n)

@@ -1,0 +1,181 @@
+/// The rule engine: a deterministic state machine from fact updates and time to firings.
+///
+/// It holds the fact store and each rule's state, and returns what to do; it never runs an
+/// action, reads a clock or waits. Edges are computed between known truth values: the first
+/// known `true` fires `enter`, the first known `false` fires nothing, then `false→true` is
+/// `enter` and `true→false` is `exit`; passing through unknown fires nothing. `for:` holds an
+/// edge until the condition has stayed so for the duration (a change back, or to unknown,
+/// cancels the hold); `cooldown:` drops a rule's firings for a while after one.
+///
+/// Rules are indexed by the fact keys they read, so an update re-evaluates only the rules
+/// reading a changed key. Not thread-safe: confine an engine to one task or actor.
+public struct Engine: Sendable {
+    /// The current facts.
+    public private(set) var facts = FactStore()
+    /// The loaded rules, in file order.
+    public private(set) var rules: [Rule] = []
+    /// Each rule's state, parallel to `rules`.
+    public private(set) var states: [RuleState] = []
+
+    private var rulesByKey: [FactKey: [Int]] = [:]
+    private var holdDeadlines: [Int: Instant] = [:]
+    private var visitMarks: [UInt32] = []
+    private var visitGeneration: UInt32 = 0
+
+    /// Creates an engine for `rules`, every fact unknown.
+    public init(rules: [Rule]) {
+        load(rules, keeping: [:])
+    }
+
+    /// The earliest pending `for:` deadline: when the caller must call `tick(at:)` next.
+    public var nextDeadline: Instant? {
+        holdDeadlines.values.min()
+    }
+
+    /// The index of the rule called `name`.
+    public func index(ofRule name: String) -> Int? {
+        rules.firstIndex { $0.name == name }
+    }
+
+    /// Applies a partial fact update at `now` and returns the firings, in rule order.
+    ///
+    /// Holds due at or before `now` complete first (they fire at their deadline).
+    public mutating func apply(_ update: FactUpdate, at now: Instant) -> [Firing] {
+        var firings = completeHolds(upTo: now)
+        let changed = facts.apply(update)
+        guard !changed.isEmpty else { return firings }
+        for index in affectedRules(by: changed) {
+            evaluate(index, at: now, into: &firings)
+        }
+        return firings
+    }
+
+    /// Advances time to `now` and returns the firings of holds that completed.
+    public mutating func tick(at now: Instant) -> [Firing] {
+        completeHolds(upTo: now)
+    }
+
+    /// Evaluates every rule against the current facts, as on start-up.
+    public mutating func evaluateAll(at now: Instant) -> [Firing] {
+        var firings = completeHolds(upTo: now)
+        for index in rules.indices {
+            evaluate(index, at: now, into: &firings)
+        }
+        return firings
+    }
+
+    /// Swaps in a new rule set, keeping the state of every rule whose name and fingerprint are
+    /// unchanged (so a reload causes no spurious `enter`), then evaluates the new and changed rules.
+    public mutating func replaceRules(_ newRules: [Rule], at now: Instant) -> [Firing] {
+        var kept: [String: RuleState] = [:]
+        for (rule, state) in zip(rules, states) where !rule.fingerprint.isEmpty {
+            kept[rule.name + "\u{0}" + rule.fingerprint] = state
+        }
+        load(newRules, keeping: kept)
+        var firings: [Firing] = []
+        for index in rules.indices where states[index].current == .unknown && states[index].confirmed == nil {
+            evaluate(index, at: now, into: &firings)
+        }
+        return firings
+    }
+
+    /// Restores persisted states by rule name and fingerprint (after a restart).
+    public mutating func restore(_ saved: [String: (fingerprint: String, state: RuleState)]) {
+        for index in rules.indices {
+            guard let entry = saved[rules[index].name], entry.fingerprint == rules[index].fingerprint else { continue }
+            states[index] = entry.state
+            holdDeadlines[index] = entry.state.hold?.deadline
+        }
+    }
+
+    // MARK: - Internals
+
+    private mutating func load(_ newRules: [Rule], keeping kept: [String: RuleState]) {
+        rules = newRules
+        states = newRules.map { kept[$0.name + "\u{0}" + $0.fingerprint] ?? RuleState() }
+        rulesByKey = [:]
+        holdDeadlines = [:]
+        for (index, rule) in newRules.enumerated() {
+            for key in Set(rule.condition.readKeys) {
+                rulesByKey[key, default: []].append(index)
+            }
+            if let hold = states[index].hold { holdDeadlines[index] = hold.deadline }
+        }
+        visitMarks = Array(repeating: 0, count: newRules.count)
+        visitGeneration = 0
+    }
+
+    /// The rules reading any of `keys`, each once, in rule order.
+    private mutating func affectedRules(by keys: [FactKey]) -> [Int] {
+        if keys.count == 1 { return rulesByKey[keys[0]] ?? [] }
+        visitGeneration &+= 1
+        if visitGeneration == 0 {
+            visitMarks = Array(repeating: 0, count: rules.count)
+            visitGeneration = 1
+        }
+        var result: [Int] = []
+        for key in keys {
+            for index in rulesByKey[key] ?? [] where visitMarks[index] != visitGeneration {
+                visitMarks[index] = visitGeneration
+                result.append(index)
+            }
+        }
+        result.sort()
+        return result
+    }
+
+    private mutating func evaluate(_ index: Int, at now: Instant, into firings: inout [Firing]) {
+        let truth = rules[index].condition.evaluate(facts)
+        states[index].current = truth
+        guard let value = truth.known else {
+            cancelHold(index)
+            return
+        }
+        let confirmed = states[index].confirmed
+        if confirmed == value {
+            cancelHold(index)
+            return
+        }
+        if confirmed == nil && !value {
+            // The first known value is false: nothing changed from the user's point of view.
+            cancelHold(index)
+            states[index].confirmed = false
+            return
+        }
+        let hold = rules[index].hold
+        if hold == .zero {
+            commit(index, edge: value ? .enter : .exit, at: now, into: &firings)
+        } else if states[index].hold?.target != value {
+            let deadline = now + hold
+            states[index].hold = RuleState.Hold(target: value, deadline: deadline)
+            holdDeadlines[index] = deadline
+        }
+    }
+
+    private mutating func cancelHold(_ index: Int) {
+        guard states[index].hold != nil else { return }
+        states[index].hold = nil
+        holdDeadlines[index] = nil
+    }
+
+    private mutating func completeHolds(upTo now: Instant) -> [Firing] {
+        guard !holdDeadlines.isEmpty else { return [] }
+        let due = holdDeadlines.filter { $0.value <= now }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+        var firings: [Firing] = []
+        for (index, deadline) in due {
+            guard let hold = states[index].hold else { continue }
+            cancelHold(index)
+            commit(index, edge: hold.edge, at: deadline, into: &firings)
+        }
+        return firings
+    }
+
+    private mutating func commit(_ index: Int, edge: Edge, at time: Instant, into firings: inout [Firing]) {
+        states[index].confirmed = edge == .enter
+        let rule = rules[index]
+        guard rule.edges.contains(edge) else { return }
+        if let until = states[index].cooldownUntil, time < until { return }
+        if rule.cooldown > .zero { states[index].cooldownUntil = time + rule.cooldown }
+        firings.append(Firing(rule: rule.name, edge: edge, at: time, facts: facts, actions: rule.actions))
+    }
+}

@@ -1,2 +1,0 @@
-/// Namespace of the NetRulesTesting target.
-public enum NetRulesTesting {}

@@ -1,0 +1,177 @@
+import NetRulesCore
+import NetRulesTesting
+import Testing
+
+struct EngineTests {
+    static let office = SSIDCondition(.oneOf([Array("Office".utf8)]))
+
+    static func rule(
+        _ name: String = "office", _ condition: any Condition = EngineTests.office, on edges: Set<Edge> = [.enter],
+        for hold: Duration = .zero, cooldown: Duration = .zero, fingerprint: String = "v1"
+    ) -> Rule {
+        Rule(name: name, condition: condition, edges: edges, hold: hold, cooldown: cooldown, fingerprint: fingerprint)
+    }
+
+    @Test func firstKnownTrueFiresEnter() {
+        var d = EngineDriver(rules: [Self.rule()])
+        d.set([.ssid: "Office"], at: 0)
+        #expect(d.take() == ["office:enter@0"])
+        d.finish()
+    }
+
+    @Test func firstKnownFalseFiresNothingThenEdgesFire() {
+        var d = EngineDriver(rules: [Self.rule(on: [.enter, .exit])])
+        d.set([.ssid: "Home"], at: 0)
+        #expect(d.take() == [])
+        d.set([.ssid: "Office"], at: 5)
+        d.set([.ssid: nil], at: 9)
+        #expect(d.take() == ["office:enter@5", "office:exit@9"])
+        d.finish()
+    }
+
+    @Test func passingThroughUnknownFiresNothing() {
+        var d = EngineDriver(rules: [Self.rule(on: [.enter, .exit])])
+        d.set([.ssid: "Office"], at: 0)
+        #expect(d.take() == ["office:enter@0"])
+        d.apply(.forget(.ssid), at: 1)
+        d.set([.ssid: "Office"], at: 2)
+        #expect(d.take() == [])
+        d.apply(.forget(.ssid), at: 3)
+        d.set([.ssid: "Home"], at: 4)
+        #expect(d.take() == ["office:exit@4"])
+        d.finish()
+    }
+
+    @Test func unknownStaysUnknownThroughAll() {
+        let clear = FactInSetCondition(key: .connectivity, accepted: ["online"], spelling: "portal: clear")
+        var d = EngineDriver(rules: [Self.rule("checkin", AllCondition([Self.office, clear]))])
+        d.set([.ssid: "Office"], at: 0)
+        #expect(d.take() == [])  // true ∧ unknown: no edge yet
+        d.set([.connectivity: "portal"], at: 3)
+        #expect(d.take() == [])  // first known false
+        d.set([.connectivity: "online"], at: 40)
+        #expect(d.take() == ["checkin:enter@40"])
+        d.finish()
+    }
+
+    @Test func onlySelectedEdgesFire() {
+        var d = EngineDriver(rules: [Self.rule(on: [.exit])])
+        d.set([.ssid: "Office"], at: 0)
+        d.set([.ssid: "Home"], at: 1)
+        d.set([.ssid: "Office"], at: 2)
+        #expect(d.take() == ["office:exit@1"])
+        d.finish()
+    }
+
+    @Test func holdFiresAtDeadline() {
+        var d = EngineDriver(rules: [Self.rule(for: .seconds(10))])
+        d.set([.ssid: "Office"], at: 0)
+        d.advance(to: 9.999)
+        #expect(d.take() == [])
+        #expect(d.engine.nextDeadline == Instant(.seconds(10)))
+        d.advance(to: 30)
+        #expect(d.take() == ["office:enter@10"])
+        #expect(d.engine.nextDeadline == nil)
+        d.finish()
+    }
+
+    @Test func holdCancelsWhenConditionLeaves() {
+        var d = EngineDriver(rules: [Self.rule(for: .seconds(10))])
+        d.set([.ssid: "Home"], at: 0)
+        d.set([.ssid: "Office"], at: 1)
+        d.set([.ssid: "Home"], at: 5)
+        d.advance(to: 20)
+        #expect(d.take() == [])
+        d.set([.ssid: "Office"], at: 21)
+        d.apply(.forget(.ssid), at: 25)  // unknown also cancels: nobody knows it held
+        d.advance(to: 40)
+        #expect(d.take() == [])
+        d.finish()
+    }
+
+    @Test func holdAppliesToExitToo() {
+        var d = EngineDriver(rules: [Self.rule(on: [.enter, .exit], for: .seconds(5))])
+        d.set([.ssid: "Office"], at: 0)
+        d.advance(to: 5)
+        #expect(d.take() == ["office:enter@5"])
+        d.set([.ssid: "Home"], at: 6)
+        d.set([.ssid: "Office"], at: 8)  // a brief flap: no exit, no second enter
+        d.advance(to: 20)
+        #expect(d.take() == [])
+        d.set([.ssid: "Home"], at: 21)
+        d.advance(to: 30)
+        #expect(d.take() == ["office:exit@26"])
+        d.finish()
+    }
+
+    @Test func dueHoldCompletesBeforeALaterUpdate() {
+        var d = EngineDriver(rules: [Self.rule(for: .seconds(10))])
+        d.set([.ssid: "Office"], at: 0)
+        d.set([.ssid: "Home"], at: 10)  // held exactly 10 s: fires at its deadline first
+        #expect(d.take() == ["office:enter@10"])
+        d.finish()
+    }
+
+    @Test func cooldownDropsFiringsButTracksState() {
+        var d = EngineDriver(rules: [Self.rule(on: [.enter, .exit], cooldown: .seconds(60))])
+        d.set([.ssid: "Office"], at: 0)
+        d.set([.ssid: "Home"], at: 10)
+        d.set([.ssid: "Office"], at: 20)
+        #expect(d.take() == ["office:enter@0"])
+        d.set([.ssid: "Home"], at: 61)
+        #expect(d.take() == ["office:exit@61"])
+        d.set([.ssid: "Office"], at: 62)
+        #expect(d.take() == [])
+        d.finish()
+    }
+
+    @Test func updatesReEvaluateOnlyRulesReadingChangedKeys() {
+        let host = HostCondition(host: "intranet", wantsReachable: false)
+        var d = EngineDriver(rules: [Self.rule("a"), Self.rule("b", host)])
+        d.set([.ssid: "Office", .host("intranet"): "reachable"], at: 0)
+        #expect(d.take() == ["a:enter@0"])
+        d.set([.host("intranet"): "unreachable"], at: 1)
+        #expect(d.take() == ["b:enter@1"])
+        #expect(d.engine.states[0].current == .true)
+        d.finish()
+    }
+
+    @Test func firingCarriesFactsAtThatMoment() {
+        var d = EngineDriver(rules: [Self.rule()])
+        d.set([.ssid: "Office", .bssid: "a4:2b:8c:92:47:3c"], at: 0)
+        let firing = d.takeFirings()
+        #expect(firing.count == 1)
+        #expect(firing.first?.facts[.bssid] == .value("a4:2b:8c:92:47:3c"))
+        d.finish()
+    }
+
+    @Test func reloadKeepsStateOfUnchangedRules() {
+        var engine = Engine(rules: [Self.rule("a"), Self.rule("b", fingerprint: "v1")])
+        #expect(engine.apply(.set([.ssid: "Office"]), at: .zero).map(\.rule) == ["a", "b"])
+        let again = engine.replaceRules(
+            [Self.rule("a"), Self.rule("b", fingerprint: "v2"), Self.rule("c")], at: Instant(.seconds(1)))
+        // a kept its state; b changed and c is new: both are evaluated afresh and fire.
+        #expect(again.map(\.rule) == ["b", "c"])
+        #expect(engine.apply(.set([.ssid: "Home"]), at: Instant(.seconds(2))).isEmpty)
+    }
+
+    @Test func explainShowsTheTree() {
+        let clear = FactInSetCondition(key: .connectivity, accepted: ["online"], spelling: "portal: clear")
+        var engine = Engine(rules: [Self.rule("checkin", AllCondition([Self.office, clear]))])
+        _ = engine.apply(.set([.ssid: "Office"]), at: .zero)
+        let explanation = engine.explain(rule: "checkin")
+        #expect(explanation?.text == "unknown all\n  true    ssid in [Office]\n  unknown portal: clear")
+        #expect(explanation?.facts.map(\.key) == [.connectivity, .ssid])
+        #expect(engine.explain(rule: "nope") == nil)
+    }
+
+    @Test func restoredStatesKeepHolds() {
+        var engine = Engine(rules: [Self.rule(for: .seconds(10))])
+        _ = engine.apply(.set([.ssid: "Office"]), at: .zero)
+        let saved = ["office": (fingerprint: "v1", state: engine.states[0])]
+        var restarted = Engine(rules: [Self.rule(for: .seconds(10))])
+        restarted.restore(saved)
+        _ = restarted.apply(.set([.ssid: "Office"]), at: Instant(.seconds(3)))
+        #expect(restarted.tick(at: Instant(.seconds(10))).map(\.at) == [Instant(.seconds(10))])
+    }
+}
