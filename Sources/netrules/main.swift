@@ -1,3 +1,10 @@
+import Foundation
 import NetRulesCLI
 
-print("netrules: not yet wired")
+let code = await NetRulesCommandLine.run(
+    arguments: Array(CommandLine.arguments.dropFirst()),
+    stdout: StandardOutputSink.standardOutput,
+    stderr: StandardOutputSink.standardError,
+    environment: ProcessInfo.processInfo.environment
+)
+exit(code)

@@ -1,0 +1,56 @@
+import NetRulesCore
+
+/// `netrules bench engine`: measured figures, not a test.
+enum BenchCommand: Command {
+    static let spec = CommandSpec(
+        name: "bench",
+        abstract: "Measure netrules on this machine.",
+        discussion: """
+            'engine': loads a generated file of --rules rules (YAML parse, validation, compile) and \
+            times single fact updates that re-evaluate 1% of them. Build with -c release for real figures.
+            """,
+        arguments: [ArgumentSpec(name: "benchmark", help: "What to measure: engine.")],
+        options: [
+            OptionSpec(long: "rules", valueName: "count", help: "Rules to generate.", defaultValue: "10000"),
+            .json,
+        ]
+    )
+
+    static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+        let which = arguments.positional("benchmark").first ?? ""
+        guard which == "engine" else {
+            throw CommandError.runtime("unknown benchmark '\(which)'; available: engine")
+        }
+        guard let count = Int(arguments.value("rules") ?? "10000"), count >= 100 else {
+            throw CommandError.runtime("--rules must be a whole number of at least 100")
+        }
+        let r = EngineBenchmark.run(ruleCount: count)
+        if arguments.flag("json") {
+            func us(_ d: Duration) -> JSONValue { .number(DurationSyntax.seconds(d) * 1e6) }
+            io.print(
+                JSONValue.object([
+                    ("version", .number(1)), ("benchmark", .string("engine")), ("rules", .number(Double(r.ruleCount))),
+                    ("file_bytes", .number(Double(r.bytes))), ("load_ms", .number(DurationSyntax.seconds(r.load) * 1e3)),
+                    ("rules_per_key", .number(Double(r.rulesPerKey))),
+                    ("update_firing_p50_us", us(r.firingUpdate.p50)), ("update_firing_p99_us", us(r.firingUpdate.p99)),
+                    ("update_quiet_p50_us", us(r.quietUpdate.p50)), ("update_quiet_p99_us", us(r.quietUpdate.p99)),
+                ]).compact)
+            return ExitCode.success
+        }
+        let f = EngineBenchmark.format
+        let rows = [
+            ["rules loaded", "\(r.ruleCount) (\(r.bytes / 1024) KiB of YAML)"],
+            ["load + validate + compile", f(r.load)],
+            [
+                "update, \(r.rulesPerKey) rules read it, \(r.firingsPerUpdate) fire",
+                "p50 \(f(r.firingUpdate.p50))  p99 \(f(r.firingUpdate.p99))  mean \(f(r.firingUpdate.mean))",
+            ],
+            [
+                "update, \(r.rulesPerKey) rules read it, none fires",
+                "p50 \(f(r.quietUpdate.p50))  p99 \(f(r.quietUpdate.p99))  mean \(f(r.quietUpdate.mean))",
+            ],
+        ]
+        for line in Table.render(rows) { io.print(line) }
+        return ExitCode.success
+    }
+}

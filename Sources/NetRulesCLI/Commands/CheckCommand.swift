@@ -1,0 +1,50 @@
+import NetRulesConfig
+import NetRulesCore
+
+/// `netrules check FILE…`: validate rule files.
+enum CheckCommand: Command {
+    static let spec = CommandSpec(
+        name: "check",
+        abstract: "Validate rule files.",
+        discussion: """
+            Reports every problem in every file as FILE:LINE:COLUMN: error: MESSAGE, with the source \
+            line and a caret, sorted by position. Exits 0 when the files are valid (warnings allowed), \
+            65 when any error was found.
+            """,
+        arguments: [ArgumentSpec(name: "rules", help: "Rule files or directories of *.yaml files.", isRepeating: true)],
+        options: [.json]
+    )
+
+    static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+        let result = try RuleFiles.load(arguments.positional("rules"), environment: io.environment)
+        let count = result.ruleSet.rules.count
+        if arguments.flag("json") {
+            let diagnostics: [JSONValue] = result.diagnostics.map { d in
+                var members: [(String, JSONValue)] = [
+                    ("severity", .string(d.severity.rawValue)), ("file", .string(d.file)),
+                    ("line", .number(Double(d.mark.line))), ("column", .number(Double(d.mark.column))),
+                    ("message", .string(d.message)),
+                ]
+                if let k = d.keyPath, !k.isEmpty { members.append(("keyPath", .string(k))) }
+                if let h = d.hint { members.append(("hint", .string(h))) }
+                return .object(members)
+            }
+            let document: JSONValue = .object([
+                ("version", .number(1)), ("ok", .bool(!result.hasErrors)), ("rules", .number(Double(count))),
+                ("diagnostics", .array(diagnostics)),
+            ])
+            io.print(document.pretty)
+            return result.hasErrors ? ExitCode.invalidRules : ExitCode.success
+        }
+        if !result.diagnostics.isEmpty {
+            io.stderr.write(result.renderedDiagnostics())
+        }
+        if result.hasErrors {
+            let errors = result.diagnostics.filter { $0.severity == .error }.count
+            io.printError("\(errors) error\(errors == 1 ? "" : "s") found")
+            return ExitCode.invalidRules
+        }
+        io.print("ok: \(count) rule\(count == 1 ? "" : "s")")
+        return ExitCode.success
+    }
+}

@@ -1,0 +1,17 @@
+/// A command's failure, mapped to the documented exit codes.
+enum CommandError: Error {
+    /// A runtime failure: exit 1.
+    case runtime(String)
+    /// An invalid rule or timeline file, already reported: exit 65.
+    case invalidInput
+}
+
+/// The documented exit codes.
+public enum ExitCode {
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    /// A usage error (EX_USAGE).
+    public static let usage: Int32 = 64
+    /// An invalid rule file (EX_DATAERR).
+    public static let invalidRules: Int32 = 65
+}

@@ -1,2 +1,0 @@
-/// Namespace of the NetRulesCLI target.
-public enum NetRulesCLI {}

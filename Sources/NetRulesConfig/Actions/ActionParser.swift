@@ -1,0 +1,188 @@
+public import NetRulesCore
+
+/// Reads a rule's `do:` list into validated action specs.
+public struct ActionParser: Sendable {
+    public var context: ValidationContext
+    public let registry: Registry
+    /// Finds the executable `netrules-action-NAME`; nil when there is none. Injected, because
+    /// looking at the file system is the OS layer's job, not the portable config's.
+    public let findPlugin: @Sendable (String) -> String?
+
+    /// Keys allowed beside the action's own key in one `do:` entry.
+    static let entryKeys = ["continue_on_error", "timeout"]
+
+    public init(context: ValidationContext, registry: Registry, findPlugin: @escaping @Sendable (String) -> String?) {
+        self.context = context
+        self.registry = registry
+        self.findPlugin = findPlugin
+    }
+
+    /// Reads the `do:` list.
+    public mutating func actions(_ node: YAMLNode, at path: KeyPath) -> [ActionSpec]? {
+        guard let list = context.sequence(node, path, what: "a list of actions") else { return nil }
+        if list.items.isEmpty {
+            context.error("a rule needs at least one action", at: list.mark, path: path)
+            return nil
+        }
+        var specs: [ActionSpec] = []
+        var ok = true
+        for (i, item) in list.items.enumerated() {
+            if let spec = action(item, at: path.index(i)) { specs.append(spec) } else { ok = false }
+        }
+        return ok ? specs : nil
+    }
+
+    /// Reads one `do:` entry: exactly one action key, plus `continue_on_error`.
+    mutating func action(_ node: YAMLNode, at path: KeyPath) -> ActionSpec? {
+        guard let mapping = node.mapping else {
+            context.expected("an action such as '{ run: COMMAND }'", found: node, path: path)
+            return nil
+        }
+        let actionEntries = mapping.entries.filter { !Self.entryKeys.contains($0.key.text) }
+        guard let (key, value) = actionEntries.first else {
+            context.error(
+                "the action names no kind", at: mapping.mark, path: path, hint: "start it with run:, webhook: or write:")
+            return nil
+        }
+        if actionEntries.count > 1 {
+            context.error(
+                "one action has one kind; found '\(key.text)' and '\(actionEntries[1].key.text)'",
+                at: actionEntries[1].key.mark, path: path.key(actionEntries[1].key.text),
+                hint: "split them into two entries of the 'do:' list")
+            return nil
+        }
+        var continueOnError = false
+        if let c = mapping["continue_on_error"] {
+            guard let b = context.bool(c, path.key("continue_on_error")) else { return nil }
+            continueOnError = b
+        }
+        let definition: (any ActionDefinition)?
+        if let kind = registry.actionKind(key.text) {
+            if let t = mapping.entry("timeout") {
+                context.error(
+                    "'timeout' belongs inside '\(key.text)'", at: t.key.mark, path: path.key("timeout"),
+                    hint: "write '\(key.text): { ..., timeout: \(t.value.scalar?.text ?? "30s") }'")
+                return nil
+            }
+            definition = kind.parse(value, at: path.key(key.text), in: &self)
+        } else {
+            definition = plugin(key, value, timeout: mapping["timeout"], at: path)
+        }
+        return definition.map { ActionSpec($0, continueOnError: continueOnError) }
+    }
+
+    private mutating func plugin(_ key: YAMLScalar, _ value: YAMLNode, timeout: YAMLNode?, at path: KeyPath)
+        -> PluginAction?
+    {
+        let builtins = registry.actionKinds.map(\.name)
+        if let near = EditDistance.closest(to: key.text, among: builtins), EditDistance.between(key.text, near) <= 2 {
+            context.error("unknown action '\(key.text)'", at: key.mark, path: path.key(key.text), hint: "did you mean '\(near)'?")
+            return nil
+        }
+        guard PluginAction.isValidName(key.text) else {
+            context.error(
+                "'\(key.text)' is not a valid action name", at: key.mark, path: path.key(key.text),
+                hint: "plugin names use letters, digits, '-' and '_'")
+            return nil
+        }
+        var duration = RunAction.defaultTimeout
+        if let timeout {
+            guard let d = context.duration(timeout, path.key("timeout")) else { return nil }
+            duration = d
+        }
+        guard let options = context.configValue(value, path.key(key.text)) else { return nil }
+        guard let executable = findPlugin(key.text) else {
+            context.error(
+                "no action plugin '\(key.text)': 'netrules-action-\(key.text)' was not found in the plugin directories or PATH",
+                at: key.mark, path: path.key(key.text),
+                hint: "built-in actions are \(builtins.joined(separator: ", ")); see docs/plugins.md to add one")
+            return nil
+        }
+        return PluginAction(name: key.text, options: options, timeout: duration, executablePath: executable)
+    }
+}
+
+extension PluginAction {
+    /// Whether `name` can name a plugin executable: letters, digits, `-`, `_`.
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix("-")
+            && name.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_"
+            }
+    }
+}
+
+extension ValidationContext {
+    /// A JSON-shaped value (a webhook's `json:`, a plugin's options). Plain scalars get JSON's
+    /// types (`3`, `true`, `null`); quoted ones stay strings. Strings are checked as templates.
+    public mutating func configValue(_ node: YAMLNode, _ path: KeyPath) -> ConfigValue? {
+        switch node {
+        case .scalar(let s):
+            if s.style == .plain {
+                if s.isNull { return .null }
+                if s.text == "true" { return .bool(true) }
+                if s.text == "false" { return .bool(false) }
+                if ValidationContext.isJSONNumber(s.text), let n = Double(s.text) { return .number(n) }
+            }
+            return template(s.text, at: s, path) != nil ? .string(s.text) : nil
+        case .sequence(let list):
+            var items: [ConfigValue] = []
+            var ok = true
+            for (i, item) in list.items.enumerated() {
+                if let v = configValue(item, path.index(i)) { items.append(v) } else { ok = false }
+            }
+            return ok ? .list(items) : nil
+        case .mapping(let m):
+            var members: [ConfigMember] = []
+            var ok = true
+            for (key, value) in m.entries {
+                if let v = configValue(value, path.key(key.text)) { members.append(ConfigMember(key.text, v)) } else {
+                    ok = false
+                }
+            }
+            return ok ? .object(members) : nil
+        }
+    }
+
+    static func isJSONNumber(_ text: String) -> Bool {
+        var s = Substring(text)
+        if s.hasPrefix("-") { s = s.dropFirst() }
+        let intPart = s.prefix { $0.isASCII && $0.isNumber }
+        guard !intPart.isEmpty, !(intPart.count > 1 && intPart.hasPrefix("0")) else { return false }
+        s = s.dropFirst(intPart.count)
+        if s.hasPrefix(".") {
+            s = s.dropFirst()
+            let frac = s.prefix { $0.isASCII && $0.isNumber }
+            guard !frac.isEmpty else { return false }
+            s = s.dropFirst(frac.count)
+        }
+        if s.hasPrefix("e") || s.hasPrefix("E") {
+            s = s.dropFirst()
+            if s.hasPrefix("+") || s.hasPrefix("-") { s = s.dropFirst() }
+            let exp = s.prefix { $0.isASCII && $0.isNumber }
+            guard !exp.isEmpty else { return false }
+            s = s.dropFirst(exp.count)
+        }
+        return s.isEmpty
+    }
+
+    /// A literal file path: absolute or under `~`, never templated.
+    mutating func literalPath(_ node: YAMLNode, _ path: KeyPath, what: String) -> String? {
+        guard let t = text(node, path, what: what) else { return nil }
+        if t.contains("{{") {
+            error(
+                "\(what) cannot hold a template", at: node.mark, path: path,
+                hint: "paths are literal so that a network-supplied value never chooses where a file goes")
+            return nil
+        }
+        guard t.hasPrefix("/") || t == "~" || t.hasPrefix("~/") else {
+            error("'\(t)' is not an absolute path", at: node.mark, path: path, hint: "start it with / or ~/")
+            return nil
+        }
+        if t.contains("\u{0}") {
+            error("a path cannot contain a NUL byte", at: node.mark, path: path)
+            return nil
+        }
+        return t
+    }
+}

@@ -1,0 +1,258 @@
+public import NetRulesCore
+
+/// `run: "COMMAND"` or `run: { command, timeout, cwd, env }`.
+struct RunActionKind: ActionKind {
+    let name = "run"
+    let summary = "Runs a command with /bin/sh -c; substituted values are shell-quoted."
+
+    var schema: JSONValue {
+        Schema.anyOf([
+            Schema.string("The command line."),
+            Schema.object(
+                [
+                    "command": Schema.string("The command line for /bin/sh -c."),
+                    "timeout": Schema.duration("Kill the command's process group after this (default: 30s)."),
+                    "cwd": Schema.string("The working directory (absolute or ~/...)."),
+                    "env": .object([
+                        ("type", .string("object")), ("additionalProperties", .object([("type", .string("string"))])),
+                        ("description", .string("Extra environment variables; values may hold templates.")),
+                    ]),
+                ], required: ["command"]),
+        ])
+    }
+
+    func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> (any ActionDefinition)? {
+        if node.scalar != nil {
+            return parser.context.template(node, path, what: "a command").map { RunAction(command: $0) }
+        }
+        guard let m = parser.context.mapping(node, path, what: "a command or '{ command: ..., timeout: ... }'") else {
+            return nil
+        }
+        parser.context.rejectUnknownKeys(m, path, known: ["command", "timeout", "cwd", "env"], what: "a run action")
+        guard let commandNode = m["command"] else {
+            parser.context.error("a run action needs 'command'", at: m.mark, path: path)
+            return nil
+        }
+        var ok = true
+        let command = parser.context.template(commandNode, path.key("command"), what: "a command")
+        var action = RunAction(command: command ?? (try! Template("")))
+        if command == nil { ok = false }
+        if let t = m["timeout"] {
+            if let d = parser.context.duration(t, path.key("timeout")) { action.timeout = d } else { ok = false }
+        }
+        if let c = m["cwd"] {
+            if let p = parser.context.literalPath(c, path.key("cwd"), what: "the working directory") {
+                action.workingDirectory = p
+            } else {
+                ok = false
+            }
+        }
+        if let e = m["env"] {
+            if let env = parser.context.environment(e, path.key("env")) { action.environment = env } else { ok = false }
+        }
+        return ok ? action : nil
+    }
+}
+
+/// `webhook: { url, method, headers, json | body, timeout, retry, when }`.
+struct WebhookActionKind: ActionKind {
+    let name = "webhook"
+    let summary = "Sends an HTTP request, at least once, through a durable outbox."
+
+    static let methods = ["POST", "PUT", "PATCH", "GET", "DELETE"]
+
+    var schema: JSONValue {
+        Schema.object(
+            [
+                "url": Schema.string("http:// or https:// URL; substituted values are URL-encoded."),
+                "method": Schema.enumeration(Self.methods, "The HTTP method (default: POST)."),
+                "headers": .object([
+                    ("type", .string("object")), ("additionalProperties", .object([("type", .string("string"))])),
+                    ("description", .string("Header values may read secrets: {{env.NAME}}.")),
+                ]),
+                "json": .object([("description", .string("A JSON body; substituted values are JSON-escaped."))]),
+                "body": Schema.string("A raw text body."),
+                "timeout": Schema.duration("Per-attempt timeout (default: 10s)."),
+                "retry": Schema.object(
+                    [
+                        "attempts": Schema.number("Total attempts (default: 5)."),
+                        "backoff": Schema.duration("First retry delay, doubled each time, with jitter (default: 1s)."),
+                    ], required: []),
+                "when": Schema.enumeration(["online", "always"], "'online' holds delivery until connectivity is online."),
+            ], required: ["url"])
+    }
+
+    func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> (any ActionDefinition)? {
+        guard let m = parser.context.mapping(node, path, what: "'{ url: ..., json: {...} }'") else { return nil }
+        parser.context.rejectUnknownKeys(
+            m, path, known: ["url", "method", "headers", "json", "body", "timeout", "retry", "when"], what: "a webhook")
+        guard let urlNode = m["url"] else {
+            parser.context.error("a webhook needs 'url'", at: m.mark, path: path)
+            return nil
+        }
+        var ok = true
+        guard let url = parser.context.template(urlNode, path.key("url"), what: "a URL") else { return nil }
+        let prefix: String = { if case .literal(let s)? = url.segments.first { s } else { "" } }()
+        if !(prefix.hasPrefix("http://") || prefix.hasPrefix("https://")) {
+            parser.context.error(
+                "the URL must start with http:// or https://", at: urlNode.mark, path: path.key("url"),
+                hint: "a template may fill in the rest, not the scheme and host")
+            ok = false
+        }
+        var action = WebhookAction(url: url)
+        if let method = m["method"] {
+            if let t = parser.context.text(method, path.key("method")),
+                let w = Self.methods.first(where: { $0 == t.uppercased() })
+            {
+                action.method = w
+            } else {
+                _ = parser.context.word(method, path.key("method"), oneOf: Self.methods)
+                ok = false
+            }
+        }
+        if let h = m["headers"] {
+            if let headers = parser.context.headers(h, path.key("headers")) { action.headers = headers } else { ok = false }
+        }
+        if let json = m.entry("json"), let body = m.entry("body") {
+            parser.context.error(
+                "'json' and 'body' cannot be combined", at: body.key.mark, path: path.key("body"),
+                hint: "a request has one body: keep 'json' for a JSON document or 'body' for text")
+            ok = false
+            _ = json
+        } else if let json = m["json"] {
+            if let v = parser.context.configValue(json, path.key("json")) { action.body = .json(v) } else { ok = false }
+        } else if let body = m["body"] {
+            if let t = parser.context.template(body, path.key("body")) { action.body = .text(t) } else { ok = false }
+        }
+        if let t = m["timeout"] {
+            if let d = parser.context.duration(t, path.key("timeout")) { action.timeout = d } else { ok = false }
+        }
+        if let r = m["retry"] {
+            if let rm = parser.context.mapping(r, path.key("retry"), what: "'{ attempts: N, backoff: DURATION }'") {
+                parser.context.rejectUnknownKeys(rm, path.key("retry"), known: ["attempts", "backoff"], what: "retry")
+                if let a = rm["attempts"] {
+                    if let n = parser.context.integer(a, path.key("retry").key("attempts"), in: 1...1000) {
+                        action.attempts = n
+                    } else {
+                        ok = false
+                    }
+                }
+                if let b = rm["backoff"] {
+                    if let d = parser.context.duration(b, path.key("retry").key("backoff")) { action.backoff = d } else {
+                        ok = false
+                    }
+                }
+            } else {
+                ok = false
+            }
+        }
+        if let w = m["when"] {
+            if let word = parser.context.word(w, path.key("when"), oneOf: ["online", "always"]) {
+                action.waitsForOnline = word == "online"
+            } else {
+                ok = false
+            }
+        }
+        return ok ? action : nil
+    }
+}
+
+/// `write: { path, content, append, mode }`.
+struct WriteActionKind: ActionKind {
+    let name = "write"
+    let summary = "Writes a file atomically (or appends one record) with rendered content."
+
+    var schema: JSONValue {
+        Schema.object(
+            [
+                "path": Schema.string("Absolute or ~/ path; literal (no templates)."),
+                "content": Schema.string("The text to write; may hold templates."),
+                "append": Schema.boolean("Append one record instead of replacing the file (default: false)."),
+                "mode": Schema.string("Octal permissions for a new file (default: \"0644\")."),
+            ], required: ["path", "content"])
+    }
+
+    func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> (any ActionDefinition)? {
+        guard let m = parser.context.mapping(node, path, what: "'{ path: ..., content: ... }'") else { return nil }
+        parser.context.rejectUnknownKeys(m, path, known: ["path", "content", "append", "mode"], what: "a write action")
+        var ok = true
+        var file: String?
+        var content: Template?
+        if let p = m["path"] {
+            file = parser.context.literalPath(p, path.key("path"), what: "the path")
+            if file?.hasSuffix("/") == true {
+                parser.context.error("the path names a directory", at: p.mark, path: path.key("path"))
+                file = nil
+            }
+            if file == nil { ok = false }
+        } else {
+            parser.context.error("a write action needs 'path'", at: m.mark, path: path)
+            ok = false
+        }
+        if let c = m["content"] {
+            content = parser.context.template(c, path.key("content"))
+            if content == nil { ok = false }
+        } else {
+            parser.context.error("a write action needs 'content'", at: m.mark, path: path)
+            ok = false
+        }
+        var append = false
+        if let a = m["append"] {
+            if let b = parser.context.bool(a, path.key("append")) { append = b } else { ok = false }
+        }
+        var mode: UInt32 = 0o644
+        if let modeNode = m["mode"] {
+            if let t = parser.context.text(modeNode, path.key("mode")), (3...4).contains(t.count),
+                let v = UInt32(t, radix: 8), v <= 0o7777
+            {
+                mode = v
+            } else {
+                parser.context.error(
+                    "the mode must be octal permissions such as \"0644\"", at: modeNode.mark, path: path.key("mode"))
+                ok = false
+            }
+        }
+        guard ok, let file, let content else { return nil }
+        return WriteAction(path: file, content: content, append: append, mode: mode)
+    }
+}
+
+extension ValidationContext {
+    /// `NAME: VALUE` pairs whose values are templates (environment variables).
+    mutating func environment(_ node: YAMLNode, _ path: KeyPath) -> [(name: String, value: Template)]? {
+        guard let m = mapping(node, path, what: "a mapping of NAME: VALUE") else { return nil }
+        var out: [(String, Template)] = []
+        var ok = true
+        for (key, value) in m.entries {
+            let valid = !key.text.isEmpty && !key.text.contains("=")
+                && key.text.unicodeScalars.allSatisfy {
+                    ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+                } && !("0"..."9").contains(key.text.unicodeScalars.first!)
+            if !valid {
+                error("'\(key.text)' is not a valid environment variable name", at: key.mark, path: path.key(key.text))
+                ok = false
+            }
+            if let t = template(value, path.key(key.text)) { out.append((key.text, t)) } else { ok = false }
+        }
+        return ok ? out : nil
+    }
+
+    /// HTTP header `Name: VALUE` pairs (values are templates).
+    mutating func headers(_ node: YAMLNode, _ path: KeyPath) -> [(name: String, value: Template)]? {
+        guard let m = mapping(node, path, what: "a mapping of header names to values") else { return nil }
+        var out: [(String, Template)] = []
+        var ok = true
+        for (key, value) in m.entries {
+            let token = !key.text.isEmpty
+                && key.text.unicodeScalars.allSatisfy {
+                    $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains($0)
+                }
+            if !token {
+                error("'\(key.text)' is not a valid HTTP header name", at: key.mark, path: path.key(key.text))
+                ok = false
+            }
+            if let t = template(value, path.key(key.text)) { out.append((key.text, t)) } else { ok = false }
+        }
+        return ok ? out : nil
+    }
+}

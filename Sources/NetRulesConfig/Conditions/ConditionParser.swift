@@ -1,0 +1,65 @@
+public import NetRulesCore
+
+/// Reads `when:` trees into compiled conditions, resolving host names against `hosts:`.
+public struct ConditionParser: Sendable {
+    public var context: ValidationContext
+    public let registry: Registry
+    /// Hosts defined under the top-level `hosts:` map.
+    public let namedHosts: [String: HostDefinition]
+    /// Hosts written inline in conditions (`unreachable: 10.0.0.5`), by name.
+    public private(set) var inlineHosts: [String: HostDefinition] = [:]
+
+    public init(context: ValidationContext, registry: Registry, namedHosts: [String: HostDefinition]) {
+        self.context = context
+        self.registry = registry
+        self.namedHosts = namedHosts
+    }
+
+    /// Reads one condition mapping; several keys mean all of them.
+    public mutating func condition(_ node: YAMLNode, at path: KeyPath) -> (any Condition)? {
+        guard let mapping = node.mapping else {
+            if node.sequence != nil {
+                context.error(
+                    "expected a condition mapping, found a list", at: node.mark, path: path,
+                    hint: "to require every condition of a list, write 'all: [...]'; for any of them, 'any: [...]'")
+            } else {
+                context.expected("a condition mapping such as '{ ssid: Office }'", found: node, path: path)
+            }
+            return nil
+        }
+        if mapping.entries.isEmpty {
+            context.error("the condition is empty", at: mapping.mark, path: path)
+            return nil
+        }
+        var parts: [any Condition] = []
+        var ok = true
+        for (key, value) in mapping.entries {
+            guard let kind = registry.conditionKind(key.text) else {
+                let known = registry.conditionKinds.map(\.key)
+                let hint = EditDistance.closest(to: key.text, among: known).map { "did you mean '\($0)'?" }
+                    ?? "known conditions: \(known.joined(separator: ", "))"
+                context.error("unknown condition '\(key.text)'", at: key.mark, path: path.key(key.text), hint: hint)
+                ok = false
+                continue
+            }
+            if let c = kind.parse(value, at: path.key(key.text), in: &self) { parts.append(c) } else { ok = false }
+        }
+        guard ok else { return nil }
+        return parts.count == 1 ? parts[0] : AllCondition(parts)
+    }
+
+    /// Resolves `HOST` in `reachable:`/`unreachable:`: a name under `hosts:`, else an inline address.
+    public mutating func host(_ node: YAMLNode, at path: KeyPath) -> HostDefinition? {
+        guard let text = context.text(node, path, what: "a host name, address or NAME:PORT") else { return nil }
+        if let named = namedHosts[text] { return named }
+        guard let inline = HostDefinition(inline: text) else {
+            context.error(
+                "'\(text)' is neither a host defined under 'hosts:' nor an address, name or NAME:PORT",
+                at: node.mark, path: path,
+                hint: EditDistance.closest(to: text, among: Array(namedHosts.keys)).map { "did you mean '\($0)'?" })
+            return nil
+        }
+        inlineHosts[inline.name] = inline
+        return inline
+    }
+}

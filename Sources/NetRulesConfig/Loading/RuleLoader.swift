@@ -1,0 +1,174 @@
+public import NetRulesCore
+
+/// One rule file's name and bytes. Reading files is the caller's job (the OS layer).
+public struct RuleSource: Sendable {
+    public var file: String
+    public var bytes: [UInt8]
+
+    public init(file: String, bytes: [UInt8]) {
+        self.file = file
+        self.bytes = bytes
+    }
+}
+
+/// What loading produced: the valid rules, and every diagnostic, sorted by position.
+public struct LoadResult: Sendable {
+    /// The rule set with every rule that validated (a failed rule is reported and left out).
+    public var ruleSet: RuleSet
+    public var diagnostics: [Diagnostic]
+    /// The sources, for rendering snippets.
+    public var sources: [String: SourceText]
+
+    /// Whether any diagnostic is an error: `check` exits 65 and the daemon keeps its old rules.
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    /// Every diagnostic rendered with its source line and caret, blank-line separated.
+    public func renderedDiagnostics() -> String {
+        diagnostics.map { $0.rendered(source: sources[$0.file]) }.joined(separator: "\n")
+    }
+}
+
+/// Turns rule files into a validated `RuleSet`, reporting every problem with its position.
+///
+/// Stages (STYLE §10): YAML → shape and types of each file → each kind validates its own
+/// options → cross-file checks (duplicate names and hosts).
+public struct RuleLoader: Sendable {
+    public var registry: Registry
+    /// Finds `netrules-action-NAME` in the given plugin directories, then `PATH`.
+    public var findActionPlugin: @Sendable (_ name: String, _ directories: [String]) -> String?
+    /// Finds `netrules-observer-NAME` likewise.
+    public var findObserverPlugin: @Sendable (_ name: String, _ directories: [String]) -> String?
+
+    static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "observers", "plugins"]
+    static let ruleKeys = ["name", "description", "when", "on", "for", "cooldown", "do"]
+
+    public init(
+        registry: Registry = .standard,
+        findActionPlugin: @escaping @Sendable (String, [String]) -> String? = { _, _ in nil },
+        findObserverPlugin: @escaping @Sendable (String, [String]) -> String? = { _, _ in nil }
+    ) {
+        self.registry = registry
+        self.findActionPlugin = findActionPlugin
+        self.findObserverPlugin = findObserverPlugin
+    }
+
+    /// Loads one or more files as one rule set.
+    public func load(_ sources: [RuleSource]) -> LoadResult {
+        var diagnostics: [Diagnostic] = []
+        var texts: [String: SourceText] = [:]
+        var roots: [(file: String, root: YAMLMapping)] = []
+
+        // Stage 1: YAML and the top-level shape of every file.
+        for source in sources {
+            texts[source.file] = SourceText(file: source.file, bytes: source.bytes)
+            let (root, yamlDiagnostics) = YAMLDocument.parse(source.bytes, file: source.file)
+            diagnostics += yamlDiagnostics
+            var context = ValidationContext(file: source.file)
+            guard let root else {
+                if yamlDiagnostics.isEmpty {
+                    context.warning(
+                        "the file is empty", at: SourceMark(line: 1, column: 1), path: .root,
+                        hint: "a rule file starts with 'version: 1' and a 'rules:' list")
+                }
+                diagnostics += context.diagnostics
+                continue
+            }
+            guard let mapping = root.mapping else {
+                context.expected("a mapping with 'version:' and 'rules:'", found: root, path: .root)
+                diagnostics += context.diagnostics
+                continue
+            }
+            context.rejectUnknownKeys(mapping, .root, known: Self.topLevelKeys, what: "a rule file")
+            if let v = mapping.entry("version") {
+                if v.value.scalar?.text != "1" {
+                    context.error(
+                        "unsupported version '\(v.value.scalar?.text ?? v.value.kindDescription)'", at: v.value.mark,
+                        path: .root.key("version"), hint: "this netrules reads version 1")
+                }
+            } else {
+                context.error(
+                    "the file has no 'version:'", at: mapping.mark, path: .root, hint: "add 'version: 1' at the top")
+            }
+            diagnostics += context.diagnostics
+            roots.append((source.file, mapping))
+        }
+
+        // Stage 2: settings shared by all files.
+        var pluginDirectories: [String] = []
+        var namedHosts: [String: HostDefinition] = [:]
+        var hostOrigins: [String: String] = [:]
+        var connectivity: ConnectivitySettings?
+        var connectivityOrigin: String?
+        for (file, root) in roots {
+            var context = ValidationContext(file: file)
+            if let p = root["plugins"] { pluginDirectories += context.pluginDirectories(p, .root.key("plugins")) }
+            if let h = root["hosts"] {
+                for (host, mark) in context.hosts(h, .root.key("hosts")) {
+                    if let first = hostOrigins[host.name] {
+                        context.error(
+                            "host '\(host.name)' is defined twice (first at \(first))", at: mark,
+                            path: .root.key("hosts").key(host.name))
+                        continue
+                    }
+                    namedHosts[host.name] = host
+                    hostOrigins[host.name] = "\(file):\(mark)"
+                }
+            }
+            if let c = root.entry("connectivity") {
+                if let first = connectivityOrigin {
+                    context.error(
+                        "'connectivity' is set in more than one file (first at \(first))", at: c.key.mark,
+                        path: .root.key("connectivity"))
+                } else {
+                    connectivity = context.connectivity(c.value, .root.key("connectivity"))
+                    connectivityOrigin = "\(file):\(c.key.mark)"
+                }
+            }
+            diagnostics += context.diagnostics
+        }
+
+        // Stage 3: rules and observers, each validated alone.
+        var rules: [Rule] = []
+        var ruleOrigins: [String: String] = [:]
+        var inlineHosts: [String: HostDefinition] = [:]
+        var observers: [ObserverDefinition] = []
+        let dirs = pluginDirectories
+        let findAction = findActionPlugin
+        for (file, root) in roots {
+            var context = ValidationContext(file: file)
+            if let o = root["observers"] {
+                observers += context.observers(o, .root.key("observers")) { findObserverPlugin($0, dirs) }
+            }
+            if let list = root["rules"] {
+                if let seq = context.sequence(list, .root.key("rules")) {
+                    for (i, item) in seq.items.enumerated() {
+                        var parser = RuleParser(
+                            context: context, registry: registry, namedHosts: namedHosts,
+                            findPlugin: { findAction($0, dirs) })
+                        let rule = parser.rule(item, at: .root.key("rules").index(i))
+                        context = parser.context
+                        for (name, host) in parser.inlineHosts where namedHosts[name] == nil {
+                            inlineHosts[name] = host
+                        }
+                        guard let (rule, nameMark) = rule else { continue }
+                        if let first = ruleOrigins[rule.name] {
+                            context.error(
+                                "a rule named '\(rule.name)' already exists (at \(first))", at: nameMark,
+                                path: .root.key("rules").index(i).key("name"), hint: "rule names must be unique")
+                            continue
+                        }
+                        ruleOrigins[rule.name] = rule.origin
+                        rules.append(rule)
+                    }
+                }
+            }
+            diagnostics += context.diagnostics
+        }
+
+        let hosts = namedHosts.values.sorted { $0.name < $1.name } + inlineHosts.values.sorted { $0.name < $1.name }
+        let ruleSet = RuleSet(
+            rules: rules, hosts: hosts, connectivity: connectivity ?? ConnectivitySettings(), observers: observers,
+            pluginDirectories: pluginDirectories)
+        return LoadResult(ruleSet: ruleSet, diagnostics: diagnostics.sortedByPosition(), sources: texts)
+    }
+}

@@ -1,0 +1,131 @@
+public import NetRulesCore
+
+/// Reads one entry of `rules:`.
+struct RuleParser {
+    var context: ValidationContext
+    let registry: Registry
+    let namedHosts: [String: HostDefinition]
+    let findPlugin: @Sendable (String) -> String?
+    private(set) var inlineHosts: [String: HostDefinition] = [:]
+
+    init(
+        context: ValidationContext, registry: Registry, namedHosts: [String: HostDefinition],
+        findPlugin: @escaping @Sendable (String) -> String?
+    ) {
+        self.context = context
+        self.registry = registry
+        self.namedHosts = namedHosts
+        self.findPlugin = findPlugin
+    }
+
+    /// The rule and the mark of its name, or nil after reporting why not.
+    mutating func rule(_ node: YAMLNode, at path: KeyPath) -> (Rule, SourceMark)? {
+        guard let m = context.mapping(node, path, what: "a rule mapping with 'name:', 'when:' and 'do:'") else {
+            return nil
+        }
+        context.rejectUnknownKeys(m, path, known: RuleLoader.ruleKeys, what: "a rule")
+        var ok = true
+
+        var name: String?
+        let nameMark = m.entry("name")?.key.mark ?? m.mark
+        if let n = m["name"] {
+            name = context.text(n, path.key("name"), what: "a rule name")
+            if let t = name, t.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                context.error("a rule name cannot contain control characters", at: n.mark, path: path.key("name"))
+                name = nil
+            }
+        } else {
+            context.error("the rule has no 'name'", at: m.mark, path: path, hint: "give every rule a unique name")
+        }
+        if name == nil { ok = false }
+
+        var condition: (any Condition)?
+        if let w = m["when"] {
+            var parser = ConditionParser(context: context, registry: registry, namedHosts: namedHosts)
+            condition = parser.condition(w, at: path.key("when"))
+            context = parser.context
+            inlineHosts.merge(parser.inlineHosts) { a, _ in a }
+        } else {
+            context.error("the rule has no 'when' condition", at: m.mark, path: path)
+        }
+        if condition == nil { ok = false }
+
+        var edges: Set<Edge> = [.enter]
+        if let on = m["on"] {
+            if let items = context.oneOrMany(on, path.key("on"), what: "'enter' or 'exit'") {
+                var set: Set<Edge> = []
+                for (i, item) in items.enumerated() {
+                    let itemNode = on.sequence?.items[i] ?? on
+                    let p = on.sequence == nil ? path.key("on") : path.key("on").index(i)
+                    if let w = context.word(itemNode, p, oneOf: ["enter", "exit"]) { set.insert(Edge(rawValue: w)!) } else {
+                        ok = false
+                    }
+                    _ = item
+                }
+                edges = set
+            } else {
+                ok = false
+            }
+        }
+
+        var hold = Duration.zero
+        if let f = m["for"] {
+            if let d = context.duration(f, path.key("for")) { hold = d } else { ok = false }
+        }
+        var cooldown = Duration.zero
+        if let c = m["cooldown"] {
+            if let d = context.duration(c, path.key("cooldown")) { cooldown = d } else { ok = false }
+        }
+        if let d = m["description"], context.text(d, path.key("description")) == nil { ok = false }
+
+        var actions: [ActionSpec]?
+        if let d = m["do"] {
+            var parser = ActionParser(context: context, registry: registry, findPlugin: findPlugin)
+            actions = parser.actions(d, at: path.key("do"))
+            context = parser.context
+        } else {
+            context.error("the rule has no 'do' list", at: m.mark, path: path, hint: "say what to run, send or write")
+        }
+        if actions == nil { ok = false }
+
+        guard ok, let name, let condition, let actions else { return nil }
+        let rule = Rule(
+            name: name, condition: condition, edges: edges, hold: hold, cooldown: cooldown, actions: actions,
+            origin: "\(context.file):\(m.mark)", fingerprint: Fingerprint.of(node))
+        return (rule, nameMark)
+    }
+}
+
+/// A canonical digest of a YAML subtree (its text, without positions or comments).
+enum Fingerprint {
+    static func of(_ node: YAMLNode) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func feed(_ text: String) {
+            for byte in text.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+            hash ^= 0xFF
+            hash = hash &* 0x100_0000_01b3
+        }
+        func walk(_ n: YAMLNode) {
+            switch n {
+            case .scalar(let s):
+                feed(s.style == .plain ? "p" : "q")
+                feed(s.text)
+            case .sequence(let list):
+                feed("[\(list.items.count)")
+                list.items.forEach(walk)
+            case .mapping(let m):
+                feed("{\(m.entries.count)")
+                for (k, v) in m.entries {
+                    feed(k.text)
+                    walk(v)
+                }
+            }
+        }
+        walk(node)
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

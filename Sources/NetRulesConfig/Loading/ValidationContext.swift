@@ -1,0 +1,39 @@
+public import NetRulesCore
+
+/// Collects the diagnostics of one file while the schema layer walks its tree.
+///
+/// Every reader reports *all* problems it finds and returns nil for a value it could not
+/// read, so one bad rule never hides the diagnostics of another (STYLE §10).
+public struct ValidationContext: Sendable {
+    /// The file as the user named it.
+    public let file: String
+    /// The diagnostics so far, unsorted.
+    public private(set) var diagnostics: [Diagnostic] = []
+
+    public init(file: String) {
+        self.file = file
+    }
+
+    /// Whether an error (not a warning) has been reported.
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    /// Reports an error at `mark`.
+    public mutating func error(_ message: String, at mark: SourceMark, path: KeyPath, hint: String? = nil) {
+        diagnostics.append(Diagnostic(.error, message, file: file, mark: mark, keyPath: path.description, hint: hint))
+    }
+
+    /// Reports a warning at `mark`.
+    public mutating func warning(_ message: String, at mark: SourceMark, path: KeyPath, hint: String? = nil) {
+        diagnostics.append(Diagnostic(.warning, message, file: file, mark: mark, keyPath: path.description, hint: hint))
+    }
+
+    /// Reports a value of the wrong shape: "expected a list, found a mapping".
+    public mutating func expected(_ what: String, found node: YAMLNode, path: KeyPath) {
+        error("expected \(what), found \(node.kindDescription)", at: node.mark, path: path)
+    }
+
+    /// Appends diagnostics from elsewhere (the YAML layer).
+    public mutating func append(_ more: [Diagnostic]) {
+        diagnostics += more
+    }
+}

@@ -1,0 +1,148 @@
+public import NetRulesCore
+
+/// Typed readers over the untyped YAML tree. Each reports a positioned diagnostic and returns nil
+/// when the value is not what the schema needs.
+extension ValidationContext {
+    /// A mapping, or an error.
+    public mutating func mapping(_ node: YAMLNode, _ path: KeyPath, what: String = "a mapping") -> YAMLMapping? {
+        if let m = node.mapping { return m }
+        expected(what, found: node, path: path)
+        return nil
+    }
+
+    /// A list, or an error.
+    public mutating func sequence(_ node: YAMLNode, _ path: KeyPath, what: String = "a list") -> YAMLSequence? {
+        if let s = node.sequence { return s }
+        expected(what, found: node, path: path)
+        return nil
+    }
+
+    /// A non-null scalar's text, or an error. Quoted and plain scalars alike: no implicit typing.
+    public mutating func text(_ node: YAMLNode, _ path: KeyPath, what: String = "a string") -> String? {
+        if let s = node.scalar, !s.isNull { return s.text }
+        expected(what, found: node, path: path)
+        return nil
+    }
+
+    /// One scalar or a list of scalars, as `ssid: A` / `ssid: [A, B]` allow.
+    public mutating func oneOrMany(_ node: YAMLNode, _ path: KeyPath, what: String) -> [(text: String, mark: SourceMark)]? {
+        if let s = node.scalar, !s.isNull { return [(s.text, s.mark)] }
+        guard let list = node.sequence else {
+            expected("\(what) or a list of them", found: node, path: path)
+            return nil
+        }
+        if list.items.isEmpty {
+            error("the list is empty", at: list.mark, path: path, hint: "give at least one \(what.droppingArticle)")
+            return nil
+        }
+        var out: [(String, SourceMark)] = []
+        var ok = true
+        for (i, item) in list.items.enumerated() {
+            if let t = text(item, path.index(i), what: what) { out.append((t, item.mark)) } else { ok = false }
+        }
+        return ok ? out : nil
+    }
+
+    /// `true` or `false`. YAML 1.1's `yes`/`no`/`on`/`off` are refused with a hint rather than guessed.
+    public mutating func bool(_ node: YAMLNode, _ path: KeyPath) -> Bool? {
+        guard let s = node.scalar, !s.isNull else {
+            expected("true or false", found: node, path: path)
+            return nil
+        }
+        switch s.text {
+        case "true", "True", "TRUE": return true
+        case "false", "False", "FALSE": return false
+        case "yes", "Yes", "YES", "on", "On", "ON", "y", "Y":
+            error("'\(s.text)' is not a Boolean here", at: s.mark, path: path, hint: "write true")
+        case "no", "No", "NO", "off", "Off", "OFF", "n", "N":
+            error("'\(s.text)' is not a Boolean here", at: s.mark, path: path, hint: "write false")
+        default:
+            error("expected true or false, found '\(s.text)'", at: s.mark, path: path)
+        }
+        return nil
+    }
+
+    /// A duration such as `500ms`, `10s`, `1h30m`.
+    public mutating func duration(_ node: YAMLNode, _ path: KeyPath) -> Duration? {
+        guard let t = text(node, path, what: "a duration") else { return nil }
+        if let d = DurationSyntax.parse(t) { return d }
+        let hint = Double(t) != nil ? "add a unit: \(t)s, \(t)m or \(t)h" : "write it like 500ms, 10s, 5m, 8h or 1h30m"
+        error("'\(t)' is not a duration", at: node.mark, path: path, hint: hint)
+        return nil
+    }
+
+    /// A number such as `-70` or `2437`.
+    public mutating func number(_ node: YAMLNode, _ path: KeyPath) -> Double? {
+        guard let t = text(node, path, what: "a number") else { return nil }
+        if let n = Double(t), n.isFinite { return n }
+        error("'\(t)' is not a number", at: node.mark, path: path)
+        return nil
+    }
+
+    /// A whole number within `range`.
+    public mutating func integer(_ node: YAMLNode, _ path: KeyPath, in range: ClosedRange<Int>) -> Int? {
+        guard let t = text(node, path, what: "a whole number") else { return nil }
+        guard let n = Int(t) else {
+            error("'\(t)' is not a whole number", at: node.mark, path: path)
+            return nil
+        }
+        guard range.contains(n) else {
+            error("\(n) is out of range (\(range.lowerBound)…\(range.upperBound))", at: node.mark, path: path)
+            return nil
+        }
+        return n
+    }
+
+    /// One word out of a fixed set, with a suggestion for a misspelling.
+    public mutating func word(_ node: YAMLNode, _ path: KeyPath, oneOf words: [String]) -> String? {
+        let list = words.map { "'\($0)'" }.joined(separator: ", ")
+        guard let t = text(node, path, what: "one of \(list)") else { return nil }
+        if words.contains(t) { return t }
+        let hint = EditDistance.closest(to: t, among: words).map { "did you mean '\($0)'?" } ?? "use one of \(list)"
+        error("'\(t)' is not one of \(list)", at: node.mark, path: path, hint: hint)
+        return nil
+    }
+
+    /// A template, with errors pointing into the scalar when it sits on one line.
+    public mutating func template(_ node: YAMLNode, _ path: KeyPath, what: String = "a string") -> Template? {
+        guard let s = node.scalar, !s.isNull else {
+            expected(what, found: node, path: path)
+            return nil
+        }
+        return template(s.text, at: s, path)
+    }
+
+    /// Parses template text found in `scalar`.
+    public mutating func template(_ text: String, at scalar: YAMLScalar, _ path: KeyPath) -> Template? {
+        do {
+            return try Template(text)
+        } catch {
+            // Plain and single-line quoted scalars map offsets to columns; otherwise point at the scalar.
+            var mark = scalar.mark
+            if !text.contains("\n") && (scalar.style == .plain || scalar.style == .singleQuoted
+                || (scalar.style == .doubleQuoted && !text.contains("\\")))
+            {
+                mark.column += error.offset + (scalar.style == .plain ? 0 : 1)
+            }
+            self.error(error.message, at: mark, path: path, hint: error.hint)
+            return nil
+        }
+    }
+
+    /// Reports every key of `mapping` not in `known`, with a "did you mean".
+    public mutating func rejectUnknownKeys(_ mapping: YAMLMapping, _ path: KeyPath, known: [String], what: String) {
+        for (key, _) in mapping.entries where !known.contains(key.text) {
+            let hint = EditDistance.closest(to: key.text, among: known).map { "did you mean '\($0)'?" }
+                ?? "known keys: \(known.joined(separator: ", "))"
+            error("unknown key '\(key.text)' in \(what)", at: key.mark, path: path.key(key.text), hint: hint)
+        }
+    }
+}
+
+extension String {
+    var droppingArticle: String {
+        if hasPrefix("an ") { return String(dropFirst(3)) }
+        if hasPrefix("a ") { return String(dropFirst(2)) }
+        return self
+    }
+}

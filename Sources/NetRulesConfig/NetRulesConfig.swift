@@ -1,2 +1,0 @@
-/// Namespace of the NetRulesConfig target.
-public enum NetRulesConfig {}

@@ -1,0 +1,101 @@
+public import NetRulesCore
+
+/// The JSON Schema (draft-07) of rule files, for editors' YAML plugins.
+///
+/// Built from the registry, so an added condition or action kind appears with its own schema.
+public enum RuleFileSchema {
+    public static func document(registry: Registry = .standard) -> JSONValue {
+        let conditionProperties: [(String, JSONValue)] = registry.conditionKinds.map { kind in
+            (kind.key, withDescription(kind.schema, kind.summary))
+        }
+        let condition: JSONValue = .object([
+            ("type", .string("object")),
+            ("description", .string("A condition; several keys in one mapping must all hold.")),
+            ("properties", .object(conditionProperties)),
+            ("additionalProperties", .bool(false)),
+            ("minProperties", .number(1)),
+        ])
+        var actionOptions: [JSONValue] = registry.actionKinds.map { kind in
+            .object([
+                ("type", .string("object")),
+                ("properties", .object([
+                    (kind.name, withDescription(kind.schema, kind.summary)),
+                    ("continue_on_error", Schema.boolean("Run the firing's next actions even if this one fails.")),
+                ])),
+                ("required", .array([.string(kind.name)])),
+                ("additionalProperties", .bool(false)),
+            ])
+        }
+        actionOptions.append(
+            .object([
+                ("type", .string("object")),
+                ("description", .string("An external action plugin: the executable netrules-action-NAME.")),
+                ("not", .object([("required", .array(registry.actionKinds.map { .string($0.name) }))])),
+                ("minProperties", .number(1)),
+            ]))
+        let duration = Schema.duration("A duration such as 500ms, 10s, 5m, 8h or 1h30m.")
+        let rule = Schema.object(
+            [
+                "name": Schema.string("A unique name, used in logs, templates ({{rule}}) and explain."),
+                "description": Schema.string("Free text for people."),
+                "when": .object([("$ref", .string("#/$defs/condition"))]),
+                "on": Schema.enumerationOrList(["enter", "exit"], "Which edges fire (default: enter)."),
+                "for": duration,
+                "cooldown": duration,
+                "do": .object([
+                    ("type", .string("array")), ("minItems", .number(1)),
+                    ("items", .object([("anyOf", .array(actionOptions))])),
+                ]),
+            ], required: ["name", "when", "do"])
+        let host: JSONValue = Schema.anyOf([
+            Schema.string("An address, a DNS name, or NAME:PORT for a TCP probe."),
+            Schema.object(
+                [
+                    "address": Schema.string("An IP address or DNS name."),
+                    "port": Schema.number("Probe with a TCP connect to this port instead of ICMP."),
+                    "interval": Schema.duration("Time between probe rounds (default: 10s)."),
+                    "timeout": Schema.duration("Per-try timeout (default: 500ms)."),
+                    "tries": Schema.number("Tries per round (default: 3)."),
+                ], required: ["address"]),
+        ])
+        return .object([
+            ("$schema", .string("http://json-schema.org/draft-07/schema#")),
+            ("$id", .string("https://netrules.dev/schema/rules-v1.json")),
+            ("title", .string("netrules rule file")),
+            ("type", .string("object")),
+            ("required", .array([.string("version")])),
+            ("additionalProperties", .bool(false)),
+            ("properties", .object([
+                ("version", .object([("const", .number(1)), ("description", .string("The rule language version."))])),
+                ("rules", .object([("type", .string("array")), ("items", rule)])),
+                ("hosts", .object([("type", .string("object")), ("additionalProperties", host)])),
+                ("connectivity", Schema.object(
+                    [
+                        "probes": .object([
+                            ("type", .string("array")), ("minItems", .number(1)),
+                            ("items", Schema.object(
+                                [
+                                    "url": Schema.string("A plain http:// URL."),
+                                    "status": Schema.number("The status meaning online (default: 200)."),
+                                    "body": Schema.string("The page text meaning online (default: Success); null for empty."),
+                                ], required: ["url"])),
+                        ]),
+                        "interval": Schema.duration("Re-check period once online (default: 5m)."),
+                        "timeout": Schema.duration("Per-probe timeout (default: 5s)."),
+                    ], required: [])),
+                ("observers", Schema.anyOf([
+                    .object([("type", .string("array")), ("items", Schema.string("A plugin name: netrules-observer-NAME."))]),
+                    .object([("type", .string("object")), ("additionalProperties", Schema.stringOrList("A program and its arguments."))]),
+                ])),
+                ("plugins", Schema.stringOrList("Directories searched for plugins before PATH.")),
+            ])),
+            ("$defs", .object([("condition", condition)])),
+        ])
+    }
+
+    private static func withDescription(_ schema: JSONValue, _ summary: String) -> JSONValue {
+        guard case .object(var members) = schema else { return schema }
+        if !members.contains(where: { $0.0 == "description" }) { members.append(("description", .string(summary))) }
+        return .object(members)
+    }
+}
