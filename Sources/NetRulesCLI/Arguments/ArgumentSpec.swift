@@ -1,0 +1,33 @@
+/// The declaration of one positional argument of a command.
+///
+/// Positional arguments bind in declaration order. A repeating argument takes every value that later required
+/// arguments do not need, so `<sources> ... <destination>` works as users expect.
+public struct ArgumentSpec: Sendable {
+    /// The argument's name, shown as `<name>` (or `<name> ...` when repeating).
+    ///
+    /// It is also the key under which ``ParsedArguments/positional(_:)`` reports the bound values.
+    public var name: String
+
+    /// The one-sentence description shown in the ARGUMENTS section of the help.
+    public var help: String
+
+    /// Whether the command may run without this argument; the usage line shows it in brackets.
+    public var isOptional: Bool
+
+    /// Whether the argument takes every remaining value rather than exactly one.
+    public var isRepeating: Bool
+
+    /// Creates the declaration of a positional argument.
+    ///
+    /// - Parameters:
+    ///   - name: The argument's name, shown as `<name>`.
+    ///   - help: The one-sentence description shown in the help.
+    ///   - isOptional: Whether the command may run without it.
+    ///   - isRepeating: Whether it takes every remaining value.
+    public init(name: String, help: String, isOptional: Bool = false, isRepeating: Bool = false) {
+        self.name = name
+        self.help = help
+        self.isOptional = isOptional
+        self.isRepeating = isRepeating
+    }
+}

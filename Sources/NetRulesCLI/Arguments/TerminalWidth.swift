@@ -1,0 +1,56 @@
+@preconcurrency internal import Glibc
+
+/// The width, in columns, to which help text is wrapped.
+///
+/// The lookup order is swift-argument-parser's and environ(7)'s: the `COLUMNS` variable, which users set to override
+/// the real size, then the terminal size of standard output, then 80 for pipes and files.
+public enum TerminalWidth {
+    /// The width used when neither `COLUMNS` nor a terminal gives one.
+    public static let fallback = 80
+
+    /// The width to wrap help text to now.
+    ///
+    /// - Parameter environment: The process environment (injected so tests control `COLUMNS`).
+    /// - Returns: `COLUMNS` if it is set to a positive number, else the tty width of standard output
+    ///   (ioctl `TIOCGWINSZ`), else 80.
+    public static func current(environment: [String: String]) -> Int {
+        resolve(columns: environment["COLUMNS"], terminalWidth: standardOutputTerminalWidth())
+    }
+
+    /// The pure decision behind ``current(environment:)``, separated so tests need no terminal.
+    ///
+    /// - Parameters:
+    ///   - columns: The `COLUMNS` variable, if set.
+    ///   - terminalWidth: The width reported by the terminal, if standard output is one.
+    /// - Returns: The width to use.
+    static func resolve(columns: String?, terminalWidth: Int?) -> Int {
+        if let columns, let width = Int(columns.trimmingSpaces), width > 0 {
+            return width
+        }
+        if let terminalWidth, terminalWidth > 0 {
+            return terminalWidth
+        }
+        return fallback
+    }
+
+    /// The column count of the terminal on standard output, or `nil` when it is not a terminal.
+    static func standardOutputTerminalWidth() -> Int? {
+        var size = winsize()
+        switch retryingOnEINTR({ sys_ioctl_TIOCGWINSZ(standardOutputFileDescriptor, &size) }) {
+        case .success:
+            // A pseudo-terminal that was never sized reports 0 columns; treat it like no terminal.
+            return size.ws_col > 0 ? Int(size.ws_col) : nil
+        case .failure:
+            return nil
+        }
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces, which shells can leave around `COLUMNS`.
+    fileprivate var trimmingSpaces: Substring {
+        let start = firstIndex { $0 != " " } ?? endIndex
+        let end = lastIndex { $0 != " " }.map { index(after: $0) } ?? start
+        return self[start..<end]
+    }
+}
