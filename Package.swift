@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(
             name: "NetRulesConfigTests",
             dependencies: ["NetRulesConfig", "NetRulesTesting"],
-            resources: [.copy("Golden")],
+            exclude: ["Golden"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

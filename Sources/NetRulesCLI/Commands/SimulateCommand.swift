@@ -30,7 +30,7 @@ enum SimulateCommand: Command {
         let (timeline, diagnostics) = Timeline.parse(Array(data), file: timelineFile)
         let source = SourceText(file: timelineFile, bytes: Array(data))
         if !diagnostics.isEmpty {
-            io.stderr.write(diagnostics.map { $0.rendered(source: source) }.joined(separator: "\n"))
+            io.stderr.write(diagnostics.map { $0.rendered(source: source) + "\n" }.joined())
         }
         guard let timeline else { return ExitCode.invalidRules }
 

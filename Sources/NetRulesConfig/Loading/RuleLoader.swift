@@ -22,9 +22,9 @@ public struct LoadResult: Sendable {
     /// Whether any diagnostic is an error: `check` exits 65 and the daemon keeps its old rules.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 
-    /// Every diagnostic rendered with its source line and caret, blank-line separated.
+    /// Every diagnostic rendered with its source line and caret, each ending in a newline.
     public func renderedDiagnostics() -> String {
-        diagnostics.map { $0.rendered(source: sources[$0.file]) }.joined(separator: "\n")
+        diagnostics.map { $0.rendered(source: sources[$0.file]) + "\n" }.joined()
     }
 }
 
