@@ -1,0 +1,114 @@
+/// A problem found in a rule file, with where it is and how to fix it.
+///
+/// Every stage of loading a rule file reports problems as diagnostics and keeps going, so a user sees all of them
+/// at once, sorted by ``Array/sortedByPosition()``. The one-line ``description`` follows the compiler convention
+/// `file:line:column: severity: message` that editors and terminals turn into links;
+/// ``rendered(source:)`` adds the source line and a caret.
+public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
+    /// How serious a diagnostic is.
+    public enum Severity: String, Hashable, Sendable {
+        /// The file cannot be used as written.
+        case error
+
+        /// The file can be used, but something in it is probably not what the user meant.
+        case warning
+    }
+
+    /// How serious the problem is.
+    public var severity: Severity
+
+    /// What is wrong, as one sentence in lower case without a final period, like a compiler message.
+    public var message: String
+
+    /// The file as the user named it, for example `rules/office.yaml`, so the message points where they look.
+    public var file: String
+
+    /// Where the problem is; a key's own mark when the key is what is wrong.
+    public var mark: SourceMark
+
+    /// The path to the offending node, for example `rules[2].when.ssid`; list indices count from 0.
+    public var keyPath: String?
+
+    /// A suggestion for fixing the problem, for example `did you mean 'cooldown'?`.
+    public var hint: String?
+
+    /// Creates a diagnostic.
+    ///
+    /// - Parameters:
+    ///   - severity: How serious the problem is; an error unless stated.
+    ///   - message: What is wrong.
+    ///   - file: The file as the user named it.
+    ///   - mark: Where the problem is.
+    ///   - keyPath: The path to the offending node, if known.
+    ///   - hint: A suggestion for fixing the problem.
+    public init(
+        _ severity: Severity = .error,
+        _ message: String,
+        file: String,
+        mark: SourceMark,
+        keyPath: String? = nil,
+        hint: String? = nil
+    ) {
+        self.severity = severity
+        self.message = message
+        self.file = file
+        self.mark = mark
+        self.keyPath = keyPath
+        self.hint = hint
+    }
+
+    /// Creates an error diagnostic.
+    ///
+    /// Swift binds unlabeled arguments left to right, so the severity's default in the other initializer can never
+    /// be used without the message moving into its place; this overload is what makes `Diagnostic("…", file: …)`
+    /// compile.
+    ///
+    /// - Parameters:
+    ///   - message: What is wrong.
+    ///   - file: The file as the user named it.
+    ///   - mark: Where the problem is.
+    ///   - keyPath: The path to the offending node, if known.
+    ///   - hint: A suggestion for fixing the problem.
+    public init(_ message: String, file: String, mark: SourceMark, keyPath: String? = nil, hint: String? = nil) {
+        self.init(.error, message, file: file, mark: mark, keyPath: keyPath, hint: hint)
+    }
+
+    /// The diagnostic on one line: `rules/office.yaml:12:7: error: message`.
+    public var description: String {
+        "\(file):\(mark.line):\(mark.column): \(severity.rawValue): \(message)"
+    }
+
+    /// The diagnostic as a user should see it: the one-line form, the source line, a caret, and the hint.
+    ///
+    /// The caret line copies each tab that comes before the column in the source line and turns every other
+    /// scalar into a space, so the caret lands under the column whatever the terminal's tab width. Columns are
+    /// Unicode scalars, so a caret after wide characters (CJK, emoji) may sit a little left of the spot.
+    ///
+    /// - Parameter source: The text of the file. When it is `nil`, belongs to another file, or has no line at
+    ///   the mark, only the one-line form and the hint are rendered.
+    /// - Returns: The lines joined with `\n`, without a trailing newline.
+    public func rendered(source: SourceText?) -> String {
+        var lines = [description]
+        if let source, source.file == file, let line = source.line(mark.line) {
+            lines.append(line)
+            lines.append(Self.caretLine(under: mark.column, in: line))
+        }
+        if let hint {
+            lines.append("  hint: \(hint)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func caretLine(under column: Int, in line: String) -> String {
+        var padding = ""
+        var remaining = column - 1
+        for scalar in line.unicodeScalars where remaining > 0 {
+            padding.unicodeScalars.append(scalar == "\t" ? "\t" : " ")
+            remaining -= 1
+        }
+        if remaining > 0 {
+            padding += String(repeating: " ", count: remaining)
+        }
+        return padding + "^"
+    }
+}

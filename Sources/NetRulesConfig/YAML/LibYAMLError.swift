@@ -1,0 +1,117 @@
+internal import CYAML
+
+/// The error state of a libyaml parser after `yaml_parser_parse` failed, copied out of the C struct.
+struct LibYAMLError: Error {
+    enum Kind {
+        /// Bad input bytes: invalid UTF-8 or a control character. libyaml gives a byte offset, not a mark.
+        case reader
+
+        /// A scanner or parser error, with a problem mark and usually a context.
+        case syntax
+
+        /// libyaml could not allocate memory.
+        case memory
+    }
+
+    var kind: Kind
+    var problem: String
+    var problemMark: SourceMark
+    var problemOffset: Int
+    var problemValue: Int
+    var context: String?
+    var contextMark: SourceMark
+
+    init(_ parser: yaml_parser_t) {
+        switch parser.error {
+        case YAML_READER_ERROR: kind = .reader
+        case YAML_MEMORY_ERROR: kind = .memory
+        default: kind = .syntax
+        }
+        problem = parser.problem.map { String(cString: $0) } ?? "unknown error"
+        problemMark = SourceMark(parser.problem_mark)
+        problemOffset = Int(parser.problem_offset)
+        problemValue = Int(parser.problem_value)
+        context = parser.context.map { String(cString: $0) }
+        contextMark = SourceMark(parser.context_mark)
+    }
+
+    /// The error as a diagnostic a user can act on.
+    ///
+    /// - Parameters:
+    ///   - file: The file as the user named it.
+    ///   - source: The file's text, used to place reader errors and to choose hints.
+    func diagnostic(file: String, source: SourceText) -> Diagnostic {
+        switch kind {
+        case .memory:
+            return Diagnostic("libyaml ran out of memory while reading the file", file: file, mark: .start)
+        case .reader where problem == "control characters are not allowed":
+            let hex = String(problemValue, radix: 16, uppercase: true)
+            let code = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            return Diagnostic(
+                "control character U+\(code) is not allowed in YAML",
+                file: file,
+                mark: source.mark(atByteOffset: problemOffset)
+            )
+        case .reader:
+            return encodingDiagnostic(file: file, source: source)
+        case .syntax:
+            var message = "invalid YAML: \(problem)"
+            if let context {
+                message += " \(context)"
+                if contextMark != problemMark {
+                    message += " that starts at \(contextMark)"
+                }
+            }
+            return Diagnostic(message, file: file, mark: problemMark, hint: syntaxHint(source: source))
+        }
+    }
+
+    /// Encoding errors point at 1:1 because they concern the whole file; the message says where the first bad
+    /// byte is, found with Swift's own decoder because libyaml's offset can name a later byte of the sequence.
+    private func encodingDiagnostic(file: String, source: SourceText) -> Diagnostic {
+        if source.startsWithUTF16ByteOrderMark {
+            return Diagnostic(
+                "the file is not valid UTF-8: it starts with a UTF-16 byte-order mark",
+                file: file,
+                mark: .start,
+                hint: "save the file as UTF-8"
+            )
+        }
+        let (offset, byte) = source.firstInvalidUTF8() ?? (problemOffset, problemValue)
+        let hex = String(byte, radix: 16, uppercase: true)
+        let paddedHex = hex.count < 2 ? "0" + hex : hex
+        let position = source.mark(atByteOffset: offset)
+        return Diagnostic(
+            "the file is not valid UTF-8 (the first invalid byte, 0x\(paddedHex), is at \(position))",
+            file: file,
+            mark: .start,
+            hint: "save the file as UTF-8"
+        )
+    }
+
+    private func syntaxHint(source: SourceText) -> String? {
+        switch problem {
+        case "mapping values are not allowed in this context":
+            return "quote a value that contains ': ', or check the indentation of this line"
+        case "did not find expected key":
+            return "check the indentation of this line"
+        case "did not find expected <document start>":
+            return "the document ended before this line, and a rule file holds one YAML document"
+        case "found a tab character that violates indentation":
+            return "indent with spaces; YAML does not allow tabs in indentation"
+        case "found character that cannot start any token":
+            switch source.line(problemMark.line)?.unicodeScalars.dropFirst(problemMark.column - 1).first {
+            case "\t": return "indent with spaces; YAML does not allow tabs in indentation"
+            case let scalar? where scalar == "@" || scalar == "`": return "quote a value that starts with '\(scalar)'"
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+}
+
+extension SourceMark {
+    /// The first column of the first line, where problems with the file as a whole are reported.
+    static let start = SourceMark(line: 1, column: 1)
+}
