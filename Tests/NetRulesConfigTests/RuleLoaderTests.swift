@@ -153,7 +153,7 @@ struct RuleLoaderTests {
         let result = loader.load([one, two])
         #expect(result.ruleSet.rules.count == 1)
         #expect(result.diagnostics.map(\.description) == [
-            "b.yaml:3:5: error: a rule named 'r' already exists (at a.yaml:3:5)"
+            "b.yaml:3:7: error: a rule named 'r' already exists (at a.yaml:4:5)"
         ])
     }
 

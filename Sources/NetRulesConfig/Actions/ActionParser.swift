@@ -52,9 +52,10 @@ public struct ActionParser: Sendable {
             return nil
         }
         var continueOnError = false
+        var ok = true
         if let c = mapping["continue_on_error"] {
-            guard let b = context.bool(c, path.key("continue_on_error")) else { return nil }
-            continueOnError = b
+            // Keep reading the action even when this is wrong, so its own problems are reported too.
+            if let b = context.bool(c, path.key("continue_on_error")) { continueOnError = b } else { ok = false }
         }
         let definition: (any ActionDefinition)?
         if let kind = registry.actionKind(key.text) {
@@ -68,7 +69,8 @@ public struct ActionParser: Sendable {
         } else {
             definition = plugin(key, value, timeout: mapping["timeout"], at: path)
         }
-        return definition.map { ActionSpec($0, continueOnError: continueOnError) }
+        guard ok, let definition else { return nil }
+        return ActionSpec(definition, continueOnError: continueOnError)
     }
 
     private mutating func plugin(_ key: YAMLScalar, _ value: YAMLNode, timeout: YAMLNode?, at path: KeyPath)

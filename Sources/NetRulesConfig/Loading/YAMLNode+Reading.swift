@@ -98,7 +98,7 @@ extension ValidationContext {
         let list = words.map { "'\($0)'" }.joined(separator: ", ")
         guard let t = text(node, path, what: "one of \(list)") else { return nil }
         if words.contains(t) { return t }
-        let hint = EditDistance.closest(to: t, among: words).map { "did you mean '\($0)'?" } ?? "use one of \(list)"
+        let hint = EditDistance.closest(to: t, among: words).map { "did you mean '\($0)'?" }
         error("'\(t)' is not one of \(list)", at: node.mark, path: path, hint: hint)
         return nil
     }
