@@ -31,6 +31,7 @@ enum BenchCommand: Command {
                 JSONValue.object([
                     ("version", .number(1)), ("benchmark", .string("engine")), ("rules", .number(Double(r.ruleCount))),
                     ("file_bytes", .number(Double(r.bytes))), ("load_ms", .number(DurationSyntax.seconds(r.load) * 1e3)),
+                    ("yaml_parse_ms", .number(DurationSyntax.seconds(r.yamlParse) * 1e3)),
                     ("rules_per_key", .number(Double(r.rulesPerKey))),
                     ("update_firing_p50_us", us(r.firingUpdate.p50)), ("update_firing_p99_us", us(r.firingUpdate.p99)),
                     ("update_quiet_p50_us", us(r.quietUpdate.p50)), ("update_quiet_p99_us", us(r.quietUpdate.p99)),
@@ -41,6 +42,7 @@ enum BenchCommand: Command {
         let rows = [
             ["rules loaded", "\(r.ruleCount) (\(r.bytes / 1024) KiB of YAML)"],
             ["load + validate + compile", f(r.load)],
+            ["  of which the YAML parse", f(r.yamlParse)],
             [
                 "update, \(r.rulesPerKey) rules read it, \(r.firingsPerUpdate) fire",
                 "p50 \(f(r.firingUpdate.p50))  p99 \(f(r.firingUpdate.p99))  mean \(f(r.firingUpdate.mean))",

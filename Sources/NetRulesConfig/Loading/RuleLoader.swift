@@ -19,6 +19,12 @@ public struct LoadResult: Sendable {
     /// The sources, for rendering snippets.
     public var sources: [String: SourceText]
 
+    public init(ruleSet: RuleSet, diagnostics: [Diagnostic], sources: [String: SourceText]) {
+        self.ruleSet = ruleSet
+        self.diagnostics = diagnostics
+        self.sources = sources
+    }
+
     /// Whether any diagnostic is an error: `check` exits 65 and the daemon keeps its old rules.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 

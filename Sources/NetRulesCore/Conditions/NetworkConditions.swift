@@ -17,8 +17,14 @@ public struct SSIDCondition: Condition {
         NetRulesCore.evaluate(facts[.ssid]) { value in
             switch test {
             case .oneOf(let names):
-                guard let bytes = value.textBytes else { return false }
-                return names.contains(bytes)
+                // Compare in place: no array is built from the fact on this hot path.
+                switch value {
+                case .string(let s):
+                    let count = s.utf8.count
+                    return names.contains { $0.count == count && s.utf8.elementsEqual($0) }
+                case .bytes(let b): return names.contains(b)
+                default: return false
+                }
             case .matches(let pattern):
                 return pattern.matches(value.plainText)
             }
@@ -77,18 +83,21 @@ public struct FactInSetCondition: Condition {
 
 /// `reachable: HOST` / `unreachable: HOST`, over the `hosts.HOST` fact the probes report.
 public struct HostCondition: Condition {
-    public var host: String
-    public var wantsReachable: Bool
+    public let host: String
+    public let wantsReachable: Bool
+    /// `hosts.HOST`, built once rather than on every evaluation.
+    private let key: FactKey
 
     public init(host: String, wantsReachable: Bool) {
         self.host = host
         self.wantsReachable = wantsReachable
+        self.key = .host(host)
     }
 
-    public var readKeys: [FactKey] { [.host(host)] }
+    public var readKeys: [FactKey] { [key] }
 
     public func evaluate(_ facts: FactStore) -> Truth {
-        NetRulesCore.evaluate(facts[.host(host)]) { value in
+        NetRulesCore.evaluate(facts[key]) { value in
             (value.plainText == "reachable") == wantsReachable
         }
     }
@@ -98,18 +107,20 @@ public struct HostCondition: Condition {
 
 /// `interface: { name: wg0, state: up | down }`. An interface that does not exist counts as down.
 public struct InterfaceCondition: Condition {
-    public var name: String
-    public var wantsUp: Bool
+    public let name: String
+    public let wantsUp: Bool
+    private let key: FactKey
 
     public init(name: String, wantsUp: Bool) {
         self.name = name
         self.wantsUp = wantsUp
+        self.key = .interfaceState(name)
     }
 
-    public var readKeys: [FactKey] { [.interfaceState(name)] }
+    public var readKeys: [FactKey] { [key] }
 
     public func evaluate(_ facts: FactStore) -> Truth {
-        NetRulesCore.evaluate(facts[.interfaceState(name)], absent: Truth(!wantsUp)) { value in
+        NetRulesCore.evaluate(facts[key], absent: Truth(!wantsUp)) { value in
             (value.plainText == "up") == wantsUp
         }
     }

@@ -17,6 +17,8 @@ public struct Engine: Sendable {
     /// Each rule's state, parallel to `rules`.
     public private(set) var states: [RuleState] = []
 
+    /// The rules' conditions, apart from `rules` so the hot path touches nothing else.
+    private var conditions: [any Condition] = []
     private var rulesByKey: [FactKey: [Int]] = [:]
     private var holdDeadlines: [Int: Instant] = [:]
     private var visitMarks: [UInt32] = []
@@ -92,6 +94,7 @@ public struct Engine: Sendable {
 
     private mutating func load(_ newRules: [Rule], keeping kept: [String: RuleState]) {
         rules = newRules
+        conditions = newRules.map(\.condition)
         states = newRules.map { kept[$0.name + "\u{0}" + $0.fingerprint] ?? RuleState() }
         rulesByKey = [:]
         holdDeadlines = [:]
@@ -125,7 +128,7 @@ public struct Engine: Sendable {
     }
 
     private mutating func evaluate(_ index: Int, at now: Instant, into firings: inout [Firing]) {
-        let truth = rules[index].condition.evaluate(facts)
+        let truth = conditions[index].evaluate(facts)
         states[index].current = truth
         guard let value = truth.known else {
             cancelHold(index)
@@ -172,10 +175,11 @@ public struct Engine: Sendable {
 
     private mutating func commit(_ index: Int, edge: Edge, at time: Instant, into firings: inout [Firing]) {
         states[index].confirmed = edge == .enter
-        let rule = rules[index]
-        guard rule.edges.contains(edge) else { return }
+        guard rules[index].edges.contains(edge) else { return }
         if let until = states[index].cooldownUntil, time < until { return }
-        if rule.cooldown > .zero { states[index].cooldownUntil = time + rule.cooldown }
-        firings.append(Firing(rule: rule.name, edge: edge, at: time, facts: facts, actions: rule.actions))
+        let cooldown = rules[index].cooldown
+        if cooldown > .zero { states[index].cooldownUntil = time + cooldown }
+        firings.append(
+            Firing(rule: rules[index].name, edge: edge, at: time, facts: facts, actions: rules[index].actions))
     }
 }

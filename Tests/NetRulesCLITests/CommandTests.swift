@@ -1,0 +1,145 @@
+import Foundation
+import NetRulesCLI
+import Testing
+
+/// The commands, run in-process through `NetRulesCommandLine.run` (STYLE §19).
+struct CommandTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    struct Outcome {
+        var code: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: String...) async -> Outcome {
+        let out = BufferedOutputSink()
+        let err = BufferedOutputSink()
+        let code = await NetRulesCommandLine.run(
+            arguments: arguments, stdout: out, stderr: err, environment: ["COLUMNS": "80", "PATH": "/usr/bin:/bin"])
+        return Outcome(code: code, stdout: out.text, stderr: err.text)
+    }
+
+    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    @Test func checkAcceptsTheShippedRules() async {
+        let r = await Self.run("check", Self.path("rules"))
+        #expect(r.code == 0)
+        #expect(r.stdout == "ok: 4 rules\n")
+        #expect(r.stderr == "")
+    }
+
+    @Test func checkRejectsABrokenFileWithExit65() async throws {
+        let file = Self.path("Tests/NetRulesConfigTests/Golden/unknown-keys.yaml")
+        let r = await Self.run("check", file)
+        #expect(r.code == 65)
+        #expect(r.stdout == "")
+        #expect(r.stderr.hasPrefix("\(file):3:5: error: the rule has no 'when' condition\n"))
+        #expect(r.stderr.hasSuffix("7 errors found\n"))
+    }
+
+    @Test func checkJSONIsOneDocument() async throws {
+        let r = await Self.run("check", "--json", Self.path("Tests/NetRulesConfigTests/Golden/yaml-errors.yaml"))
+        #expect(r.code == 65)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(object["version"] as? Int == 1)
+        #expect(object["ok"] as? Bool == false)
+        let diagnostics = try #require(object["diagnostics"] as? [[String: Any]])
+        #expect(diagnostics.first?["line"] as? Int == 4)
+        #expect(diagnostics.first?["column"] as? Int == 22)
+    }
+
+    @Test func checkOfAMissingFileIsARuntimeError() async {
+        let r = await Self.run("check", "/nonexistent/rules.yaml")
+        #expect(r.code == 1)
+        #expect(r.stderr == "Error: cannot read '/nonexistent/rules.yaml': no such file or directory\n")
+    }
+
+    @Test func simulateJSONLinesMatchTheContract() async {
+        let r = await Self.run(
+            "simulate", Self.path("rules/office-check-in.yaml"), "--timeline",
+            Self.path("examples/timelines/office-day.yaml"), "--json")
+        #expect(r.code == 0)
+        #expect(
+            r.stdout
+                == "{\"version\":1,\"at\":170.0,\"rule\":\"office-check-in\",\"edge\":\"enter\",\"actions\":[\"webhook\",\"write\"]}\n"
+        )
+    }
+
+    @Test func simulateHumanOutput() async {
+        let r = await Self.run(
+            "simulate", Self.path("rules/vpn-away-from-home.yaml"), "-t", Self.path("examples/timelines/leaving-home.yaml"))
+        #expect(r.code == 0)
+        #expect(r.stdout == "30m5s  vpn-away-from-home  enter  run\n3h5s   vpn-away-from-home  exit   run\n2 firings\n")
+    }
+
+    @Test func simulateRejectsABrokenTimelineWith65() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nr-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let timeline = dir.appendingPathComponent("t.yaml")
+        try "- at: soon\n  facts: { ssid: A }\n".write(to: timeline, atomically: true, encoding: .utf8)
+        let r = await Self.run("simulate", Self.path("rules"), "--timeline", timeline.path)
+        #expect(r.code == 65)
+        #expect(r.stderr.hasPrefix("\(timeline.path):1:7: error: 'soon' is not a duration\n- at: soon\n      ^\n"))
+    }
+
+    @Test func usageErrorsExit64() async {
+        let r = await Self.run("simulate", Self.path("rules"))
+        #expect(r.code == 64)
+        #expect(r.stderr.hasPrefix("Error: Missing expected argument '--timeline <file>'\n"))
+        let unknown = await Self.run("frobnicate")
+        #expect(unknown.code == 64)
+        #expect(unknown.stderr.contains("Unknown subcommand 'frobnicate'"))
+    }
+
+    @Test func helpAndVersion() async {
+        let help = await Self.run("--help")
+        let helpCommand = await Self.run("help")
+        #expect(help.code == 0 && help.stdout.hasPrefix("OVERVIEW: Run actions when the network changes.\n"))
+        #expect(help.stdout == helpCommand.stdout)
+        let sub = await Self.run("help", "simulate")
+        let subFlag = await Self.run("simulate", "-h")
+        #expect(sub.stdout == subFlag.stdout)
+        #expect(sub.stdout.contains("USAGE: netrules simulate <rules> ... --timeline <file> [--json]"))
+        let version = await Self.run("--version")
+        #expect(version.stdout == "\(NetRulesCommandLine.version)\n")
+    }
+
+    @Test func schemaIsJSONAndNamesEveryConditionKind() async throws {
+        let r = await Self.run("schema")
+        #expect(r.code == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(object["$schema"] as? String == "http://json-schema.org/draft-07/schema#")
+        let defs = try #require(object["$defs"] as? [String: Any])
+        let condition = try #require(defs["condition"] as? [String: Any])
+        let kinds = try #require(condition["properties"] as? [String: Any])
+        #expect(Set(kinds.keys) == [
+            "ssid", "bssid", "portal", "connectivity", "reachable", "unreachable", "interface", "gateway", "address",
+            "network", "signal", "fact", "all", "any", "not",
+        ])
+    }
+
+    /// One end-to-end run of the built binary: stdout, stderr and the exit code as a user sees them.
+    @Test func builtBinaryRunsCheck() throws {
+        let binary = Self.root.appendingPathComponent(".build/debug/netrules")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: binary.path),
+            "build the netrules product first (swift build --build-tests builds it)")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["check", Self.path("Tests/NetRulesConfigTests/Golden/yaml11-surprises.yaml")]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 65)
+        #expect(stdout == "")
+        #expect(stderr.contains("yaml11-surprises.yaml:6:58: error: 'on' is not a Boolean here\n"))
+    }
+}
