@@ -6,8 +6,16 @@ internal import CNetRulesLinux
 ///
 /// Not thread-safe: confined to the reader thread that created it (its socket lives in that
 /// thread's network namespace).
+///
+/// Dumps go over a second socket, so a small event buffer (or a flood of events) can never
+/// starve a dump reply. Events that queue on the event socket while a dump runs are applied after
+/// it; each carries the object's whole state, so replaying them converges on the kernel's
+/// latest state even when the dump already showed it.
 final class RouteNetlinkSession {
+    /// Subscribed to the multicast groups; only events arrive here.
     let socket: NetlinkSocket
+    /// For dump requests and their replies.
+    private let dumpSocket: NetlinkSocket
     private(set) var table = NetworkTable()
     private var sequence: UInt32 = 1
     /// How many full resyncs followed a lost-event overflow (`ENOBUFS`), for logs and tests.
@@ -20,6 +28,8 @@ final class RouteNetlinkSession {
     ///   - receiveBufferSize: the kernel receive buffer, nil for the system default.
     init(subscribe: Bool, receiveBufferSize: Int? = nil, log: @escaping (String) -> Void = { _ in }) throws {
         socket = try NetlinkSocket(protocol: NETLINK_ROUTE)
+        dumpSocket = try NetlinkSocket(protocol: NETLINK_ROUTE)
+        try dumpSocket.setReceiveBufferSize(1 << 20)
         self.log = log
         if let receiveBufferSize { try socket.setReceiveBufferSize(receiveBufferSize) }
         if subscribe {
@@ -27,72 +37,69 @@ final class RouteNetlinkSession {
         }
     }
 
-    deinit { socket.close() }
+    deinit {
+        socket.close()
+        dumpSocket.close()
+    }
 
     /// Replaces the whole table with a fresh dump, repeating it until no event was lost meanwhile.
     func resyncAll() throws {
         try resync(NetworkTable.Kind.allCases)
     }
 
-    /// Dumps `kinds` again. Events that arrive meanwhile are applied in arrival order, which keeps the
-    /// table consistent: a dump chunk is generated after every event queued before it.
+    /// Dumps `kinds` again, repeating a dump the kernel marks as interrupted by a concurrent change.
     func resync(_ kinds: [NetworkTable.Kind]) throws {
-        var attempt = 0
-        while true {
-            attempt += 1
-            do {
-                var routesNeedResync = false
-                for kind in kinds {
+        for kind in kinds {
+            var attempt = 0
+            while true {
+                attempt += 1
+                do {
+                    let objects = try dump(kind)
                     table.removeAll(kind)
-                    if try dump(kind) { routesNeedResync = true }
+                    for event in objects { table.apply(event) }
+                    break
+                } catch DumpRestart.interrupted where attempt < 100 {
+                    continue
                 }
-                // A link went down while we dumped something else: its IPv4 routes may be gone silently.
-                if routesNeedResync && !kinds.contains(.routes) {
-                    table.removeAll(.routes)
-                    _ = try dump(.routes)
-                }
-                return
-            } catch DumpRestart.interrupted where attempt < 100 {
-                continue
-            } catch Errno.noBufferSpace where attempt < 100 {
-                // Lost events during a dump: start over with everything, never a partial table.
-                overflowResyncs += 1
-                return try resync(NetworkTable.Kind.allCases)
             }
         }
     }
 
     private enum DumpRestart: Error { case interrupted }
 
-    /// Sends one dump request and applies its reply and any interleaved events.
-    /// - Returns: whether an interleaved event asked for a route resync.
-    private func dump(_ kind: NetworkTable.Kind) throws -> Bool {
+    /// Sends one dump request and collects the objects of its reply.
+    private func dump(_ kind: NetworkTable.Kind) throws -> [RouteNetlinkEvent] {
         sequence &+= 1
         let ours = sequence
-        try socket.send(RouteNetlinkRequest.dump(kind, sequence: ours))
+        try dumpSocket.send(RouteNetlinkRequest.dump(kind, sequence: ours))
         var interrupted = false
-        var routesNeedResync = false
+        var objects: [RouteNetlinkEvent] = []
         while true {
-            guard try socket.waitReadable(wake: nil, timeout: 5000) else {
+            guard try dumpSocket.waitReadable(wake: nil, timeout: 5000) else {
                 throw SystemCallError(call: "poll", errno: Errno(rawValue: ETIMEDOUT))
             }
-            guard case .messages(let messages) = try socket.receive() else { continue }
-            for message in messages {
-                // Notifications caused by another process's request carry that process's sequence number and
-                // port, so a reply is recognised by both.
-                if message.sequence == ours && message.portID == socket.portID {
-                    if message.isDumpInterrupted { interrupted = true }
-                    if message.type == UInt16(NLMSG_DONE) {
-                        if interrupted { throw DumpRestart.interrupted }
-                        return routesNeedResync
-                    }
-                    if let error = message.errorCode, error.rawValue != 0 {
-                        throw SystemCallError(call: "netlink dump", errno: error)
-                    }
+            guard case .messages(let messages) = try dumpSocket.receive() else { continue }
+            for message in messages where message.sequence == ours && message.portID == dumpSocket.portID {
+                if message.isDumpInterrupted { interrupted = true }
+                if message.type == UInt16(NLMSG_DONE) {
+                    if interrupted { throw DumpRestart.interrupted }
+                    return objects
                 }
-                if let event = RouteNetlinkEvent(message), table.apply(event).routesNeedResync {
-                    routesNeedResync = true
+                if let error = message.errorCode, error.rawValue != 0 {
+                    throw SystemCallError(call: "netlink dump", errno: error)
                 }
+                if let event = RouteNetlinkEvent(message) { objects.append(event) }
+            }
+        }
+    }
+
+    /// Reads and drops everything queued on the event socket.
+    private func discardQueuedEvents() throws {
+        while true {
+            do {
+                guard case .messages = try socket.receive() else { return }
+            } catch Errno.noBufferSpace {
+                continue
             }
         }
     }
@@ -119,6 +126,9 @@ final class RouteNetlinkSession {
             } catch Errno.noBufferSpace {
                 overflowResyncs += 1
                 log("netlink: event queue overflowed (ENOBUFS); resynchronising from a full dump")
+                // The events still queued are older than the lost ones; replayed after the dump they
+                // would resurrect state whose later change was dropped (a deleted address), so drop them.
+                try discardQueuedEvents()
                 try resyncAll()
                 drained = Drained(changed: true, routesNeedResync: false)
                 continue
