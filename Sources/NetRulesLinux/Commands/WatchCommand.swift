@@ -1,0 +1,70 @@
+@preconcurrency import Glibc
+import NetRulesCore
+
+/// `netrules watch [--json]`: every fact change as it happens, until the task is cancelled.
+public enum WatchCommand {
+    /// Runs the built-in Linux observers (netlink, dns, wifi) and prints each change.
+    ///
+    /// Text lines read `HH:MM:SS.mmm  KEY  OLD -> NEW`. With `json`, each change is one JSON line,
+    /// `{"version":1,"key":"gateway","old":"10.0.0.1","new":null,"at":"2026-01-02T03:04:05.678Z"}`;
+    /// `null` means known absent, and `old`/`new` are left out when the fact is unknown. The first
+    /// lines are the initial values (changes from unknown).
+    /// - Parameters:
+    ///   - json: print JSON Lines instead of text.
+    ///   - output: receives each line, newline included.
+    ///   - errorOutput: receives observer failures and notices; standard error by default.
+    /// - Returns: 0 after cancellation (the shutdown path).
+    public static func run(
+        json: Bool,
+        output: @Sendable (String) -> Void,
+        errorOutput: @escaping @Sendable (String) -> Void = { fputs($0, stderr) }
+    ) async -> Int32 {
+        let observers: [any Observer] = [
+            LinuxNetworkObserver(logger: { errorOutput($0 + "\n") }),
+            ResolverObserver(),
+            WiFiObserver(logger: { errorOutput($0 + "\n") }),
+        ]
+        // State-like facts: if the printer falls behind, older updates may go but the newest stays.
+        let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self, bufferingPolicy: .bufferingNewest(1024))
+        await withTaskGroup(of: Void.self) { group in
+            for observer in observers {
+                group.addTask {
+                    do {
+                        try await observer.run(reporting: continuation)
+                    } catch {
+                        errorOutput("watch: the \(observer.name) observer failed: \(error)\n")
+                    }
+                }
+            }
+            var store = FactStore()
+            for await update in stream {
+                let old = store
+                let at = Wallclock.now()
+                for key in store.apply(update).sorted() {
+                    output(json ? line(json: key, old: old[key], new: store[key], at: at)
+                           : line(text: key, old: old[key], new: store[key], at: at))
+                }
+                if Task.isCancelled { break }
+            }
+            group.cancelAll()
+        }
+        return 0
+    }
+
+    /// One JSON line for a change.
+    static func line(json key: FactKey, old: FactState, new: FactState, at: Wallclock) -> String {
+        var members = ["version": "1", "key": FactJSON.string(key.rawValue), "at": FactJSON.string(at.iso8601)]
+        members["old"] = FactJSON.encode(old)
+        members["new"] = FactJSON.encode(new)
+        return FactJSON.object(members) + "\n"
+    }
+
+    /// One text line for a change.
+    static func line(text key: FactKey, old: FactState, new: FactState, at: Wallclock) -> String {
+        func show(_ state: FactState) -> String {
+            if case .value(.list(let items)) = state { return "[" + items.map(\.plainText).joined(separator: ", ") + "]" }
+            return state.description
+        }
+        return "\(at.timeOfDay)  \(key)  \(show(old)) -> \(show(new))\n"
+    }
+}

@@ -1,2 +1,0 @@
-/// Namespace of the NetRulesLinux target.
-public enum NetRulesLinux {}

@@ -1,0 +1,129 @@
+internal import CNetRulesLinux
+@preconcurrency import Glibc
+
+/// A netlink socket: the one owner of its file descriptor (STYLE §13).
+///
+/// Created non-blocking and close-on-exec; callers wait for readability with `poll`. Thread-safe
+/// in the sense of `FileDescriptor`, but one reader at a time is assumed.
+final class NetlinkSocket: Sendable {
+    /// What one `receive()` produced.
+    enum Reception: Sendable {
+        /// The messages of one datagram.
+        case messages([NetlinkMessage])
+        /// Nothing queued: a normal result on a non-blocking socket, not an error.
+        case wouldBlock
+    }
+
+    let descriptor: FileDescriptor
+    /// The port id the kernel assigned at `bind` (`nl_pid`); replies to our requests carry it.
+    let portID: UInt32
+
+    /// Opens and binds a netlink socket of `netlinkProtocol` (`NETLINK_ROUTE`, `NETLINK_GENERIC`).
+    /// - Throws: `SystemCallError` from `socket` or `bind`.
+    init(protocol netlinkProtocol: CInt) throws {
+        let fd = try sys_socket(AF_NETLINK, CInt(SOCK_RAW.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
+            | CInt(SOCK_NONBLOCK.rawValue), netlinkProtocol).get("socket")
+        descriptor = FileDescriptor(taking: fd)
+        var address = sockaddr_nl()
+        address.nl_family = sa_family_t(AF_NETLINK)
+        do {
+            _ = try withUnsafePointer(to: &address) { pointer in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    try sys_bind(fd, $0, socklen_t(MemoryLayout<sockaddr_nl>.size)).get("bind")
+                }
+            }
+            var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
+            _ = try withUnsafeMutablePointer(to: &address) { pointer in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    try sys_getsockname(fd, $0, &length).get("getsockname")
+                }
+            }
+        } catch {
+            descriptor.close()
+            throw error
+        }
+        portID = address.nl_pid
+    }
+
+    /// Subscribes to a multicast group by number (`RTNLGRP_LINK`, an nl80211 group id, …).
+    func join(group: UInt32) throws {
+        try setOption(level: SOL_NETLINK, name: NETLINK_ADD_MEMBERSHIP, value: CInt(bitPattern: group), call: "setsockopt")
+    }
+
+    /// Sets the kernel's receive buffer. As root `SO_RCVBUFFORCE` lifts the `rmem_max` cap; a test
+    /// also uses it to shrink the buffer until events overflow.
+    func setReceiveBufferSize(_ bytes: Int) throws {
+        do {
+            try setOption(level: SOL_SOCKET, name: SO_RCVBUFFORCE, value: CInt(bytes), call: "setsockopt")
+        } catch Errno.notPermitted {
+            try setOption(level: SOL_SOCKET, name: SO_RCVBUF, value: CInt(bytes), call: "setsockopt")
+        }
+    }
+
+    private func setOption(level: CInt, name: CInt, value: CInt, call: String) throws {
+        var value = value
+        _ = try descriptor.withFileDescriptor { fd in
+            try sys_setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<CInt>.size)).get(call)
+        }
+    }
+
+    /// Sends one message to the kernel.
+    func send(_ message: NetlinkMessage) throws {
+        let bytes = message.encoded
+        var kernel = sockaddr_nl()
+        kernel.nl_family = sa_family_t(AF_NETLINK)
+        _ = try descriptor.withFileDescriptor { fd in
+            try withUnsafePointer(to: &kernel) { pointer in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                    try bytes.withUnsafeBytes { buffer in
+                        let result = sys_sendto(fd, buffer.baseAddress!, buffer.count, 0, address,
+                                                socklen_t(MemoryLayout<sockaddr_nl>.size))
+                        preconditionNoProgrammingError(result, "sendto")
+                        return try result.get("sendto")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Receives one datagram.
+    /// - Throws: `SystemCallError` — with `Errno.noBufferSpace` when the kernel dropped messages
+    ///   because the receive buffer overflowed; the caller must then resynchronise.
+    func receive() throws -> Reception {
+        // 32 KiB holds any dump chunk (the kernel sizes them to a page or to the buffer we offer, up to 32 KiB).
+        var buffer = [UInt8](repeating: 0, count: 32 * 1024)
+        let count: Int? = try descriptor.withFileDescriptor { fd in
+            try buffer.withUnsafeMutableBytes { raw in
+                var vector = iovec(iov_base: raw.baseAddress, iov_len: raw.count)
+                return try withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                    var message = msghdr()
+                    message.msg_iov = vectorPointer
+                    message.msg_iovlen = 1
+                    let result = sys_recvmsg(fd, &message, 0)
+                    preconditionNoProgrammingError(result, "recvmsg")
+                    if case .failure(.wouldBlock) = result { return nil }
+                    return try result.get("recvmsg")
+                }
+            }
+        }
+        guard let count else { return .wouldBlock }
+        return .messages(NetlinkMessage.parse(Array(buffer[0..<count])))
+    }
+
+    /// Waits until the socket is readable or `wake` is signalled; true when readable.
+    /// - Parameter timeout: milliseconds, -1 for none.
+    func waitReadable(wake: WakeEvent?, timeout: CInt = -1) throws -> Bool {
+        try descriptor.withFileDescriptor { fd in
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            if let wake { fds.append(pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)) }
+            _ = try fds.withUnsafeMutableBufferPointer { try sys_poll($0.baseAddress!, $0.count, timeout).get("poll") }
+            if fds.count > 1 && fds[1].revents != 0 { throw CancellationError() }
+            return fds[0].revents != 0
+        }
+    }
+
+    /// Closes the socket; later operations throw `EBADF`.
+    func close() {
+        descriptor.close()
+    }
+}

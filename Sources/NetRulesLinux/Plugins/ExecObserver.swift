@@ -1,0 +1,79 @@
+@preconcurrency import Glibc
+import NetRulesCore
+
+/// An external observer plugin: a program that prints one JSON object of facts per line.
+///
+/// Its facts merge into the store as partial updates. When it exits, every fact it reported
+/// becomes unknown and it is restarted after a delay that doubles up to `maximumDelay` (and
+/// starts over once a run lasted `stableAfter`). A malformed line is logged with the plugin's
+/// name and skipped. Cancelling the task sends SIGTERM to the plugin's process group, then SIGKILL.
+/// The protocol is documented in docs/plugins.md.
+public struct ExecObserver: Observer {
+    /// The plugin's name, from the `observers:` entry or its `netrules-observer-NAME` file name.
+    public var name: String { definition.name }
+    /// The program and its arguments.
+    public let definition: ObserverDefinition
+    /// The first restart delay.
+    public var initialDelay: Duration = .seconds(1)
+    /// The longest restart delay.
+    public var maximumDelay: Duration = .seconds(60)
+    /// A run at least this long resets the delay.
+    public var stableAfter: Duration = .seconds(30)
+    let logger: @Sendable (String) -> Void
+
+    /// Creates the observer for a plugin definition.
+    /// - Parameters:
+    ///   - definition: name and argv (no shell).
+    ///   - logger: receives restarts and skipped lines, prefixed with the plugin's name.
+    public init(definition: ObserverDefinition, logger: @escaping @Sendable (String) -> Void) {
+        self.definition = definition
+        self.logger = logger
+    }
+
+    /// The plugin search path: `NETRULES_PLUGIN_PATH`, else `/usr/local/lib/netrules/plugins:/usr/lib/netrules/plugins`.
+    public static var defaultSearchPath: String {
+        getenv("NETRULES_PLUGIN_PATH").map { String(cString: $0) }
+            ?? "/usr/local/lib/netrules/plugins:/usr/lib/netrules/plugins"
+    }
+
+    /// Finds `netrules-observer-NAME` on the plugin path; nil when there is no such executable.
+    public static func plugin(
+        named name: String, searchPath: String = defaultSearchPath, logger: @escaping @Sendable (String) -> Void
+    ) -> ExecObserver? {
+        guard !name.contains("/"), let path = ChildProcess.lookUp("netrules-observer-\(name)", path: searchPath) else {
+            return nil
+        }
+        return ExecObserver(definition: ObserverDefinition(name: name, command: [path]), logger: logger)
+    }
+
+    /// Runs the plugin, restarting it, until cancelled.
+    public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+        var delay = initialDelay
+        let clock = ContinuousClock()
+        while !Task.isCancelled {
+            let started = clock.now
+            let outcome: PluginRun.Outcome
+            do {
+                outcome = try await PluginRun.run(definition: definition, updates: updates, logger: logger)
+            } catch {
+                outcome = PluginRun.Outcome(exitStatus: nil, reportedKeys: [], failure: "\(error)")
+            }
+            if !outcome.reportedKeys.isEmpty {
+                updates.yield(FactUpdate(Dictionary(uniqueKeysWithValues: outcome.reportedKeys.map { ($0, .unknown) })))
+            }
+            if Task.isCancelled { return }
+            if clock.now - started >= stableAfter { delay = initialDelay }
+            let why = outcome.failure.map { "could not run: \($0)" } ?? "exited with status \(outcome.exitStatus ?? -1)"
+            logger("observer plugin '\(name)' \(why); its facts are unknown; restarting in \(delay.seconds)s")
+            try? await Task.sleep(for: delay, clock: clock)
+            delay = min(delay * 2, maximumDelay)
+        }
+    }
+}
+
+extension Duration {
+    /// Whole and fractional seconds, for log lines.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

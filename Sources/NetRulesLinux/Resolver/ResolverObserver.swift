@@ -1,0 +1,106 @@
+internal import CNetRulesLinux
+@preconcurrency import Glibc
+import NetRulesCore
+
+/// Reports the `dns` fact from resolv.conf, re-reading it when it changes.
+///
+/// Changes arrive through inotify on the file's directory (and, when the file is a symlink such as
+/// systemd-resolved's, on the target's directory too), because resolvers replace the file by
+/// renaming a new one over it, which a watch on the old inode would miss. No polling.
+public struct ResolverObserver: Observer {
+    /// `dns`.
+    public let name = "dns"
+    /// The file to read, `/etc/resolv.conf` by default.
+    public var path: String
+
+    /// Creates the observer for `path`.
+    public init(path: String = "/etc/resolv.conf") {
+        self.path = path
+    }
+
+    /// The `dns` fact for the file as it is now: the nameservers, or an empty list when the file is missing.
+    public static func currentFact(path: String = "/etc/resolv.conf") -> FactState {
+        let servers = readText(path).map(ResolvConf.nameservers) ?? []
+        return .value(.list(servers.map { FactValue.string($0) }))
+    }
+
+    /// Reports `dns` now and after every change, until cancelled.
+    /// - Throws: `SystemCallError` when inotify cannot be set up.
+    public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+        let wake = try WakeEvent()
+        let path = self.path
+        try await withTaskCancellationHandler {
+            try await BlockingThread.run(name: "netrules-dns") {
+                try ResolverObserver.watch(path: path, wake: wake, updates: updates)
+            }
+        } onCancel: {
+            wake.signal()
+        }
+    }
+
+    private static func watch(path: String, wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation) throws {
+        let inotify = FileDescriptor(taking: try sys_inotify_init1(CInt(IN_CLOEXEC | IN_NONBLOCK)).get("inotify_init1"))
+        defer { inotify.close() }
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE)
+        var watched: Set<String> = []
+        func addWatches() throws {
+            for directory in [directoryName(path), readLinkTarget(path).map(directoryName)].compactMap({ $0 })
+            where !watched.contains(directory) {
+                _ = try inotify.withFileDescriptor { fd in try sys_inotify_add_watch(fd, directory, mask).get("inotify_add_watch") }
+                watched.insert(directory)
+            }
+        }
+        try addWatches()
+        var last: FactState = .unknown
+        func report() {
+            let fact = currentFact(path: path)
+            guard fact != last else { return }
+            last = fact
+            updates.yield(FactUpdate([.dns: fact]))
+        }
+        report()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let readable = try inotify.withFileDescriptor { fd in
+                var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+                _ = try sys_poll(&fds, fds.count, -1).get("poll")
+                return (fds[0].revents != 0, fds[1].revents != 0)
+            }
+            if readable.1 { return }
+            // Drain every queued event; what changed does not matter, only the file's content does.
+            while case .success(let count) = (try inotify.withFileDescriptor { fd in
+                buffer.withUnsafeMutableBytes { sys_read(fd, $0.baseAddress!, $0.count) }
+            }), count > 0 {}
+            // A new symlink target may live in a directory we do not watch yet.
+            try? addWatches()
+            report()
+        }
+    }
+
+    private static func directoryName(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The absolute target of a symlink, nil when `path` is not one.
+    private static func readLinkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return target.hasPrefix("/") ? target : directoryName(path) + "/" + target
+    }
+
+    static func readText(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

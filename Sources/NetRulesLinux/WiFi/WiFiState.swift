@@ -1,0 +1,74 @@
+import NetRulesCore
+
+/// What is known about each wireless interface's association; a pure value fed by `NL80211Message`s.
+struct WiFiState: Hashable, Sendable {
+    /// One wireless interface.
+    struct Interface: Hashable, Sendable {
+        var name: String
+        var ssid: [UInt8]?
+        var bssid: MACAddress?
+        var frequency: UInt32?
+        var signalDBm: Int?
+
+        var isAssociated: Bool { bssid != nil || ssid != nil }
+    }
+
+    var interfaces: [Int32: Interface] = [:]
+
+    /// Applies a decoded message.
+    /// - Returns: whether the interface's details should be queried again (after connect or roam,
+    ///   whose events carry the BSSID but not the SSID, frequency or signal).
+    @discardableResult
+    mutating func apply(_ message: NL80211Message) -> Bool {
+        switch message {
+        case .interface(let index, let name, let ssid, let frequency):
+            var entry = interfaces[index] ?? Interface(name: name)
+            entry.name = name
+            entry.ssid = ssid
+            entry.frequency = frequency ?? (ssid == nil ? nil : entry.frequency)
+            if ssid == nil { entry.bssid = nil; entry.signalDBm = nil }
+            interfaces[index] = entry
+        case .connected(let index, let bssid, let status):
+            guard status == 0 else { return false }
+            interfaces[index, default: Interface(name: "")].bssid = bssid
+            return true
+        case .roamed(let index, let bssid):
+            interfaces[index, default: Interface(name: "")].bssid = bssid
+            return true
+        case .disconnected(let index):
+            let name = interfaces[index]?.name ?? ""
+            interfaces[index] = Interface(name: name)
+        case .bss(let index, let bssid, let frequency, let ssid, let signal, let isAssociated):
+            guard isAssociated else { return false }
+            var entry = interfaces[index] ?? Interface(name: "")
+            entry.bssid = bssid
+            entry.frequency = frequency ?? entry.frequency
+            entry.ssid = entry.ssid ?? ssid
+            entry.signalDBm = entry.signalDBm ?? signal
+            interfaces[index] = entry
+        case .station(let index, _, let signal):
+            if let signal { interfaces[index, default: Interface(name: "")].signalDBm = signal }
+        }
+        return false
+    }
+
+    /// The Wi-Fi facts: those of the associated interface with the lowest index, or all absent
+    /// when none is associated. SSIDs stay byte-exact (`FactValue.text`).
+    var facts: [FactKey: FactState] {
+        guard let (_, entry) = interfaces.filter({ $0.value.isAssociated }).min(by: { $0.key < $1.key }) else {
+            return [.ssid: .absent, .bssid: .absent, .signal: .absent, .frequency: .absent, .interface: .absent]
+        }
+        return [
+            .ssid: entry.ssid.map { .value(.text($0)) } ?? .absent,
+            .bssid: entry.bssid.map { .value(.string($0.description)) } ?? .absent,
+            .signal: entry.signalDBm.map { .value(.number(Double($0))) } ?? .absent,
+            .frequency: entry.frequency.map { .value(.number(Double($0))) } ?? .absent,
+            .interface: .value(.string(entry.name)),
+        ]
+    }
+
+    /// The facts when the kernel has no nl80211: unknown, not absent, because nothing can tell.
+    static let unavailableFacts: [FactKey: FactState] = [
+        .ssid: .unknown, .bssid: .unknown, .signal: .unknown, .frequency: .unknown, .interface: .unknown,
+    ]
+}

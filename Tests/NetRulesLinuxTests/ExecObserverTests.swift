@@ -1,0 +1,62 @@
+import NetRulesCore
+import Synchronization
+import Testing
+
+@testable import NetRulesLinux
+
+struct ExecObserverTests {
+    @Test(arguments: [
+        (#"{"vpn.connected": true, "vpn.name": "work", "count": 3}"#,
+         FactUpdate(["vpn.connected": .value(.bool(true)), "vpn.name": .text("work"), "count": .value(.number(3))])),
+        (#"{"ssid": "Office", "bssid": null, "dns": ["10.0.0.53", "10.0.0.54"]}"#,
+         FactUpdate(["ssid": .text("Office"), "bssid": .absent, "dns": .value(.list(["10.0.0.53", "10.0.0.54"]))])),
+    ])
+    func decodesALineOfFacts(line: String, expected: FactUpdate) throws {
+        #expect(try PluginLine.parse(line).get() == expected)
+    }
+
+    @Test(arguments: ["not json", "[1, 2]", #"{"a": {"b": 1}}"#, #"{"bad key": 1}"#])
+    func rejectsMalformedLines(line: String) {
+        guard case .failure = PluginLine.parse(line) else {
+            Issue.record("accepted \(line)")
+            return
+        }
+    }
+
+    @Test func mergesFactsSkipsBadLinesAndForgetsFactsWhenThePluginExits() async throws {
+        let script = """
+            echo '{"vpn.connected": true}'; echo 'garbage'; echo '{"vpn.interface": "wg0"}'; sleep 0.2; exit 3
+            """
+        let logs = Mutex<[String]>([])
+        var observer = ExecObserver(
+            definition: ObserverDefinition(name: "vpn", command: ["/bin/sh", "-c", script]),
+            logger: { line in logs.withLock { $0.append(line) } })
+        observer.initialDelay = .seconds(30)
+        let facts = ObservedFacts(observer)
+        try await facts.waitUntil("both facts") { $0["vpn.connected"] == .value(.bool(true)) && $0["vpn.interface"] == .text("wg0") }
+        try await facts.waitUntil("facts forgotten after exit") { $0["vpn.connected"] == .unknown && $0["vpn.interface"] == .unknown }
+        try await facts.stop()
+        let lines = logs.withLock { $0 }
+        #expect(lines.contains { $0.contains("'vpn'") && $0.contains("malformed") && $0.contains("garbage") })
+        #expect(lines.contains { $0.contains("'vpn' exited with status 3") })
+    }
+
+    @Test func cancellationStopsALongRunningPlugin() async throws {
+        let observer = ExecObserver(
+            definition: ObserverDefinition(name: "sleepy", command: ["/bin/sh", "-c", "echo '{\"up\": 1}'; exec sleep 600"]),
+            logger: { _ in })
+        let facts = ObservedFacts(observer)
+        try await facts.waitFor("up", .value(.number(1)))
+        let clock = ContinuousClock()
+        let started = clock.now
+        try await facts.stop()
+        #expect(clock.now - started < .seconds(2))
+    }
+
+    @Test func findsPluginsOnThePluginPath() {
+        let directory = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+        let plugin = ExecObserver.plugin(named: "vpn", searchPath: "/\(directory)/examples/plugins", logger: { _ in })
+        #expect(plugin?.definition.command.first?.hasSuffix("examples/plugins/netrules-observer-vpn") == true)
+        #expect(ExecObserver.plugin(named: "nonexistent", searchPath: "/\(directory)/examples/plugins", logger: { _ in }) == nil)
+    }
+}

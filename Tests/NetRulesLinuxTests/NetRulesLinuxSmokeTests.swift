@@ -1,6 +1,0 @@
-import Testing
-@testable import NetRulesLinux
-
-@Test func moduleLinks() {
-    #expect(String(describing: NetRulesLinux.self) == "NetRulesLinux")
-}
