@@ -33,6 +33,16 @@ public enum PingCommand {
             return 1
         }
         defer { pinger.close() }
+        return await run(
+            hosts: hosts, count: count, interval: interval, timeout: timeout, json: json, pinger: pinger,
+            output: output, errorOutput: errorOutput)
+    }
+
+    /// Pings with a given pinger (tests pass one opened inside a namespace).
+    package static func run(
+        hosts: [String], count: Int, interval: Duration, timeout: Duration, json: Bool, pinger: ICMPPinger,
+        output: @escaping @Sendable (String) -> Void, errorOutput: @escaping @Sendable (String) -> Void
+    ) async -> Int32 {
         let summaries = await withTaskGroup(of: Summary.self) { group in
             for host in hosts {
                 group.addTask {
