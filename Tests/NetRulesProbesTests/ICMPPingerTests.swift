@@ -48,7 +48,7 @@ struct ICMPPingerTests {
         let started = clock.now
         let rtt = try await pinger.ping(IPAddress(TestNetwork.serverAddress)!, timeout: .milliseconds(300))
         #expect(rtt == nil)
-        #expect(clock.now - started >= .milliseconds(290) && clock.now - started < .seconds(1))
+        #expect(clock.now - started >= .milliseconds(290) && clock.now - started < .milliseconds(1500))
     }
 
     @Test func blackholeRouteFailsToSend() async throws {
