@@ -1,0 +1,93 @@
+import Synchronization
+
+/// A small HTTP/1.1 client over libcurl's easy interface.
+///
+/// Each ``send(_:)`` uses a fresh easy handle on a thread outside Swift's cooperative pool,
+/// because `curl_easy_perform` blocks. Redirects are never followed, proxies from the
+/// environment are ignored (a portal probe through a proxy tests the proxy), signals are not
+/// used for timeouts (`CURLOPT_NOSIGNAL`, required in threaded programs), only `http` and
+/// `https` are allowed, and TLS certificates are always verified.
+///
+/// The client holds no state and is safe to share between tasks. See
+/// `docs/design/0001-http-client.md` for why libcurl and not FoundationNetworking.
+public struct HTTPClient: Sendable {
+    private let executor: BlockingExecutor
+
+    /// Creates a client that runs transfers on a shared Dispatch queue.
+    public init() {
+        self.init(executor: .dispatch)
+    }
+
+    /// Creates a client that runs transfers with `executor` (tests use one inside a namespace).
+    package init(executor: BlockingExecutor) {
+        self.executor = executor
+    }
+
+    /// Sends `request` and returns the response, whatever its status.
+    ///
+    /// Cancelling the calling task returns at once with ``HTTPError/Code/cancelled``; the
+    /// abandoned transfer notices within about a second (curl's progress callback) and stops.
+    ///
+    /// - Parameter request: The request; its timeout bounds the whole exchange.
+    /// - Returns: The final response (a redirect is returned, not followed).
+    /// - Throws: ``HTTPError`` when no response arrived: timeout, resolution, connection, TLS,
+    ///   cancellation or an unusable request.
+    public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        let control = TransferControl()
+        let executor = self.executor
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<TransferResult, Never>) in
+                guard control.install(continuation) else { return }
+                executor.spawn {
+                    control.finish(CurlTransfer.perform(request, control: control))
+                }
+            }
+        } onCancel: {
+            control.cancel()
+        }
+        return try result.get()
+    }
+}
+
+typealias TransferResult = Result<HTTPResponse, HTTPError>
+
+/// Joins an async caller and a blocking transfer: whichever of "finished" and "cancelled"
+/// happens first resumes the caller, exactly once.
+final class TransferControl: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<TransferResult, Never>?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Whether the caller has gone away; the transfer's progress callback polls this.
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Stores the caller's continuation; returns false (after resuming it) when already cancelled.
+    func install(_ continuation: CheckedContinuation<TransferResult, Never>) -> Bool {
+        let alreadyCancelled = state.withLock { state in
+            if state.cancelled { return true }
+            state.continuation = continuation
+            return false
+        }
+        if alreadyCancelled {
+            continuation.resume(returning: .failure(Self.cancelledError))
+        }
+        return !alreadyCancelled
+    }
+
+    func cancel() {
+        let continuation = state.withLock { state in
+            state.cancelled = true
+            return state.continuation.take()
+        }
+        continuation?.resume(returning: .failure(Self.cancelledError))
+    }
+
+    func finish(_ result: TransferResult) {
+        state.withLock { $0.continuation.take() }?.resume(returning: result)
+    }
+
+    private static let cancelledError = HTTPError(code: .cancelled, message: "the request was cancelled")
+}

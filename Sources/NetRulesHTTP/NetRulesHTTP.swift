@@ -1,2 +1,0 @@
-/// Namespace of the NetRulesHTTP target.
-public enum NetRulesHTTP {}

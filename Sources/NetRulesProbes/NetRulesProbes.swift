@@ -1,2 +1,0 @@
-/// Namespace of the NetRulesProbes target.
-public enum NetRulesProbes {}

@@ -1,0 +1,112 @@
+import NetRulesCore
+import NetRulesHTTP
+
+/// Runs the captive-portal probes of a ``ConnectivitySettings`` in parallel and classifies.
+///
+/// Each probe is a plain-HTTP GET whose redirect is never followed. The first conclusive
+/// answer wins and cancels the rest:
+/// - the expected status with the expected page text (or an empty body when none is
+///   configured) means `online`;
+/// - a 3xx, a 511, or a 2xx with other content means `portal`, and the redirect target (else
+///   the probe's own URL) becomes `portal.url`;
+/// - other statuses and errors prove nothing. When nothing is conclusive the verdict is `offline`.
+struct PortalClassifier: Sendable {
+    var client: HTTPClient
+    var timeout: Duration
+    var interface: String?
+
+    /// Page bodies larger than this are a login page, not a success page: no need to read more.
+    static let bodyLimit = 64 * 1024
+
+    func classify(_ probes: [ConnectivitySettings.Probe]) async -> PortalVerdict {
+        let clock = ContinuousClock()
+        let started = clock.now
+        return await withTaskGroup(of: PortalVerdict.Evidence.self) { group in
+            for probe in probes {
+                group.addTask { await run(probe) }
+            }
+            var evidence: [PortalVerdict.Evidence] = []
+            for await item in group {
+                evidence.append(item)
+                guard let conclusion = item.conclusion else { continue }
+                group.cancelAll()
+                let url = conclusion == .portal ? (item.location ?? item.url) : nil
+                return PortalVerdict(
+                    connectivity: conclusion, portalURL: url, decidingProbe: item, evidence: evidence,
+                    duration: clock.now - started)
+            }
+            return PortalVerdict(
+                connectivity: .offline, portalURL: nil, decidingProbe: nil, evidence: evidence,
+                duration: clock.now - started)
+        }
+    }
+
+    private func run(_ probe: ConnectivitySettings.Probe) async -> PortalVerdict.Evidence {
+        let request = HTTPRequest(
+            url: probe.url, headers: [("Cache-Control", "no-cache")], timeout: timeout, interface: interface,
+            maxResponseBytes: Self.bodyLimit)
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            let response = try await client.send(request)
+            return PortalVerdict.Evidence(
+                url: probe.url, status: response.status, location: response.location, error: nil,
+                duration: response.duration, conclusion: Self.conclusion(for: response, expecting: probe))
+        } catch {
+            return PortalVerdict.Evidence(
+                url: probe.url, status: nil, location: nil, error: error.description,
+                duration: clock.now - started, conclusion: nil)
+        }
+    }
+
+    /// What one response means on its own (pure; the tests walk every branch).
+    static func conclusion(for response: HTTPResponse, expecting probe: ConnectivitySettings.Probe) -> PortalVerdict.Connectivity? {
+        if response.status == probe.expectedStatus && matches(response.body, probe.expectedBody) {
+            return .online
+        }
+        switch response.status {
+        case 300...399, 511: return .portal
+        case 200...299: return .portal
+        default: return nil
+        }
+    }
+
+    /// Whether `body` is the expected page: its text (tags removed, whitespace trimmed) equals
+    /// `expected`, or it is empty when nothing is expected.
+    ///
+    /// Apple's page is `<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>`;
+    /// a configured plain-text endpoint answers just `Success`. Both match `Success`.
+    static func matches(_ body: [UInt8], _ expected: String?) -> Bool {
+        let text = String(decoding: body, as: UTF8.self)
+        guard let expected else { return text.allSatisfy(\.isWhitespace) }
+        if text.trimmingWhitespace() == expected { return true }
+        // ASCII-only lower-casing keeps byte offsets, so the ranges found apply to `body` itself.
+        let lower = body.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        var inner = body[...]
+        if let open = lower.firstRange(of: Array("<body".utf8)),
+            let tagEnd = lower[open.upperBound...].firstIndex(of: UInt8(ascii: ">")),
+            let close = lower[tagEnd...].firstRange(of: Array("</body>".utf8))
+        {
+            inner = body[(tagEnd + 1)..<close.lowerBound]
+        }
+        return stripTags(String(decoding: inner, as: UTF8.self)).trimmingWhitespace() == expected
+    }
+
+    private static func stripTags(_ html: String) -> String {
+        var out = ""
+        var inTag = false
+        for character in html {
+            if character == "<" { inTag = true } else if character == ">" { inTag = false } else if !inTag { out.append(character) }
+        }
+        return out
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> String {
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
+            return ""
+        }
+        return String(self[first...last])
+    }
+}

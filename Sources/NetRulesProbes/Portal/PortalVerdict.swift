@@ -1,0 +1,40 @@
+/// The outcome of one captive-portal classification, with its evidence.
+public struct PortalVerdict: Sendable {
+    /// The value of the `connectivity` fact.
+    public enum Connectivity: String, Sendable {
+        /// A probe got exactly the expected answer.
+        case online
+        /// A probe was redirected, got 511, or got a page other than the expected one.
+        case portal
+        /// No probe got a conclusive answer.
+        case offline
+    }
+
+    /// What one probe saw.
+    public struct Evidence: Sendable {
+        /// The probe's URL.
+        public var url: String
+        /// The HTTP status, or nil when there was no answer.
+        public var status: Int?
+        /// The redirect target, when the answer had one.
+        public var location: String?
+        /// Why there was no answer (timeout, resolution, connection), or nil.
+        public var error: String?
+        /// From sending to the answer or the failure.
+        public var duration: Duration
+        /// What this answer means on its own, or nil when it proves nothing (an error, a 404, a 500).
+        public var conclusion: Connectivity?
+    }
+
+    /// The classification.
+    public var connectivity: Connectivity
+    /// Where the portal wants the user to log in: the redirect target, else the probe's URL;
+    /// nil unless ``connectivity`` is `portal`.
+    public var portalURL: String?
+    /// The probe whose answer decided, or nil for `offline`.
+    public var decidingProbe: Evidence?
+    /// Every probe that finished before the decision (the losers are cancelled, not listed).
+    public var evidence: [Evidence]
+    /// From the start of the classification to the decision.
+    public var duration: Duration
+}

@@ -1,0 +1,80 @@
+import NetRulesCore
+import NetRulesHTTP
+
+/// The observer behind `hosts.NAME`: probes every watched host on its own schedule.
+///
+/// Give it the hosts the loaded rules read (`RuleSet.demand.hosts`); hosts are de-duplicated by
+/// name, so ten rules about `intranet` share one prober. Each host runs a round every
+/// `interval`: up to `tries` ICMP echoes (or TCP connections for `name:port`) of `timeout`
+/// each, stopping at the first success. It reports `reachable` or `unreachable` after the
+/// first round and then only on change. A flapping host is reported as it flaps: damping is
+/// the rule's `for:`.
+///
+/// All ICMP hosts share one ``ICMPPinger`` (one socket per address family).
+public struct HostProber: Observer {
+    /// The value reported for a host that answered this round.
+    public static let reachable: FactValue = "reachable"
+    /// The value reported for a host that did not answer any try this round.
+    public static let unreachable: FactValue = "unreachable"
+
+    public let name = "probes"
+
+    /// The hosts probed, one per name.
+    public let hosts: [HostDefinition]
+    private let clock: any Clock<Duration>
+    private let pinger: ICMPPinger?
+    private let executor: BlockingExecutor
+
+    /// Creates a prober for `hosts`.
+    ///
+    /// - Parameters:
+    ///   - hosts: The watched hosts; a repeated name keeps its first definition.
+    ///   - clock: Paces the rounds (`ContinuousClock` in production).
+    public init(hosts: [HostDefinition], clock: any Clock<Duration> = ContinuousClock()) {
+        self.init(hosts: hosts, clock: clock, pinger: nil, executor: .dispatch)
+    }
+
+    /// Creates a prober with a given pinger and executor (tests pass ones inside a namespace).
+    package init(hosts: [HostDefinition], clock: any Clock<Duration>, pinger: ICMPPinger?, executor: BlockingExecutor) {
+        var seen = Set<String>()
+        self.hosts = hosts.filter { seen.insert($0.name).inserted }
+        self.clock = clock
+        self.pinger = pinger
+        self.executor = executor
+    }
+
+    /// Probes until cancelled.
+    ///
+    /// - Throws: ``ICMPError`` when some host needs ICMP and no ICMP socket can be opened
+    ///   (the message names `net.ipv4.ping_group_range`).
+    public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+        var pinger = self.pinger
+        if pinger == nil, hosts.contains(where: { $0.port == nil }) {
+            pinger = try ICMPPinger()
+        }
+        defer { if self.pinger == nil { pinger?.close() } }
+        let check = HostCheck(pinger: pinger, executor: executor)
+        await withTaskGroup(of: Void.self) { group in
+            for host in hosts {
+                group.addTask { await watch(host, check: check, updates: updates) }
+            }
+        }
+    }
+
+    private func watch(_ host: HostDefinition, check: HostCheck, updates: AsyncStream<FactUpdate>.Continuation) async {
+        var last: FactValue?
+        while !Task.isCancelled {
+            let value = await check.isReachable(host) ? Self.reachable : Self.unreachable
+            if Task.isCancelled { return }
+            if value != last {
+                updates.yield(FactUpdate(values: [.host(host.name): value]))
+                last = value
+            }
+            do {
+                try await clock.sleep(for: host.interval)
+            } catch {
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+@preconcurrency import Glibc
+import NetRulesCore
+import NetRulesHTTP
+
+/// One TCP connection attempt: the probe for `name:port` hosts.
+///
+/// A completed handshake is success; a refusal is failure, because a rule that names a port
+/// asks whether the service answers, not whether the machine is up. The attempt runs on the
+/// blocking executor (a non-blocking `connect(2)` and a `poll(2)` bounded by the timeout).
+enum TCPProbe {
+    /// Connects to `address:port` and closes at once.
+    ///
+    /// - Returns: The handshake time, or the reason it failed.
+    static func connect(
+        to address: IPAddress, port: UInt16, timeout: Duration, executor: BlockingExecutor = .dispatch
+    ) async -> Result<Duration, SystemCallError> {
+        await executor.run { attempt(address, port: port, timeout: timeout) }
+    }
+
+    private static func attempt(_ address: IPAddress, port: UInt16, timeout: Duration) -> Result<Duration, SystemCallError> {
+        let clock = ContinuousClock()
+        let started = clock.now
+        do throws(SystemCallError) {
+            let socket = try Socket(domain: address.isV6 ? AF_INET6 : AF_INET, type: CInt(SOCK_STREAM.rawValue), protocol: 0)
+            defer { socket.close() }
+            try socket.withFileDescriptor { fd throws(SystemCallError) in
+                let target = SocketAddress(address, port: port)
+                let connected = try target.withSockAddr { pointer, length throws(SystemCallError) in
+                    switch sys_connect(fd, pointer, length) {
+                    case .success: return true
+                    case .failure(.inProgress): return false
+                    case .failure(let errno): throw SystemCallError(call: "connect", errno: errno)
+                    }
+                }
+                if connected { return }
+                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                let deadline = started + timeout
+                while true {
+                    let remaining = CInt(clamping: CurlLikeMilliseconds.roundUp(deadline - clock.now))
+                    let ready = try sys_poll(&pfd, 1, remaining).get("poll")
+                    if ready > 0 { break }
+                    if clock.now >= deadline { throw SystemCallError(call: "connect", errno: Errno(rawValue: ETIMEDOUT)) }
+                }
+                let error = try sys_getsockopt_int(fd, SOL_SOCKET, SO_ERROR).get("getsockopt")
+                if error != 0 { throw SystemCallError(call: "connect", errno: Errno(rawValue: error)) }
+            }
+            return .success(clock.now - started)
+        } catch {
+            return .failure(error)
+        }
+    }
+}
