@@ -17,12 +17,13 @@ enum PercentEncoding {
         return out
     }
 
-    /// Encodes control bytes (CR and LF above all) and `%` in a header value, so a value cannot
-    /// end its header and start another; everything else, non-UTF-8 bytes included, stays.
+    /// Encodes control bytes (CR and LF above all), spaces, `%` and non-ASCII bytes in a header
+    /// value, so a value cannot end its header and start another, HTTP's trimming of surrounding
+    /// whitespace cannot change it, and any bytes survive as ASCII.
     static func headerValue(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         for byte in bytes {
-            if byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "%") {
+            if byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "%") {
                 out += Array("%\(hexUpper(byte))".utf8)
             } else {
                 out.append(byte)

@@ -134,3 +134,21 @@ enum GNUExtensions {
         return unsafeBitCast(address, to: F.self)
     }
 }
+
+/// The names in a directory, without `.` and `..`. readdir(3) reports errors only through errno,
+/// so errno is cleared before each call.
+func sys_listDirectory(_ path: String) -> Result<[String], Errno> {
+    guard let directory = opendir(path) else { return .failure(.current) }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while true {
+        errno = 0
+        guard let entry = readdir(directory) else {
+            return errno == 0 ? .success(names) : .failure(.current)
+        }
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if name != "." && name != ".." { names.append(name) }
+    }
+}
