@@ -20,7 +20,9 @@ struct OutboxCrashTests {
     func outboxChildProcess() async throws {
         let state = try #require(Self.variable(Self.stateVariable))
         let url = try #require(Self.variable(Self.urlVariable))
-        let runner = ActionRunner(stateDirectory: state, concurrency: 4, environment: [:])
+        // Every firing runs at once, so each delivery is in the outbox and attempted right away
+        // (with a lower bound, an unlucky delivery's growing backoff would hold the others back).
+        let runner = ActionRunner(stateDirectory: state, concurrency: Self.deliveries, environment: [:])
         for n in 0..<Self.deliveries {
             let action = WebhookAction(
                 url: Fixtures.template(url), body: .json(.object([ConfigMember("n", .number(Double(n)))])),
@@ -70,9 +72,9 @@ struct OutboxCrashTests {
         let accepted = Dictionary(grouping: requests.filter { $0.status == 200 }, by: \.key)
         #expect(accepted.count == Self.deliveries, "some deliveries never succeeded")
         // A key accepted twice is a request answered just before the kill but not yet removed
-        // from the outbox; at most one per firing running at once (4). The server drops those by key.
+        // from the outbox: rare (the window is one unlink), and the server drops those by key.
         let duplicates = accepted.values.filter { $0.count > 1 }.count
-        #expect(duplicates <= 4)
+        #expect(duplicates <= 2, "\(duplicates) deliveries accepted twice")
         let resumed = requests.filter { $0.phase == 2 }
         #expect(!resumed.isEmpty, "nothing was pending at the kill; the test proved nothing")
         #expect(resumed.allSatisfy { $0.status == 200 })
