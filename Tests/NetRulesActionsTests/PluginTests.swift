@@ -69,4 +69,20 @@ struct PluginTests {
         guard case .failed(let error) = results.first?.outcome else { Issue.record("a hung plugin succeeded"); return }
         #expect(error.code == .timedOut)
     }
+
+    @Test func theShippedExamplePluginRuns() async throws {
+        // Tests/NetRulesActionsTests/PluginTests.swift → the repository root.
+        let root = String(#filePath.split(separator: "/").dropLast(3).joined(separator: "/"))
+        let examples = "/" + root + "/examples/plugins"
+        let path = try #require(ActionCatalog.findPlugin(named: "notify", directories: [examples], path: nil))
+        // A PATH with `cat` only: the plugin's fallback path, without jq or notify-send.
+        let bin = TemporaryDirectory()
+        symlink("/bin/cat", bin.file("cat"))
+        let harness = RunnerHarness(environment: ["PATH": bin.path])
+        let action = PluginAction(name: "notify", options: .object([ConfigMember("title", .string("At {{ssid}}"))]), executablePath: path)
+        await harness.runner.submit(Fixtures.firing(rule: "office", facts: [.ssid: "Office"], actions: [ActionSpec(action)]), wallTime: "t")
+        let result = try #require(await harness.settledResults(expecting: 1).first)
+        #expect(result.isSuccess, "\(result)")
+        #expect(result.output == "stdout: netrules: office enter: SSID: Office")
+    }
 }
