@@ -16,7 +16,7 @@ struct OutboxCrashTests {
 
     static func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
-    @Test(.enabled(if: variable(stateVariable) != nil, "only in the child process that deliveriesSurviveSIGKILL starts"))
+    @Test(.enabled(if: variable(stateVariable) != nil, "only in the child process that deliveriesSurviveSIGKILLAndAreDeliveredOnceByKey starts"))
     func outboxChildProcess() async throws {
         let state = try #require(Self.variable(Self.stateVariable))
         let url = try #require(Self.variable(Self.urlVariable))

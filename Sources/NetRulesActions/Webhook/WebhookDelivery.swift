@@ -54,26 +54,29 @@ struct WebhookDelivery: Sendable {
                 if (200..<300).contains(response.status) {
                     // Delivered; if the removal fails the entry is sent again later, which the
                     // idempotency key makes harmless.
-                    try? outbox.remove(entry)
+                    let (outbox, delivered) = (self.outbox, entry)
+                    await DedicatedThread.run { try? outbox.remove(delivered) }
                     return (.delivered(status: response.status), made)
                 }
                 lastProblem = "HTTP \(response.status)"
                 if Self.isFinal(response.status) {
-                    return (fail(entry, .httpStatus, "the server answered HTTP \(response.status)", status: lastStatus), made)
+                    return (await fail(entry, .httpStatus, "the server answered HTTP \(response.status)", status: lastStatus), made)
                 }
             } catch {
                 if error.code == .cancelled { return (.parked, made) }
                 lastProblem = "\(error.code)"
                 if error.code == .invalidRequest {
-                    return (fail(entry, .transportFailed, "the request is unusable: \(error.message)", status: nil), made)
+                    return (await fail(entry, .transportFailed, "the request is unusable: \(error.message)", status: nil), made)
                 }
             }
             if entry.attemptsMade >= entry.attempts {
                 let code: ActionError.Code = lastStatus == nil ? .transportFailed : .httpStatus
-                return (fail(entry, code, "gave up after \(entry.attemptsMade) attempts (last: \(lastProblem))", status: lastStatus), made)
+                return (await fail(entry, code, "gave up after \(entry.attemptsMade) attempts (last: \(lastProblem))", status: lastStatus), made)
             }
             // Persist the count, so a restart continues the budget instead of starting over.
-            try? outbox.store(entry)
+            let persisted = entry
+            let outbox = self.outbox
+            await DedicatedThread.run { try? outbox.store(persisted) }
             let wait = Self.delay(beforeRetry: entry.attemptsMade, backoff: .milliseconds(entry.backoffMilliseconds), maximum: maximumBackoff)
             do {
                 try await clock.sleep(for: wait)
@@ -83,13 +86,19 @@ struct WebhookDelivery: Sendable {
         }
     }
 
-    private func fail(_ entry: OutboxEntry, _ code: ActionError.Code, _ message: String, status: Int?) -> Outcome {
+    /// Moves the entry to `failed/` (on a dedicated thread: it fsyncs two directories).
+    private func fail(_ entry: OutboxEntry, _ code: ActionError.Code, _ message: String, status: Int?) async -> Outcome {
         var error = ActionError(code, "webhook \(entry.method) delivery \(entry.idempotencyKey): \(message)")
-        do {
-            try outbox.moveToFailed(entry)
-        } catch let moveError {
-            error.message += " (and it could not be moved to outbox/failed: \(moveError))"
+        let outbox = self.outbox
+        let moveError: ActionError? = await DedicatedThread.run {
+            do throws(ActionError) {
+                try outbox.moveToFailed(entry)
+                return nil
+            } catch {
+                return error
+            }
         }
+        if let moveError { error.message += " (and it could not be moved to outbox/failed: \(moveError))" }
         return .failed(error, status: status)
     }
 }
