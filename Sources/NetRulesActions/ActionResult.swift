@@ -1,0 +1,82 @@
+import NetRulesCore
+
+/// What became of one action of one firing.
+///
+/// The runner reports one per action, in order, including the actions it skipped, so a log or a
+/// test can account for every entry of every `do:` list.
+public struct ActionResult: Sendable, CustomStringConvertible {
+    /// How the action ended.
+    public enum Outcome: Sendable {
+        case succeeded
+        case failed(ActionError)
+        /// A webhook held by `when: online` (or resumed after a restart): it sits in the outbox
+        /// and will be delivered in the background; the firing's later actions do not wait.
+        case queued
+        /// Not run: an earlier action failed, or the firing was dropped.
+        case skipped(reason: String)
+    }
+
+    public var rule: String
+    public var edge: Edge
+    /// The action's position in the rule's `do:` list, from 0.
+    public var index: Int
+    /// `run`, `webhook`, `write`, or a plugin's name.
+    public var kind: String
+    public var outcome: Outcome
+    /// A process's exit status, when it exited.
+    public var exitStatus: Int32?
+    /// The signal that ended a process, when one did.
+    public var signal: Int32?
+    /// The last HTTP status a webhook got.
+    public var httpStatus: Int?
+    /// HTTP attempts made (webhooks) or 1.
+    public var attempts: Int
+    public var duration: Duration
+    /// The webhook delivery's `Idempotency-Key`.
+    public var idempotencyKey: String?
+    /// Captured standard output and error of a process, escaped and bounded, for the log.
+    public var output: String?
+
+    public init(rule: String, edge: Edge, index: Int, kind: String, outcome: Outcome = .succeeded) {
+        self.rule = rule
+        self.edge = edge
+        self.index = index
+        self.kind = kind
+        self.outcome = outcome
+        attempts = 0
+        duration = .zero
+    }
+
+    /// Whether the outcome lets the firing's later actions run.
+    public var letsFiringContinue: Bool {
+        switch outcome {
+        case .succeeded, .queued: true
+        case .failed, .skipped: false
+        }
+    }
+
+    public var isSuccess: Bool { if case .succeeded = outcome { true } else { false } }
+
+    /// One log line; never contains header values, bodies or secrets.
+    public var description: String {
+        var text = "rule '\(rule)' \(edge) action \(index) (\(kind)): "
+        switch outcome {
+        case .succeeded: text += "succeeded"
+        case .failed(let error): text += "failed: \(error)"
+        case .queued: text += "queued in the outbox"
+        case .skipped(let reason): text += "skipped: \(reason)"
+        }
+        if let exitStatus { text += ", exit status \(exitStatus)" }
+        if let signal { text += ", signal \(signal)" }
+        if let httpStatus { text += ", HTTP \(httpStatus)" }
+        if attempts > 1 { text += ", \(attempts) attempts" }
+        if duration > .zero { text += ", " + ActionResult.milliseconds(duration) }
+        return text
+    }
+
+    /// `12.3 ms`: one decimal is what a person reading a log wants.
+    static func milliseconds(_ duration: Duration) -> String {
+        let tenths = Int64((DurationSyntax.seconds(duration) * 10_000).rounded())
+        return "\(tenths / 10).\(tenths % 10) ms"
+    }
+}

@@ -1,0 +1,80 @@
+import NetRulesCore
+
+extension ActionRunner {
+    /// Stores the delivery in the outbox, then delivers it inline, or parks it for `online`.
+    func deliverWebhook(_ action: WebhookAction, in context: ActionContext, result: ActionResult) async -> ActionResult {
+        var result = result
+        let entry = WebhookRendering.entry(for: action, in: context, actionIndex: result.index)
+        result.idempotencyKey = entry.idempotencyKey
+        let outbox = executors.delivery.outbox
+        let stored: Result<Void, ActionError> = await DedicatedThread.run {
+            do throws(ActionError) {
+                try outbox.store(entry)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        if case .failure(let error) = stored {
+            // Without a durable record, "at least once" cannot be promised; say so instead of sending.
+            result.outcome = .failed(error)
+            return result
+        }
+        let start = ContinuousClock.now
+        deliveringKeys.insert(entry.idempotencyKey)
+        let (outcome, attempts) = await executors.delivery.deliver(entry)
+        deliveringKeys.remove(entry.idempotencyKey)
+        result.duration = ContinuousClock.now - start
+        result.attempts = attempts
+        apply(outcome, of: entry, to: &result)
+        return result
+    }
+
+    /// Delivers a resumed or unparked entry outside any firing; reports it like an action.
+    func startBackgroundDelivery(_ entry: OutboxEntry) {
+        guard !deliveringKeys.contains(entry.idempotencyKey) else { return }
+        if entry.waitsForOnline && !gate.isOnline {
+            parked[entry.idempotencyKey] = entry
+            return
+        }
+        deliveringKeys.insert(entry.idempotencyKey)
+        backgroundDeliveries += 1
+        let delivery = executors.delivery
+        Task {
+            let start = ContinuousClock.now
+            let (outcome, attempts) = await delivery.deliver(entry)
+            self.finishBackgroundDelivery(entry, outcome: outcome, attempts: attempts, duration: ContinuousClock.now - start)
+        }
+    }
+
+    private func finishBackgroundDelivery(
+        _ entry: OutboxEntry, outcome: WebhookDelivery.Outcome, attempts: Int, duration: Duration
+    ) {
+        deliveringKeys.remove(entry.idempotencyKey)
+        backgroundDeliveries -= 1
+        var result = ActionResult(
+            rule: entry.rule, edge: Edge(rawValue: entry.edge) ?? .enter, index: entry.actionIndex, kind: "webhook")
+        result.idempotencyKey = entry.idempotencyKey
+        result.attempts = attempts
+        result.duration = duration
+        apply(outcome, of: entry, to: &result)
+        publish(result)
+        // Connectivity may have dropped between the check and the attempt; park it again.
+        if case .parked = outcome, entry.waitsForOnline, !gate.isOnline { parked[entry.idempotencyKey] = entry }
+        schedule()
+    }
+
+    private func apply(_ outcome: WebhookDelivery.Outcome, of entry: OutboxEntry, to result: inout ActionResult) {
+        switch outcome {
+        case .delivered(let status):
+            result.httpStatus = status
+            result.outcome = .succeeded
+        case .failed(let error, let status):
+            result.httpStatus = status
+            result.outcome = .failed(error)
+        case .parked:
+            if entry.waitsForOnline { parked[entry.idempotencyKey] = entry }
+            result.outcome = .queued
+        }
+    }
+}

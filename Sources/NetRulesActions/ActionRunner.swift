@@ -1,0 +1,208 @@
+import NetRulesCore
+import NetRulesHTTP
+
+/// Executes firings: per-rule order, bounded concurrency, and a durable outbox for webhooks.
+///
+/// `submit` queues a firing and returns at once. Firings of one rule run one at a time in the
+/// order submitted; firings of different rules run concurrently, at most `concurrency` at once.
+/// When a queued firing's turn comes and a later firing of the same rule with the opposite edge
+/// has been submitted since, it is dropped (its actions are reported as skipped): there is no "up"
+/// script after the link went down again. A firing already running is never interrupted.
+///
+/// The actions of a firing run in order; a failed action skips the rest unless its
+/// `continue_on_error` is set. Every action, skipped ones included, yields one `ActionResult` on
+/// `results` and one line to `logger`; log lines never contain header values or bodies.
+///
+/// Webhooks go to the outbox before their first attempt and are delivered inline (the firing waits,
+/// so order holds), except that a `when: online` webhook while not online is parked and reported as
+/// `queued`; it is sent when `connectivityChanged(to: "online")` arrives. `resumeOutbox()` restarts
+/// deliveries a previous process left pending.
+public actor ActionRunner {
+    private struct Pending {
+        var firing: Firing
+        var wallTime: String
+        var sequence: UInt64
+    }
+
+    private let environment: [String: String]
+    private let concurrency: Int
+    private let logger: @Sendable (String) -> Void
+    let executors: Executors
+    let gate = ConnectivityGate()
+    private let resultsContinuation: AsyncStream<ActionResult>.Continuation
+
+    /// One `ActionResult` per action, in the order they finish; buffers without bound until read.
+    public nonisolated let results: AsyncStream<ActionResult>
+
+    private var queue: [Pending] = []
+    private var runningRules: Set<String> = []
+    private var nextSequence: UInt64 = 0
+    /// The sequence number of the latest submitted firing per rule and edge.
+    private var latest: [String: [Edge: UInt64]] = [:]
+    var backgroundDeliveries = 0
+    var deliveringKeys: Set<String> = []
+    var parked: [String: OutboxEntry] = [:]
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Creates a runner.
+    ///
+    /// - Parameters:
+    ///   - stateDirectory: Where the outbox lives (`<stateDirectory>/outbox/`); created when needed.
+    ///   - httpClient: The client for webhooks; share the portal probe's.
+    ///   - concurrency: How many rules' firings may run at once (at least 1).
+    ///   - environment: The daemon's environment: inherited by processes, read by `{{env.NAME}}`.
+    ///   - pluginDirectories: Searched for plugins the rule set did not resolve at load time.
+    ///   - logger: Receives one line per action result and per outbox problem.
+    ///   - clock: Times webhook backoff.
+    ///   - terminationGrace: Between SIGTERM and SIGKILL when a process times out.
+    public init(
+        stateDirectory: String, httpClient: HTTPClient = HTTPClient(), concurrency: Int = 4,
+        environment: [String: String], pluginDirectories: [String] = [],
+        logger: @escaping @Sendable (String) -> Void = { _ in }, clock: any Clock<Duration> = ContinuousClock(),
+        terminationGrace: Duration = .seconds(2)
+    ) {
+        self.environment = environment
+        self.concurrency = max(1, concurrency)
+        self.logger = logger
+        let gate = self.gate
+        executors = Executors(
+            run: RunExecutor(terminationGrace: terminationGrace),
+            write: WriteExecutor(),
+            plugin: PluginExecutor(directories: pluginDirectories, terminationGrace: terminationGrace),
+            delivery: WebhookDelivery(
+                client: httpClient, outbox: Outbox(stateDirectory: stateDirectory), clock: clock,
+                environment: environment, isOnline: { gate.isOnline }
+            )
+        )
+        (results, resultsContinuation) = AsyncStream.makeStream(of: ActionResult.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Queues a firing and returns immediately.
+    ///
+    /// - Parameters:
+    ///   - firing: What the engine fired.
+    ///   - wallTime: The firing's wall-clock time as RFC 3339 (`{{time}}`, `NETRULES_TIME`).
+    public func submit(_ firing: Firing, wallTime: String) {
+        nextSequence += 1
+        latest[firing.rule, default: [:]][firing.edge] = nextSequence
+        queue.append(Pending(firing: firing, wallTime: wallTime, sequence: nextSequence))
+        schedule()
+    }
+
+    /// Returns once no firing is queued or running and no delivery is in flight.
+    ///
+    /// Deliveries parked for `online` do not count: they may wait for hours.
+    public func drain() async {
+        if isIdle { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    /// Picks up deliveries a previous process left in the outbox: each is attempted again (or
+    /// parked for `online`) with the attempts it has left and its original idempotency key.
+    public func resumeOutbox() async {
+        let outbox = executors.delivery.outbox
+        let (entries, problems) = await DedicatedThread.run { outbox.pending() }
+        problems.forEach(logger)
+        for entry in entries where !deliveringKeys.contains(entry.idempotencyKey) {
+            parked[entry.idempotencyKey] = nil
+            startBackgroundDelivery(entry)
+        }
+    }
+
+    /// Tells the runner the `connectivity` fact's new value (`online`, `portal`, `offline`, or nil
+    /// when unknown); on the change to `online`, parked deliveries start.
+    public func connectivityChanged(to value: String?) {
+        guard gate.update(value) else { return }
+        let waiting = parked.values.sorted { $0.enqueuedAt < $1.enqueuedAt }
+        parked = [:]
+        waiting.forEach(startBackgroundDelivery)
+    }
+
+    /// The idempotency keys of deliveries parked until the network is online.
+    public var parkedDeliveries: [String] { parked.keys.sorted() }
+
+    // MARK: Scheduling
+
+    private var isIdle: Bool { queue.isEmpty && runningRules.isEmpty && backgroundDeliveries == 0 }
+
+    func schedule() {
+        var index = 0
+        while runningRules.count < concurrency, index < queue.count {
+            let pending = queue[index]
+            guard !runningRules.contains(pending.firing.rule) else {
+                index += 1
+                continue
+            }
+            queue.remove(at: index)
+            if let opposite = latest[pending.firing.rule]?[pending.firing.edge.opposite], opposite > pending.sequence {
+                report(skipping: pending.firing, reason: "dropped: the rule fired '\(pending.firing.edge.opposite)' since")
+                continue
+            }
+            runningRules.insert(pending.firing.rule)
+            let context = ActionContext(firing: pending.firing, wallTime: pending.wallTime, environment: environment)
+            Task { await self.perform(context) }
+        }
+        resumeIdleWaitersIfIdle()
+    }
+
+    private func perform(_ context: ActionContext) async {
+        let firing = context.firing
+        var stopped: String?
+        for (index, spec) in firing.actions.enumerated() {
+            let base = ActionResult(rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind)
+            if let stopped {
+                publish(ActionResult(rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind, outcome: .skipped(reason: stopped)))
+                continue
+            }
+            let result = await execute(spec.definition, in: context, result: base)
+            publish(result)
+            if !result.letsFiringContinue && !spec.continueOnError {
+                stopped = "action \(index) (\(spec.kind)) failed"
+            }
+        }
+        runningRules.remove(firing.rule)
+        schedule()
+    }
+
+    private func execute(_ definition: any ActionDefinition, in context: ActionContext, result: ActionResult) async -> ActionResult {
+        switch definition {
+        case let action as RunAction: return await executors.run.execute(action, in: context, result: result)
+        case let action as WriteAction: return await executors.write.execute(action, in: context, result: result)
+        case let action as PluginAction: return await executors.plugin.execute(action, in: context, result: result)
+        case let action as WebhookAction: return await deliverWebhook(action, in: context, result: result)
+        default:
+            var result = result
+            result.outcome = .failed(ActionError(.spawnFailed, "no executor for action kind '\(definition.kind)'"))
+            return result
+        }
+    }
+
+    private func report(skipping firing: Firing, reason: String) {
+        for (index, spec) in firing.actions.enumerated() {
+            publish(ActionResult(rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind, outcome: .skipped(reason: reason)))
+        }
+    }
+
+    func publish(_ result: ActionResult) {
+        logger(result.description)
+        if let output = result.output { logger("rule '\(result.rule)' action \(result.index) output: \(output)") }
+        resultsContinuation.yield(result)
+    }
+
+    private func resumeIdleWaitersIfIdle() {
+        guard isIdle, !idleWaiters.isEmpty else { return }
+        let waiters = idleWaiters
+        idleWaiters = []
+        waiters.forEach { $0.resume() }
+    }
+}
+
+extension ActionRunner {
+    /// The executors, bundled so the runner's initialiser stays readable.
+    struct Executors: Sendable {
+        var run: RunExecutor
+        var write: WriteExecutor
+        var plugin: PluginExecutor
+        var delivery: WebhookDelivery
+    }
+}

@@ -1,0 +1,22 @@
+import NetRulesCore
+
+/// Everything an action needs to render its templates: the firing, its wall-clock time and the
+/// daemon's environment.
+struct ActionContext: Sendable {
+    var firing: Firing
+    /// RFC 3339, as the runner's caller formatted it.
+    var wallTime: String
+    /// The daemon's environment: passed to processes and read by `{{env.NAME}}`.
+    var environment: [String: String]
+
+    var templateContext: TemplateContext {
+        TemplateContext(
+            facts: firing.facts, rule: firing.rule, edge: firing.edge, time: wallTime, environment: environment
+        )
+    }
+
+    /// Renders `template` with `escape` applied to each substituted value.
+    func render(_ template: Template, escape: ([UInt8]) -> [UInt8] = { $0 }) -> [UInt8] {
+        template.renderBytes(templateContext, escape: escape)
+    }
+}

@@ -1,0 +1,39 @@
+import NetRulesCore
+
+/// The environment a `run` command or a plugin starts with.
+///
+/// The daemon's own environment (so `PATH` and `HOME` work), minus any inherited `NETRULES_*`
+/// variable (a stale one would lie), plus `NETRULES_RULE`, `NETRULES_EDGE`, `NETRULES_TIME` and one
+/// `NETRULES_<KEY>` per known fact, plus the action's own `env:` entries, which win. Unknown facts
+/// have no variable; known-absent ones are set to the empty string. Values are the facts' raw
+/// bytes (lists joined by spaces), cut at a NUL byte because environment entries are C strings.
+enum FiringEnvironment {
+    /// `NETRULES_` and the key upper-cased, with every character other than A–Z and 0–9 as `_`:
+    /// `hosts.intranet` becomes `NETRULES_HOSTS_INTRANET`.
+    static func variableName(for key: FactKey) -> String {
+        "NETRULES_"
+            + String(
+                String.UnicodeScalarView(
+                    key.rawValue.uppercased().unicodeScalars.map {
+                        ("A"..."Z").contains($0) || ("0"..."9").contains($0) ? $0 : "_"
+                    }
+                )
+            )
+    }
+
+    /// The `NAME=value` entries, sorted by name.
+    static func entries(for context: ActionContext, extra: [(name: String, value: [UInt8])] = []) -> [[UInt8]] {
+        var variables: [String: [UInt8]] = [:]
+        for (name, value) in context.environment where !name.hasPrefix("NETRULES_") {
+            variables[name] = Array(value.utf8)
+        }
+        variables["NETRULES_RULE"] = Array(context.firing.rule.utf8)
+        variables["NETRULES_EDGE"] = Array(context.firing.edge.rawValue.utf8)
+        variables["NETRULES_TIME"] = Array(context.wallTime.utf8)
+        for (key, state) in context.firing.facts.known {
+            variables[variableName(for: key)] = state.value?.plainBytes ?? []
+        }
+        for (name, value) in extra { variables[name] = value }
+        return variables.sorted { $0.key < $1.key }.map { Array($0.key.utf8) + [UInt8(ascii: "=")] + $0.value }
+    }
+}

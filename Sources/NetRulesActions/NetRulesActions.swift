@@ -1,2 +1,0 @@
-/// Namespace of the NetRulesActions target.
-public enum NetRulesActions {}

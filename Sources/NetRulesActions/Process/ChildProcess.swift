@@ -1,0 +1,175 @@
+@preconcurrency import Glibc
+
+/// A program to start in its own process group, feed on stdin, watch, and reap.
+///
+/// `run()` spawns with `posix_spawn(3)` (`POSIX_SPAWN_SETPGROUP`, so the child leads a new group),
+/// writes `standardInput` to a pipe, captures stdout and stderr up to `outputLimit` bytes each, and
+/// reaps the child with `waitpid(2)` once its pidfd says it exited. All of this happens on a
+/// dedicated thread that blocks in `poll(2)`, never on the cooperative pool.
+///
+/// On timeout the whole group gets SIGTERM, then SIGKILL after `terminationGrace`; once the leader
+/// has exited after a timeout, the group gets a final SIGKILL so a grandchild that ignored SIGTERM
+/// dies too. That SIGKILL is sent before the leader is reaped, so the group id cannot have been
+/// reused. Without a timeout, members the command left running in the background are left alone:
+/// the action is over when its command exits (`run: "vpnc &"` is legitimate).
+struct ChildProcess: Sendable {
+    var executablePath: String
+    /// `argv`, including `argv[0]`.
+    var arguments: [[UInt8]]
+    /// `NAME=value` entries.
+    var environment: [[UInt8]]
+    var workingDirectory: String?
+    var standardInput: [UInt8] = []
+    var timeout: Duration
+    var terminationGrace: Duration = .seconds(2)
+    /// Bytes kept per output stream; the rest is counted and dropped.
+    var outputLimit = 16 * 1024
+
+    /// Starts the process and waits, without blocking the caller's thread, until it has been reaped.
+    /// - Throws: `SystemCallError` when the pipes or the spawn fail (for example ENOENT).
+    func run() async throws(SystemCallError) -> ChildProcessOutcome {
+        try await DedicatedThread.run { self.runBlocking() }.get()
+    }
+
+    /// The same, on the calling thread.
+    func runBlocking() -> Result<ChildProcessOutcome, SystemCallError> {
+        Self.blockBrokenPipeSignal()
+        let start = ContinuousClock.now
+        let spawned: SpawnedChild
+        do {
+            spawned = try spawn()
+        } catch {
+            return .failure(error)
+        }
+        var supervisor = Supervisor(child: spawned, process: self, start: start)
+        return .success(supervisor.superviseUntilReaped())
+    }
+
+    /// A write to a pipe whose reader has gone raises SIGPIPE, which would kill the daemon. Blocking
+    /// it on this (dedicated) thread turns it into EPIPE without changing the process-wide
+    /// disposition; the child's mask is reset by the spawn attributes.
+    private static func blockBrokenPipeSignal() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    private func spawn() throws(SystemCallError) -> SpawnedChild {
+        let input = try sys_pipe2(O_CLOEXEC).get(call: "pipe2")
+        let inputWrite = FileDescriptor(adopting: input.write)
+        let inputRead = FileDescriptor(adopting: input.read)
+        let output = try sys_pipe2(O_CLOEXEC).get(call: "pipe2")
+        let outputRead = FileDescriptor(adopting: output.read)
+        let outputWrite = FileDescriptor(adopting: output.write)
+        let errors = try sys_pipe2(O_CLOEXEC).get(call: "pipe2")
+        let errorRead = FileDescriptor(adopting: errors.read)
+        let errorWrite = FileDescriptor(adopting: errors.write)
+
+        let pid = try withSpawnArguments { fileActions, attributes, argv, envp in
+            // dup2 onto 0/1/2 clears close-on-exec on the copies only; our ends stay close-on-exec.
+            posix_spawn_file_actions_adddup2(fileActions, input.read, 0)
+            posix_spawn_file_actions_adddup2(fileActions, output.write, 1)
+            posix_spawn_file_actions_adddup2(fileActions, errors.write, 2)
+            if let workingDirectory {
+                guard let addChdir = GNUExtensions.addChdir else { return .failure(.notImplemented) }
+                _ = addChdir(fileActions, workingDirectory)
+            }
+            // Descriptors some library opened without close-on-exec must not reach the child either.
+            if let addClosefrom = GNUExtensions.addClosefrom { _ = addClosefrom(fileActions, 3) }
+            return sys_posix_spawn(executablePath, fileActions, attributes, argv, envp)
+        }.get(call: "posix_spawn")
+
+        // The child holds its own copies; ours must go, or EOF never comes.
+        try? inputRead.close()
+        try? outputWrite.close()
+        try? errorWrite.close()
+        _ = sys_setNonBlocking(input.write)
+        _ = sys_setNonBlocking(output.read)
+        _ = sys_setNonBlocking(errors.read)
+        // A pidfd of an unreaped child is valid even if it has already exited. Without one
+        // (ENOSYS on old kernels) the supervisor falls back to polling waitpid every 10 ms.
+        let pidfd = try? sys_pidfd_open(pid).get(call: "pidfd_open")
+        return SpawnedChild(
+            pid: pid, pidfd: pidfd.map(FileDescriptor.init(adopting:)), standardInput: inputWrite,
+            standardOutput: outputRead, standardError: errorRead
+        )
+    }
+
+    /// Builds the C arrays and spawn attributes `posix_spawn` needs and frees them afterwards.
+    private func withSpawnArguments(
+        _ body: (
+            UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafeMutablePointer<posix_spawnattr_t>,
+            UnsafePointer<UnsafeMutablePointer<CChar>?>, UnsafePointer<UnsafeMutablePointer<CChar>?>
+        ) -> Result<pid_t, Errno>
+    ) -> Result<pid_t, Errno> {
+        let fileActions = UnsafeMutablePointer<posix_spawn_file_actions_t>.allocate(capacity: 1)
+        let attributes = UnsafeMutablePointer<posix_spawnattr_t>.allocate(capacity: 1)
+        posix_spawn_file_actions_init(fileActions)
+        posix_spawnattr_init(attributes)
+        defer {
+            posix_spawn_file_actions_destroy(fileActions)
+            posix_spawnattr_destroy(attributes)
+            fileActions.deallocate()
+            attributes.deallocate()
+        }
+        // A new group led by the child (pgid 0 = its own pid), so a timeout can signal everything
+        // it started; an empty signal mask and default dispositions, so a signal we block or ignore
+        // here (SIGPIPE) is not inherited.
+        posix_spawnattr_setflags(
+            attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
+        )
+        posix_spawnattr_setpgroup(attributes, 0)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in 1...31 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, CInt(signal)) }
+        posix_spawnattr_setsigdefault(attributes, &defaults)
+
+        let argv = CStringArray(arguments)
+        let envp = CStringArray(environment)
+        defer {
+            argv.free()
+            envp.free()
+        }
+        return body(fileActions, attributes, argv.pointer, envp.pointer)
+    }
+}
+
+/// The parent's side of a started child.
+struct SpawnedChild {
+    var pid: pid_t
+    var pidfd: FileDescriptor?
+    var standardInput: FileDescriptor
+    var standardOutput: FileDescriptor
+    var standardError: FileDescriptor
+}
+
+/// A NULL-terminated array of C strings made from byte strings.
+///
+/// C strings end at the first NUL, so a value holding a NUL byte (legal in an SSID) is cut there;
+/// callers that must keep such bytes pass them another way (the JSON document on stdin).
+struct CStringArray {
+    let pointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+    private let count: Int
+
+    init(_ strings: [[UInt8]]) {
+        count = strings.count
+        pointer = .allocate(capacity: strings.count + 1)
+        for (index, string) in strings.enumerated() {
+            let bytes = string.prefix { $0 != 0 }
+            let element = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            for (offset, byte) in bytes.enumerated() { element[offset] = CChar(bitPattern: byte) }
+            element[bytes.count] = 0
+            pointer[index] = element
+        }
+        pointer[strings.count] = nil
+    }
+
+    func free() {
+        for index in 0..<count { pointer[index]?.deallocate() }
+        pointer.deallocate()
+    }
+}

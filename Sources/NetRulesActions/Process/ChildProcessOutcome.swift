@@ -1,0 +1,53 @@
+import NetRulesCore
+
+/// How a child process ended, and what it printed (bounded).
+struct ChildProcessOutcome: Sendable {
+    /// The end of the direct child.
+    enum Termination: Hashable, Sendable, CustomStringConvertible {
+        /// `exit(status)`.
+        case exited(Int32)
+        /// Ended by this signal.
+        case signaled(Int32)
+
+        var description: String {
+            switch self {
+            case .exited(let status): "exit status \(status)"
+            case .signaled(let signal): "signal \(signal)"
+            }
+        }
+    }
+
+    var pid: Int32
+    var termination: Termination
+    /// Whether the timeout expired and the group was signalled.
+    var timedOut: Bool
+    var standardOutput: CapturedOutput
+    var standardError: CapturedOutput
+    /// From just before the spawn until the child was reaped.
+    var duration: Duration
+
+    /// Whether the child exited with status 0 in time.
+    var succeeded: Bool { termination == .exited(0) && !timedOut }
+}
+
+/// The first bytes a stream carried, and how many more were discarded.
+struct CapturedOutput: Sendable, Hashable {
+    var bytes: [UInt8] = []
+    var discardedCount = 0
+
+    mutating func append(_ chunk: UnsafeRawBufferPointer, limit: Int) {
+        let room = max(0, limit - bytes.count)
+        bytes += chunk.prefix(room)
+        discardedCount += max(0, chunk.count - room)
+    }
+
+    /// The bytes for a log line: escaped, trimmed, with a note when some were discarded.
+    var logText: String {
+        var trimmed = bytes[...]
+        while let last = trimmed.last, last == 0x0A || last == 0x0D { trimmed = trimmed.dropLast() }
+        // Escaped, so a process cannot forge log lines with newlines or terminal escapes.
+        var text = FactValue.escaped(Array(trimmed))
+        if discardedCount > 0 { text += " … (\(discardedCount) more bytes)" }
+        return text
+    }
+}

@@ -1,0 +1,158 @@
+@preconcurrency import Glibc
+
+/// The poll loop that feeds, drains, times out and reaps one spawned child.
+///
+/// Confined to the dedicated thread that spawned the child: only this loop closes the child's
+/// descriptors, which is why it may hold their raw numbers across `poll`.
+struct Supervisor {
+    private let child: SpawnedChild
+    private let process: ChildProcess
+    private let start: ContinuousClock.Instant
+
+    private var inputOffset = 0
+    private var output = CapturedOutput()
+    private var errors = CapturedOutput()
+    private var timedOut = false
+    private var deadline: ContinuousClock.Instant?
+    private var status: CInt?
+
+    init(child: SpawnedChild, process: ChildProcess, start: ContinuousClock.Instant) {
+        self.child = child
+        self.process = process
+        self.start = start
+        deadline = start + process.timeout
+        if process.standardInput.isEmpty { try? child.standardInput.close() }
+    }
+
+    mutating func superviseUntilReaped() -> ChildProcessOutcome {
+        while status == nil {
+            pollOnce()
+        }
+        try? child.standardInput.close()
+        // Whatever the child wrote before exiting is already in the pipes; a background
+        // grandchild still holding them open must not keep the action waiting.
+        drain(child.standardOutput, into: &output)
+        drain(child.standardError, into: &errors)
+        try? child.standardOutput.close()
+        try? child.standardError.close()
+        try? child.pidfd?.close()
+        let termination: ChildProcessOutcome.Termination =
+            Self.exited(status!) ? .exited(Self.exitStatus(status!)) : .signaled(Self.terminatingSignal(status!))
+        return ChildProcessOutcome(
+            pid: child.pid, termination: termination, timedOut: timedOut, standardOutput: output,
+            standardError: errors, duration: ContinuousClock.now - start
+        )
+    }
+
+    private mutating func pollOnce() {
+        var entries: [pollfd] = []
+        var roles: [Role] = []
+        func watch(_ descriptor: FileDescriptor?, _ events: CInt, _ role: Role) {
+            guard let descriptor, let fd = try? descriptor.withFileDescriptor({ $0 }) else { return }
+            entries.append(pollfd(fd: fd, events: Int16(events), revents: 0))
+            roles.append(role)
+        }
+        watch(child.standardInput, CInt(POLLOUT), .input)
+        watch(child.standardOutput, CInt(POLLIN), .output)
+        watch(child.standardError, CInt(POLLIN), .errors)
+        watch(child.pidfd, CInt(POLLIN), .exit)
+
+        var timeout = deadline.map { Self.milliseconds(until: $0) } ?? -1
+        if child.pidfd == nil { timeout = timeout < 0 ? 10 : min(timeout, 10) }
+        let ready = entries.withUnsafeMutableBufferPointer { sys_poll($0.baseAddress!, $0.count, timeout) }
+        if case .success(let count) = ready, count > 0 {
+            for (entry, role) in zip(entries, roles) where entry.revents != 0 {
+                switch role {
+                case .input: feedInput()
+                case .output: _ = read(child.standardOutput, into: &output)
+                case .errors: _ = read(child.standardError, into: &errors)
+                case .exit: reapIfExited()
+                }
+            }
+        }
+        if child.pidfd == nil { reapIfExited() }
+        if let deadline, ContinuousClock.now >= deadline, status == nil { escalate() }
+    }
+
+    private enum Role { case input, output, errors, exit }
+
+    /// SIGTERM to the group at the timeout, SIGKILL after the grace period.
+    private mutating func escalate() {
+        if !timedOut {
+            timedOut = true
+            _ = sys_kill(-child.pid, SIGTERM)
+            deadline = ContinuousClock.now + process.terminationGrace
+        } else {
+            _ = sys_kill(-child.pid, SIGKILL)
+            deadline = nil
+        }
+    }
+
+    private mutating func reapIfExited() {
+        if timedOut {
+            // The leader is a zombie at worst, so its pid, and with it the group id, is still ours.
+            _ = sys_kill(-child.pid, SIGKILL)
+        }
+        var raw: CInt = 0
+        if case .success(let pid) = sys_waitpid(child.pid, &raw, WNOHANG), pid == child.pid {
+            status = raw
+        }
+    }
+
+    private mutating func feedInput() {
+        let input = process.standardInput
+        while inputOffset < input.count {
+            let result = (try? child.standardInput.withFileDescriptor { fd in
+                input.withUnsafeBytes { sys_write(fd, UnsafeRawBufferPointer(rebasing: $0[inputOffset...])) }
+            }) ?? .failure(Errno(rawValue: EBADF))
+            switch result {
+            case .success(let count): inputOffset += count
+            case .failure(.wouldBlock): return
+            case .failure:
+                // EPIPE: the child does not want (the rest of) its input; that is its business.
+                inputOffset = input.count
+            }
+        }
+        try? child.standardInput.close()
+    }
+
+    /// Reads what is available now; returns false once the stream is closed.
+    private func read(_ descriptor: FileDescriptor, into capture: inout CapturedOutput) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let result = (try? descriptor.withFileDescriptor { fd in
+                buffer.withUnsafeMutableBytes { sys_read(fd, $0) }
+            }) ?? .success(0)
+            switch result {
+            case .success(0):
+                try? descriptor.close()
+                return false
+            case .success(let count):
+                buffer.withUnsafeBytes { capture.append(UnsafeRawBufferPointer(rebasing: $0[..<count]), limit: process.outputLimit) }
+            case .failure(.wouldBlock):
+                return true
+            case .failure:
+                try? descriptor.close()
+                return false
+            }
+        }
+    }
+
+    private func drain(_ descriptor: FileDescriptor, into capture: inout CapturedOutput) {
+        guard !descriptor.isClosed else { return }
+        _ = read(descriptor, into: &capture)
+    }
+
+    private static func milliseconds(until deadline: ContinuousClock.Instant) -> CInt {
+        let remaining = deadline - ContinuousClock.now
+        guard remaining > .zero else { return 0 }
+        let (seconds, attoseconds) = remaining.components
+        // Rounded up, so the loop does not wake a hair early and spin.
+        return CInt(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
+
+    // The W* macros of <sys/wait.h> are not imported into Swift.
+    private static func exited(_ status: CInt) -> Bool { status & 0x7F == 0 }
+    private static func exitStatus(_ status: CInt) -> Int32 { (status >> 8) & 0xFF }
+    private static func terminatingSignal(_ status: CInt) -> Int32 { status & 0x7F }
+}

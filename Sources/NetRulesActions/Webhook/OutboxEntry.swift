@@ -1,0 +1,58 @@
+import FoundationEssentials
+
+/// One pending webhook delivery, as stored in `<state-dir>/outbox/<idempotency-key>.json`.
+///
+/// The request is rendered when the firing runs (the facts of that moment), except header parts
+/// that read `{{env.NAME}}`: those are stored as the variable's name and read again before every
+/// attempt, so a secret never reaches the disk and a rotated token is picked up by retries.
+struct OutboxEntry: Codable, Sendable {
+    /// One piece of a header value: literal text, or an environment variable read at send time.
+    struct HeaderPart: Codable, Sendable, Hashable {
+        var text: String?
+        var environment: String?
+    }
+
+    struct Header: Codable, Sendable {
+        var name: String
+        var parts: [HeaderPart]
+    }
+
+    /// The format of this file; bumped when a field changes meaning.
+    var version = 1
+    /// A random UUID chosen at enqueue, sent as `Idempotency-Key` on every attempt.
+    var idempotencyKey: String
+    var rule: String
+    var edge: String
+    var actionIndex: Int
+    /// Nanoseconds since the epoch at enqueue; pending entries are resumed in this order.
+    var enqueuedAt: Int64
+    var method: String
+    var url: String
+    var headers: [Header]
+    var body: Data?
+    var timeoutMilliseconds: Int64
+    /// Total attempts allowed, the first included.
+    var attempts: Int
+    /// Attempts already made (persisted after each failed attempt, so a restart does not start over).
+    var attemptsMade: Int
+    var backoffMilliseconds: Int64
+    var waitsForOnline: Bool
+
+    var fileName: String { "\(idempotencyKey).json" }
+
+    /// The header fields to send, secrets read from `environment` now.
+    func renderedHeaders(environment: [String: String]) -> [(String, String)] {
+        headers.map { header in
+            let value = header.parts.map { part in
+                part.text ?? PercentEncoding.headerValueText(environment[part.environment ?? ""] ?? "")
+            }.joined()
+            return (header.name, value)
+        }
+    }
+}
+
+extension PercentEncoding {
+    static func headerValueText(_ text: String) -> String {
+        String(decoding: headerValue(Array(text.utf8)), as: UTF8.self)
+    }
+}

@@ -1,0 +1,104 @@
+import NetRulesCore
+import NetRulesHTTP
+
+/// Delivers one outbox entry: attempts with exponential backoff and jitter until a 2xx, a final
+/// failure, or the attempts run out; parks it when `when: online` and the network is not online.
+struct WebhookDelivery: Sendable {
+    /// How a delivery ended for now.
+    enum Outcome: Sendable {
+        case delivered(status: Int)
+        case failed(ActionError, status: Int?)
+        /// Still in the outbox: held for `online`, or interrupted by cancellation (shutdown).
+        case parked
+    }
+
+    var client: HTTPClient
+    var outbox: Outbox
+    var clock: any Clock<Duration>
+    var environment: [String: String]
+    var isOnline: @Sendable () -> Bool
+    /// The longest wait between two attempts.
+    var maximumBackoff: Duration = .seconds(600)
+
+    /// Whether a status ends the delivery without a retry: redirects (never followed; the URL is
+    /// wrong) and client errors other than 408 Request Timeout and 429 Too Many Requests.
+    static func isFinal(_ status: Int) -> Bool {
+        (300..<500).contains(status) && status != 408 && status != 429
+    }
+
+    /// The wait before retry `n` (1 for the first retry): `backoff × 2^(n-1)`, capped, times a
+    /// random factor in [0.5, 1] so that many deliveries failing together do not retry together.
+    static func delay(beforeRetry n: Int, backoff: Duration, maximum: Duration) -> Duration {
+        let exponential = backoff * (1 << min(max(n - 1, 0), 20))
+        return min(exponential, maximum) * Double.random(in: 0.5...1.0)
+    }
+
+    func deliver(_ entry: OutboxEntry) async -> (outcome: Outcome, attempts: Int) {
+        var entry = entry
+        var lastStatus: Int?
+        var lastProblem = ""
+        let attemptsBefore = entry.attemptsMade
+        while true {
+            if entry.waitsForOnline && !isOnline() { return (.parked, entry.attemptsMade - attemptsBefore) }
+            if Task.isCancelled { return (.parked, entry.attemptsMade - attemptsBefore) }
+            entry.attemptsMade += 1
+            let request = HTTPRequest(
+                url: entry.url, method: entry.method,
+                headers: entry.renderedHeaders(environment: environment) + [("Idempotency-Key", entry.idempotencyKey)],
+                body: entry.body.map { Array($0) }, timeout: .milliseconds(entry.timeoutMilliseconds)
+            )
+            let made = entry.attemptsMade - attemptsBefore
+            do {
+                let response = try await client.send(request)
+                lastStatus = response.status
+                if (200..<300).contains(response.status) {
+                    // Delivered; if the removal fails the entry is sent again later, which the
+                    // idempotency key makes harmless.
+                    let (outbox, delivered) = (self.outbox, entry)
+                    await DedicatedThread.run { try? outbox.remove(delivered) }
+                    return (.delivered(status: response.status), made)
+                }
+                lastProblem = "HTTP \(response.status)"
+                if Self.isFinal(response.status) {
+                    return (await fail(entry, .httpStatus, "the server answered HTTP \(response.status)", status: lastStatus), made)
+                }
+            } catch {
+                if error.code == .cancelled { return (.parked, made) }
+                lastProblem = "\(error.code)"
+                if error.code == .invalidRequest {
+                    return (await fail(entry, .transportFailed, "the request is unusable: \(error.message)", status: nil), made)
+                }
+            }
+            if entry.attemptsMade >= entry.attempts {
+                let code: ActionError.Code = lastStatus == nil ? .transportFailed : .httpStatus
+                return (await fail(entry, code, "gave up after \(entry.attemptsMade) attempts (last: \(lastProblem))", status: lastStatus), made)
+            }
+            // Persist the count, so a restart continues the budget instead of starting over.
+            let persisted = entry
+            let outbox = self.outbox
+            await DedicatedThread.run { try? outbox.store(persisted) }
+            let wait = Self.delay(beforeRetry: entry.attemptsMade, backoff: .milliseconds(entry.backoffMilliseconds), maximum: maximumBackoff)
+            do {
+                try await clock.sleep(for: wait)
+            } catch {
+                return (.parked, made)
+            }
+        }
+    }
+
+    /// Moves the entry to `failed/` (on a dedicated thread: it fsyncs two directories).
+    private func fail(_ entry: OutboxEntry, _ code: ActionError.Code, _ message: String, status: Int?) async -> Outcome {
+        var error = ActionError(code, "webhook \(entry.method) delivery \(entry.idempotencyKey): \(message)")
+        let outbox = self.outbox
+        let moveError: ActionError? = await DedicatedThread.run {
+            do throws(ActionError) {
+                try outbox.moveToFailed(entry)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let moveError { error.message += " (and it could not be moved to outbox/failed: \(moveError))" }
+        return .failed(error, status: status)
+    }
+}

@@ -1,0 +1,104 @@
+@preconcurrency import Glibc
+
+/// File writes that a crash cannot tear.
+///
+/// `replace` writes a temporary file in the target's directory, fsyncs it, renames it over the
+/// target and fsyncs the directory: rename(2) within one file system is atomic, so a reader (or
+/// the next boot) sees the old file or the new one, never a mixture, even if the process is killed
+/// at any instant. A kill between the write and the rename can leave the temporary file
+/// (`.NAME.netrules-XXXXXXXXXXXXXXXX.tmp`) behind; it is never read, and it is not cleaned up
+/// automatically because another writer of the same target may own it.
+///
+/// `append` writes the whole record with one write(2) on an `O_APPEND` descriptor, so records of
+/// concurrent writers do not interleave, and fsyncs it.
+enum AtomicFile {
+    /// Replaces the file at `path` with `contents`.
+    /// - Parameters:
+    ///   - mode: Permission bits for a new file; an existing file keeps its own.
+    ///   - createDirectories: Whether to create missing parent directories (mode 0755).
+    static func replace(
+        _ path: String, with contents: [UInt8], mode: UInt32, createDirectories: Bool = true
+    ) throws(SystemCallError) {
+        let (directory, name) = split(path)
+        if createDirectories { try makeDirectories(directory) }
+        var permissions = mode_t(mode)
+        if case .success(let info) = sys_stat(path) { permissions = info.st_mode & 0o7777 }
+        let temporary = "\(directory)/.\(name).netrules-\(randomSuffix()).tmp"
+        let fd = try sys_open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions).get(call: "open")
+        let file = FileDescriptor(adopting: fd)
+        do {
+            // open(2) applies the umask; the rule asked for exact bits.
+            _ = try sys_fchmod(fd, permissions).get(call: "fchmod")
+            try writeAll(fd, contents)
+            _ = try sys_fsync(fd).get(call: "fsync")
+            try file.close()
+            _ = try sys_rename(temporary, path).get(call: "rename")
+        } catch {
+            try? file.close()
+            _ = sys_unlink(temporary)
+            throw error
+        }
+        try syncDirectory(directory)
+    }
+
+    /// Appends `record` to the file at `path` in a single write(2).
+    static func append(
+        _ path: String, record: [UInt8], mode: UInt32, createDirectories: Bool = true
+    ) throws(SystemCallError) {
+        let (directory, _) = split(path)
+        if createDirectories { try makeDirectories(directory) }
+        let fd = try sys_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode_t(mode)).get(call: "open")
+        let file = FileDescriptor(adopting: fd)
+        defer { try? file.close() }
+        let written = try record.withUnsafeBytes { sys_write(fd, $0) }.get(call: "write")
+        // A short write would leave half a record; regular files only do that when the disk is
+        // full, and saying so beats pretending.
+        guard written == record.count else { throw SystemCallError(call: "write", errno: Errno(rawValue: ENOSPC)) }
+        _ = try sys_fsync(fd).get(call: "fsync")
+    }
+
+    /// `mkdir -p`, fsyncing each parent it adds an entry to, so a created path survives a crash.
+    static func makeDirectories(_ path: String) throws(SystemCallError) {
+        guard !path.isEmpty, path != "/" else { return }
+        if case .success(let info) = sys_stat(path) {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw SystemCallError(call: "mkdir", errno: .notDirectory) }
+            return
+        }
+        let (parent, _) = split(path)
+        try makeDirectories(parent)
+        switch sys_mkdir(path, 0o755) {
+        case .success, .failure(.fileExists): break
+        case .failure(let errno): throw SystemCallError(call: "mkdir", errno: errno)
+        }
+        try syncDirectory(parent)
+    }
+
+    /// fsync(2) on a directory makes its entries (a rename, a new file) durable.
+    static func syncDirectory(_ path: String) throws(SystemCallError) {
+        let fd = try sys_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC).get(call: "open")
+        let directory = FileDescriptor(adopting: fd)
+        defer { try? directory.close() }
+        _ = try sys_fsync(fd).get(call: "fsync")
+    }
+
+    static func writeAll(_ fd: CInt, _ bytes: [UInt8]) throws(SystemCallError) {
+        var offset = 0
+        while offset < bytes.count {
+            offset += try bytes.withUnsafeBytes { sys_write(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+                .get(call: "write")
+        }
+    }
+
+    /// The directory and the last component; a bare name lives in `.`.
+    static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = String(path[..<slash])
+        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    }
+
+    private static func randomSuffix() -> String {
+        let value = UInt64.random(in: .min ... .max)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

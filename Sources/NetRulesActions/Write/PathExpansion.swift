@@ -1,0 +1,41 @@
+@preconcurrency import Glibc
+
+/// `~` expansion and load-time checks for paths written in rules.
+public enum PathExpansion {
+    /// Expands a leading `~` or `~/` to `$HOME` (or the password database's home when `HOME` is unset).
+    ///
+    /// `~user` is not supported and is returned unchanged; `validateWritePath` rejects it.
+    public static func expandingTilde(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        return homeDirectory() + path.dropFirst()
+    }
+
+    /// Checks a `write:` path when rules load; returns the problem, or nil when the path is fine.
+    ///
+    /// A path must be absolute after `~` expansion, name a file rather than a directory, and
+    /// contain no NUL byte and no `..` component (a rule file should say plainly where it writes).
+    /// It does not need to exist: missing parent directories are created when the action runs.
+    /// - Parameter path: The path as written in the rule.
+    /// - Returns: A message for a diagnostic, or nil.
+    public static func validateWritePath(_ path: String) -> String? {
+        if path.isEmpty { return "the path is empty" }
+        if path.utf8.contains(0) { return "the path contains a NUL byte" }
+        if path.hasPrefix("~") && !(path == "~" || path.hasPrefix("~/")) {
+            return "'~user' paths are not supported; write the home directory out or use '~/'"
+        }
+        let expanded = expandingTilde(path)
+        guard expanded.hasPrefix("/") else { return "the path must be absolute (or start with '~/')" }
+        if expanded.hasSuffix("/") || path == "~" { return "the path names a directory, not a file" }
+        if expanded.split(separator: "/").contains("..") { return "the path must not contain '..'" }
+        if case .success(let info) = sys_stat(expanded), info.st_mode & S_IFMT == S_IFDIR {
+            return "the path is a directory"
+        }
+        return nil
+    }
+
+    static func homeDirectory() -> String {
+        if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) }
+        if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { return String(cString: directory) }
+        return "/"
+    }
+}

@@ -1,0 +1,28 @@
+@preconcurrency import Glibc
+import Testing
+
+@testable import NetRulesActions
+
+/// The figures of `scripts/bench-actions`; enabled by `NETRULES_BENCH=1` because they take a while
+/// and mean something only on an otherwise idle machine.
+@Suite(.serialized)
+struct ActionBenchmarkTests {
+    static var enabled: Bool { getenv("NETRULES_BENCH") != nil }
+
+    @Test(.enabled(if: enabled, "set NETRULES_BENCH=1 (scripts/bench-actions) to measure"))
+    func spawnToExitOfATrivialRunAction() async {
+        let figures = await ActionBenchmarks.spawnToExit(count: 1000)
+        print("bench actions: spawn-to-exit of run 'true': \(figures)")
+        #expect(figures.count == 1000)
+    }
+
+    @Test(.enabled(if: enabled, "set NETRULES_BENCH=1 (scripts/bench-actions) to measure"))
+    func webhookThroughputToALoopbackServer() async throws {
+        let server = try LoopbackHTTPServer { _ in .status(204) }
+        let state = TemporaryDirectory()
+        let figures = try await ActionBenchmarks.webhookThroughput(url: server.url(), count: 2000, stateDirectory: state.path)
+        print("bench actions: webhook deliveries (outbox fsync + POST + unlink): \(figures)")
+        #expect(figures.count == 2000)
+        #expect(server.requests.count == 2000)
+    }
+}
