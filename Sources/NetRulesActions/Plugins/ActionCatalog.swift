@@ -21,9 +21,16 @@ public enum ActionCatalog {
     /// - Returns: The absolute path of the executable, or nil when there is none.
     public static func findPlugin(named name: String, directories: [String], path: String?) -> String? {
         guard isValidName(name) else { return nil }
+        return findExecutable(executableName(for: name), directories: directories, path: path)
+    }
+
+    /// Looks up an executable file called `fileName` the same way: `directories`, then `path`.
+    /// Observer plugins (`netrules-observer-NAME`) are found with it too.
+    public static func findExecutable(_ fileName: String, directories: [String], path: String?) -> String? {
+        guard !fileName.isEmpty, !fileName.contains("/"), !fileName.contains("\0") else { return nil }
         let searchPath = (path ?? "").split(separator: ":").map(String.init)
         for directory in directories.map(PathExpansion.expandingTilde) + searchPath where directory.hasPrefix("/") {
-            let candidate = (directory.hasSuffix("/") ? directory : directory + "/") + executableName(for: name)
+            let candidate = (directory.hasSuffix("/") ? directory : directory + "/") + fileName
             guard case .success(let info) = sys_stat(candidate), info.st_mode & S_IFMT == S_IFREG else { continue }
             if case .success = sys_access(candidate, X_OK) { return candidate }
         }

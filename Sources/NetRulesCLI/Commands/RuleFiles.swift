@@ -1,4 +1,5 @@
 import Foundation
+import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
 
@@ -39,25 +40,12 @@ enum RuleFiles {
         }
         let searchPath = environment["PATH"]
         let loader = RuleLoader(
-            findActionPlugin: { name, dirs in PluginSearch.find("netrules-action-\(name)", in: dirs, path: searchPath) },
+            findActionPlugin: { name, dirs in ActionCatalog.findPlugin(named: name, directories: dirs, path: searchPath) },
             findObserverPlugin: { name, dirs in
-                PluginSearch.find("netrules-observer-\(name)", in: dirs, path: searchPath)
+                ActionCatalog.findExecutable("netrules-observer-\(name)", directories: dirs, path: searchPath)
             }
         )
         return loader.load(sources)
     }
 }
 
-/// Finds plugin executables: the rule file's plugin directories first, then `PATH`.
-enum PluginSearch {
-    static func find(_ program: String, in directories: [String], path: String?) -> String? {
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
-        let expanded = directories.map { $0 == "~" ? home : $0.hasPrefix("~/") ? home + $0.dropFirst() : $0 }
-        let searched = expanded + (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map(String.init)
-        for dir in searched where !dir.isEmpty {
-            let candidate = (dir as NSString).appendingPathComponent(program)
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
-}

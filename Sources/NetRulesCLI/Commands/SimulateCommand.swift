@@ -1,6 +1,8 @@
 import Foundation
+import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
+import NetRulesDaemon
 
 /// `netrules simulate RULES --timeline FILE [--json]`: the real engine on a virtual clock.
 enum SimulateCommand: Command {
@@ -9,12 +11,19 @@ enum SimulateCommand: Command {
         abstract: "Replay a timeline of facts through the rules and print the firings.",
         discussion: """
             Runs the real engine on a virtual clock: no time passes and no action runs. After the \
-            last step the clock runs on until no 'for:' hold is pending.
+            last step the clock runs on until no 'for:' hold is pending. With --execute, the firings' \
+            actions then run for real, in order, as the daemon would run them ({{time}} is now plus \
+            the firing's offset); each action's result is logged to stderr, and the exit code is 1 \
+            when any action failed.
             """,
         arguments: [ArgumentSpec(name: "rules", help: "Rule files or directories of *.yaml files.", isRepeating: true)],
         options: [
             OptionSpec(long: "timeline", short: "t", valueName: "file", help: "The timeline to replay.", isRequired: true),
             OptionSpec(long: "json", help: "Print one JSON object per firing (JSON Lines)."),
+            OptionSpec(long: "execute", help: "Run the firings' actions for real."),
+            OptionSpec(
+                long: "state-dir", valueName: "dir",
+                help: "With --execute: where the webhook outbox lives (default: a temporary directory)."),
         ]
     )
 
@@ -44,7 +53,47 @@ enum SimulateCommand: Command {
             for line in Table.render(rows) { io.print(line) }
             io.print("\(firings.count) firing\(firings.count == 1 ? "" : "s")")
         }
+        if arguments.flag("execute") {
+            return await execute(firings, result.ruleSet, stateDirectory: arguments.value("state-dir"), io)
+        }
         return ExitCode.success
+    }
+
+    /// Runs the firings' actions through the real action runner and waits for every result.
+    static func execute(_ firings: [Firing], _ ruleSet: RuleSet, stateDirectory: String?, _ io: CommandIO) async
+        -> Int32
+    {
+        let fm = FileManager.default
+        let directory = stateDirectory ?? fm.temporaryDirectory.appendingPathComponent("netrules-simulate-\(UUID())").path
+        defer { if stateDirectory == nil { try? fm.removeItem(atPath: directory) } }
+        let err = io.stderr
+        let runner = ActionRunner(
+            stateDirectory: directory, environment: io.environment, pluginDirectories: ruleSet.pluginDirectories,
+            logger: { err.write($0 + "\n") })
+        let expected = firings.reduce(0) { $0 + $1.actions.count }
+        let failures = Task {
+            var seen = 0
+            var failed = 0
+            for await result in runner.results {
+                seen += 1
+                if case .failed = result.outcome { failed += 1 }
+                if seen == expected { break }
+            }
+            return failed
+        }
+        let start = Date()
+        for firing in firings {
+            await runner.connectivityChanged(to: firing.facts[.connectivity].value?.plainText)
+            let wall = WallClock.rfc3339(start.addingTimeInterval(firing.at.seconds))
+            await runner.submit(firing, wallTime: wall)
+        }
+        await runner.drain()
+        let failed = expected == 0 ? 0 : await failures.value
+        let parked = await runner.parkedDeliveries
+        if !parked.isEmpty {
+            io.printError("\(parked.count) webhook deliver\(parked.count == 1 ? "y is" : "ies are") held until online")
+        }
+        return failed == 0 ? ExitCode.success : ExitCode.failure
     }
 
     static func json(_ firing: Firing) -> JSONValue {

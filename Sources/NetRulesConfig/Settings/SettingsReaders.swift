@@ -115,11 +115,32 @@ extension ValidationContext {
         return ok ? settings : nil
     }
 
-    /// `observers: [NAME, ...]` (found as `netrules-observer-NAME`) or `{ NAME: COMMAND | [ARGV] }`.
+    /// `observers: [NAME | { name, command }, ...]` or `{ NAME: COMMAND | [ARGV] }`. A bare name is
+    /// found as `netrules-observer-NAME`; a command is a program path or an argv list (no shell).
     mutating func observers(_ node: YAMLNode, _ path: KeyPath, find: (String) -> String?) -> [ObserverDefinition] {
         var out: [ObserverDefinition] = []
         if let list = node.sequence {
             for (i, item) in list.items.enumerated() {
+                if let m = item.mapping {
+                    let p = path.index(i)
+                    rejectUnknownKeys(m, p, known: ["name", "command"], what: "an observer")
+                    guard let nameNode = m["name"], let name = text(nameNode, p.key("name"), what: "a name") else {
+                        if m["name"] == nil { error("an observer needs 'name'", at: m.mark, path: p) }
+                        continue
+                    }
+                    guard let command = m["command"] else {
+                        if let program = find(name) { out.append(ObserverDefinition(name: name, command: [program])) } else {
+                            error(
+                                "no observer plugin '\(name)': 'netrules-observer-\(name)' was not found in the plugin directories or PATH",
+                                at: nameNode.mark, path: p.key("name"), hint: "or give its 'command'")
+                        }
+                        continue
+                    }
+                    if let argv = observerCommand(command, p.key("command")) {
+                        out.append(ObserverDefinition(name: name, command: argv))
+                    }
+                    continue
+                }
                 guard let name = text(item, path.index(i), what: "an observer plugin name") else { continue }
                 guard let program = find(name) else {
                     error(
@@ -135,24 +156,32 @@ extension ValidationContext {
             return []
         }
         for (key, value) in m.entries {
-            let p = path.key(key.text)
-            if let s = value.scalar, !s.isNull {
-                guard s.text.hasPrefix("/") || s.text.hasPrefix("~/") else {
-                    error("'\(s.text)' is not an absolute path", at: s.mark, path: p, hint: "start it with / or ~/")
-                    continue
-                }
-                out.append(ObserverDefinition(name: key.text, command: [s.text]))
-            } else if let list = value.sequence, !list.items.isEmpty {
-                var argv: [String] = []
-                for (i, item) in list.items.enumerated() {
-                    if let t = text(item, p.index(i), what: "an argument") { argv.append(t) }
-                }
-                if argv.count == list.items.count { out.append(ObserverDefinition(name: key.text, command: argv)) }
-            } else {
-                expected("a program path or a list [program, arguments...]", found: value, path: p)
+            if let argv = observerCommand(value, path.key(key.text)) {
+                out.append(ObserverDefinition(name: key.text, command: argv))
             }
         }
         return out
+    }
+
+    /// A program path, or `[program, arguments...]`; the program is absolute or under `~/`.
+    private mutating func observerCommand(_ node: YAMLNode, _ path: KeyPath) -> [String]? {
+        var argv: [String] = []
+        if let s = node.scalar, !s.isNull {
+            argv = [s.text]
+        } else if let list = node.sequence, !list.items.isEmpty {
+            for (i, item) in list.items.enumerated() {
+                guard let t = text(item, path.index(i), what: "an argument") else { return nil }
+                argv.append(t)
+            }
+        } else {
+            expected("a program path or a list [program, arguments...]", found: node, path: path)
+            return nil
+        }
+        guard argv[0].hasPrefix("/") || argv[0].hasPrefix("~/") else {
+            error("'\(argv[0])' is not an absolute path", at: node.mark, path: path, hint: "start it with / or ~/")
+            return nil
+        }
+        return argv
     }
 
     /// `plugins: [DIRECTORY, ...]`.

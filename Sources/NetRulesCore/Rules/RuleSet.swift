@@ -25,11 +25,16 @@ public struct RuleSet: Sendable {
     }
 
     /// What the probes must watch for these rules: the hosts whose `hosts.NAME` is read, and
-    /// whether any rule reads `connectivity` (so the portal probe runs only when needed).
+    /// whether any rule reads `connectivity` or holds a webhook for `online` (so the portal probe
+    /// runs only when needed).
     public var demand: ProbeDemand {
         let keys = readKeys
         let watched = hosts.filter { keys.contains(.host($0.name)) }
-        return ProbeDemand(hosts: watched, needsConnectivity: keys.contains(.connectivity))
+        // A `when: online` webhook waits for the portal probe's verdict even if no condition reads it.
+        let waitsForOnline = rules.contains { rule in
+            rule.actions.contains { ($0.definition as? WebhookAction)?.waitsForOnline == true }
+        }
+        return ProbeDemand(hosts: watched, needsConnectivity: keys.contains(.connectivity) || waitsForOnline)
     }
 }
 

@@ -1,2 +1,0 @@
-/// Namespace of the NetRulesDaemon target.
-public enum NetRulesDaemon {}
