@@ -1,5 +1,6 @@
-import Testing
 import NetRulesHTTP
+import NetRulesTesting
+import Testing
 
 struct HTTPClientTests {
     let client = HTTPClient()

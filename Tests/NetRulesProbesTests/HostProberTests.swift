@@ -1,6 +1,7 @@
-import Testing
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesTesting
+import Testing
 @testable import NetRulesProbes
 
 @Suite(.enabled(if: isRoot, "host probe namespace tests need root"))

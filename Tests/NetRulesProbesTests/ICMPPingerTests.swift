@@ -1,5 +1,6 @@
-import Testing
 import NetRulesCore
+import NetRulesTesting
+import Testing
 @testable import NetRulesProbes
 
 /// Real ICMP on loopback and in namespaces (root only: namespaces and raw sockets need it).

@@ -1,6 +1,7 @@
-import Testing
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesTesting
+import Testing
 @testable import NetRulesProbes
 
 /// Real HTTP servers in a peer namespace, probed from a client namespace through a veth pair.

@@ -7,15 +7,27 @@ import Synchronization
 /// It listens on `address` (loopback by default, or an address inside a test namespace),
 /// answers each connection with what `handler` says, then closes it. Only test traffic
 /// reaches it. Invariant for `@unchecked Sendable`: all mutable state is behind `state`.
-final class TestHTTPServer: @unchecked Sendable {
-    struct Request: Sendable {
-        var method: String
-        var path: String
-        var headers: [(String, String)]
-        var body: [UInt8]
+public final class TestHTTPServer: @unchecked Sendable {
+    /// One request as received.
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        public var headers: [(String, String)]
+        public var body: [UInt8]
+        /// When the request's head was read, for ordering against the test's own steps.
+        public var received: ContinuousClock.Instant = .now
+
+        /// The value of the first header called `name`, compared without case.
+        public func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
+
+        /// The body as UTF-8 text.
+        public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    enum Reply: Sendable {
+    /// What to answer a request with.
+    public enum Reply: Sendable {
         /// A normal response; `Content-Length` and `Connection: close` are added.
         case response(status: Int, reason: String = "", headers: [(String, String)] = [], body: [UInt8] = [])
         /// Accept and read the request, then never answer (the socket stays open until `stop`).
@@ -28,20 +40,23 @@ final class TestHTTPServer: @unchecked Sendable {
         var held: [CInt] = []
     }
 
-    let address: String
-    let port: UInt16
+    /// The address the server listens on.
+    public let address: String
+    /// The port the kernel chose.
+    public let port: UInt16
     private let listener: CInt
     private let handler: @Sendable (Request) -> Reply
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
 
     /// The URL of `path` on this server.
-    func url(_ path: String = "/") -> String { "http://\(address):\(port)\(path)" }
+    public func url(_ path: String = "/") -> String { "http://\(address):\(port)\(path)" }
 
     /// Every request received so far.
-    var requests: [Request] { state.withLock { $0.requests } }
+    public var requests: [Request] { state.withLock { $0.requests } }
 
-    init(
+    /// Starts listening on a kernel-chosen port; with `namespace`, the socket is made inside it.
+    public init(
         address: String = "127.0.0.1", in namespace: TestNamespace? = nil,
         handler: @escaping @Sendable (Request) -> Reply
     ) throws {
@@ -56,7 +71,7 @@ final class TestHTTPServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Stops accepting, closes held connections and the listener; idempotent.
-    func stop() {
+    public func stop() {
         let wasStopped = state.withLock { state in
             defer { state.stopped = true }
             return state.stopped
@@ -147,9 +162,4 @@ final class TestHTTPServer: @unchecked Sendable {
         }
         return Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: body)
     }
-}
-
-struct TestError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
