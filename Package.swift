@@ -96,6 +96,12 @@ let package = Package(
             dependencies: ["NetRulesCLI", "NetRulesTesting"],
             swiftSettings: swiftSettings
         ),
+        // Runs the built `netrules` binary as a daemon inside network namespaces (needs root).
+        .testTarget(
+            name: "NetRulesIntegrationTests",
+            dependencies: ["NetRulesCLI", "NetRulesTesting"],
+            swiftSettings: swiftSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
