@@ -17,6 +17,9 @@ public struct ActionResult: Sendable, CustomStringConvertible {
     }
 
     public var rule: String
+    /// The firing's durable id (`Firing.id`) for results of a submitted firing; nil for a
+    /// delivery resumed from the outbox or released by `online`, which belongs to no firing here.
+    public var firingID: String?
     public var edge: Edge
     /// The action's position in the rule's `do:` list, from 0.
     public var index: Int

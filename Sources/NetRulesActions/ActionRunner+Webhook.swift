@@ -7,6 +7,17 @@ extension ActionRunner {
         let entry = WebhookRendering.entry(for: action, in: context, actionIndex: result.index)
         result.idempotencyKey = entry.idempotencyKey
         let outbox = executors.delivery.outbox
+        if context.firing.id != nil {
+            // A firing resubmitted after a crash: if its delivery reached the outbox before, the
+            // outbox owns it (resumed or failed for good); enqueueing it again would send it twice.
+            let key = entry.idempotencyKey
+            var known = deliveringKeys.contains(key) || parked[key] != nil
+            if !known { known = await DedicatedThread.run { outbox.contains(key: key) } }
+            if known {
+                result.outcome = .skipped(reason: "already in the outbox (\(key))")
+                return result
+            }
+        }
         let stored: Result<Void, ActionError> = await DedicatedThread.run {
             do throws(ActionError) {
                 try outbox.store(entry)

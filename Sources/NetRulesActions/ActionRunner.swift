@@ -149,9 +149,13 @@ public actor ActionRunner {
         let firing = context.firing
         var stopped: String?
         for (index, spec) in firing.actions.enumerated() {
-            let base = ActionResult(rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind)
+            var base = ActionResult(rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind)
+            base.firingID = firing.id
             if let stopped {
-                publish(ActionResult(rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind, outcome: .skipped(reason: stopped)))
+                var skipped = ActionResult(
+                    rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind, outcome: .skipped(reason: stopped))
+                skipped.firingID = firing.id
+                publish(skipped)
                 continue
             }
             let result = await execute(spec.definition, in: context, result: base)
@@ -179,7 +183,10 @@ public actor ActionRunner {
 
     private func report(skipping firing: Firing, reason: String) {
         for (index, spec) in firing.actions.enumerated() {
-            publish(ActionResult(rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind, outcome: .skipped(reason: reason)))
+            var skipped = ActionResult(
+                rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind, outcome: .skipped(reason: reason))
+            skipped.firingID = firing.id
+            publish(skipped)
         }
     }
 

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemon
 
 /// The `netrules` command line: parse → validate → run, with documented exit codes.
 ///
@@ -53,6 +54,9 @@ public enum NetRulesCommandLine {
                 return try await command.run(parsed, io)
             } catch CommandError.runtime(let message) {
                 io.printError("Error: \(message)")
+                return ExitCode.failure
+            } catch let error as RuleFiles.ReadError {
+                io.printError("Error: \(error)")
                 return ExitCode.failure
             } catch CommandError.invalidInput {
                 return ExitCode.invalidRules

@@ -175,3 +175,68 @@ struct EngineTests {
         #expect(restarted.tick(at: Instant(.seconds(10))).map(\.at) == [Instant(.seconds(10))])
     }
 }
+
+struct EngineRestartTests {
+    static let office = SSIDCondition(.oneOf([Array("Office".utf8)]))
+    static let clear = FactInSetCondition(key: .connectivity, accepted: ["online"], spelling: "portal: clear")
+
+    static func restarted(from engine: Engine, rules: [Rule]) -> Engine {
+        var saved: [String: (fingerprint: String, state: RuleState)] = [:]
+        for (rule, state) in zip(engine.rules, engine.states) { saved[rule.name] = (rule.fingerprint, state) }
+        var next = Engine(rules: rules)
+        next.restore(saved)
+        return next
+    }
+
+    @Test func restoredHoldSurvivesUnknownFactsAndFiresAtItsDeadline() {
+        let rules = [Rule(name: "r", condition: AllCondition([Self.office, Self.clear]), hold: .seconds(10), fingerprint: "v1")]
+        var engine = Engine(rules: rules)
+        _ = engine.apply(.set([.ssid: "Office", .connectivity: "online"]), at: .zero)
+        var next = Self.restarted(from: engine, rules: rules)
+        // After the restart the facts arrive one by one: the partial (unknown) state must not cancel it.
+        #expect(next.apply(.set([.ssid: "Office"]), at: Instant(.seconds(2))).isEmpty)
+        #expect(next.apply(.set([.connectivity: "online"]), at: Instant(.seconds(3))).isEmpty)
+        #expect(next.nextDeadline == Instant(.seconds(10)))
+        #expect(next.tick(at: Instant(.seconds(10))).map(\.edge) == [.enter])
+    }
+
+    @Test func restoredHoldWhoseDeadlinePassedFiresOnceConfirmed() {
+        let rules = [Rule(name: "r", condition: Self.office, hold: .seconds(10), fingerprint: "v1")]
+        var engine = Engine(rules: rules)
+        _ = engine.apply(.set([.ssid: "Office"]), at: .zero)
+        var next = Self.restarted(from: engine, rules: rules)
+        #expect(next.tick(at: Instant(.seconds(60))).isEmpty)  // unknown: not confirmed yet
+        let firings = next.apply(.set([.ssid: "Office"]), at: Instant(.seconds(61)))
+        #expect(firings.map(\.at) == [Instant(.seconds(61))])
+    }
+
+    @Test func restoredHoldIsCancelledWhenTheConditionNoLongerHolds() {
+        let rules = [Rule(name: "r", condition: Self.office, hold: .seconds(10), fingerprint: "v1")]
+        var engine = Engine(rules: rules)
+        _ = engine.apply(.set([.ssid: "Home"]), at: .zero)
+        _ = engine.apply(.set([.ssid: "Office"]), at: Instant(.seconds(1)))
+        var next = Self.restarted(from: engine, rules: rules)
+        #expect(next.apply(.set([.ssid: "Home"]), at: Instant(.seconds(2))).isEmpty)
+        #expect(next.tick(at: Instant(.seconds(100))).isEmpty)
+        #expect(next.nextDeadline == nil)
+    }
+
+    @Test func confirmedStateIsNotRepeatedAfterARestart() {
+        let rules = [Rule(name: "r", condition: Self.office, fingerprint: "v1")]
+        var engine = Engine(rules: rules)
+        #expect(engine.apply(.set([.ssid: "Office"]), at: .zero).count == 1)
+        var next = Self.restarted(from: engine, rules: rules)
+        #expect(next.apply(.set([.ssid: "Office"]), at: Instant(.seconds(5))).isEmpty)
+        // A changed rule starts afresh.
+        var changed = Self.restarted(from: engine, rules: [Rule(name: "r", condition: Self.office, fingerprint: "v2")])
+        #expect(changed.apply(.set([.ssid: "Office"]), at: Instant(.seconds(5))).count == 1)
+    }
+
+    @Test func aCompleteNamespaceMakesUnreportedKeysAbsent() {
+        let down = InterfaceCondition(name: "wg0", wantsUp: false)
+        var engine = Engine(rules: [Rule(name: "vpn-down", condition: down)])
+        let update = FactUpdate([.interfaceState("eth0"): .value("up")], completeNamespaces: ["interfaces"])
+        #expect(engine.apply(update, at: .zero).map(\.rule) == ["vpn-down"])
+        #expect(engine.facts[.interfaceState("wg0")] == .absent)
+    }
+}

@@ -33,6 +33,15 @@ struct Outbox: Sendable {
         }
     }
 
+    /// Whether a delivery with this key is pending or has failed for good (so must not be enqueued again).
+    func contains(key: String) -> Bool {
+        let name = key + ".json"
+        for candidate in [directory + "/" + name, failedDirectory + "/" + name] {
+            if case .success = sys_access(candidate, F_OK) { return true }
+        }
+        return false
+    }
+
     /// Deletes a delivered entry.
     func remove(_ entry: OutboxEntry) throws(ActionError) {
         do {

@@ -31,12 +31,32 @@ enum WebhookRendering {
         }
         let url = String(decoding: context.render(action.url, escape: PercentEncoding.urlComponent), as: UTF8.self)
         return OutboxEntry(
-            idempotencyKey: UUID().uuidString.lowercased(), rule: context.firing.rule, edge: context.firing.edge.rawValue,
+            idempotencyKey: idempotencyKey(firing: context.firing, actionIndex: actionIndex), rule: context.firing.rule, edge: context.firing.edge.rawValue,
             actionIndex: actionIndex, enqueuedAt: wallClockNanoseconds(), method: action.method, url: url,
             headers: headers, body: body.map { Data($0) }, timeoutMilliseconds: milliseconds(action.timeout),
             attempts: max(1, action.attempts), attemptsMade: 0, backoffMilliseconds: milliseconds(action.backoff),
             waitsForOnline: action.waitsForOnline
         )
+    }
+
+    /// The key a delivery keeps across retries and restarts: derived from the firing's durable id
+    /// when it has one (so a firing resubmitted after a crash maps to the same key and is not sent
+    /// twice), else random.
+    static func idempotencyKey(firing: Firing, actionIndex: Int) -> String {
+        guard let id = firing.id else { return UUID().uuidString.lowercased() }
+        func fnv(_ text: String, seed: UInt64) -> UInt64 {
+            var hash = seed
+            for byte in text.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+            return hash
+        }
+        let name = "\(id)#\(actionIndex)"
+        let hex = [fnv(name, seed: 0xcbf2_9ce4_8422_2325), fnv(name, seed: 0x8422_2325_cbf2_9ce4)]
+            .map { String($0, radix: 16) }.map { String(repeating: "0", count: 16 - $0.count) + $0 }.joined()
+        let c = Array(hex)
+        return [c[0..<8], c[8..<12], c[12..<16], c[16..<20], c[20..<32]].map { String($0) }.joined(separator: "-")
     }
 
     /// A header value's pieces: `{{env.NAME}}` stays a reference, everything else is rendered.

@@ -16,8 +16,10 @@ enum AtomicFile {
     /// - Parameters:
     ///   - mode: Permission bits for a new file; an existing file keeps its own.
     ///   - createDirectories: Whether to create missing parent directories (mode 0755).
+    ///   - sync: Whether to fsync the file and its directory. Without it the replacement is still
+    ///     atomic and survives the process being killed (the page cache holds it), not power loss.
     static func replace(
-        _ path: String, with contents: [UInt8], mode: UInt32, createDirectories: Bool = true
+        _ path: String, with contents: [UInt8], mode: UInt32, createDirectories: Bool = true, sync: Bool = true
     ) throws(SystemCallError) {
         let (directory, name) = split(path)
         if createDirectories { try makeDirectories(directory) }
@@ -30,7 +32,7 @@ enum AtomicFile {
             // open(2) applies the umask; the rule asked for exact bits.
             _ = try sys_fchmod(fd, permissions).get(call: "fchmod")
             try writeAll(fd, contents)
-            _ = try sys_fsync(fd).get(call: "fsync")
+            if sync { _ = try sys_fsync(fd).get(call: "fsync") }
             try file.close()
             _ = try sys_rename(temporary, path).get(call: "rename")
         } catch {
@@ -38,7 +40,7 @@ enum AtomicFile {
             _ = sys_unlink(temporary)
             throw error
         }
-        try syncDirectory(directory)
+        if sync { try syncDirectory(directory) }
     }
 
     /// Appends `record` to the file at `path` in a single write(2).

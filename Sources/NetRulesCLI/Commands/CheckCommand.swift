@@ -1,4 +1,5 @@
 import NetRulesConfig
+import NetRulesDaemon
 import NetRulesCore
 
 /// `netrules check FILE…`: validate rule files.

@@ -35,22 +35,21 @@ struct RunActionKind: ActionKind {
         }
         var ok = true
         let command = parser.context.template(commandNode, path.key("command"), what: "a command")
-        var action = RunAction(command: command ?? (try! Template("")))
-        if command == nil { ok = false }
+        var timeout = RunAction.defaultTimeout
+        var workingDirectory: String?
+        var environment: [(name: String, value: Template)] = []
         if let t = m["timeout"] {
-            if let d = parser.context.duration(t, path.key("timeout")) { action.timeout = d } else { ok = false }
+            if let d = parser.context.duration(t, path.key("timeout")) { timeout = d } else { ok = false }
         }
         if let c = m["cwd"] {
-            if let p = parser.context.literalPath(c, path.key("cwd"), what: "the working directory") {
-                action.workingDirectory = p
-            } else {
-                ok = false
-            }
+            workingDirectory = parser.context.literalPath(c, path.key("cwd"), what: "the working directory")
+            if workingDirectory == nil { ok = false }
         }
         if let e = m["env"] {
-            if let env = parser.context.environment(e, path.key("env")) { action.environment = env } else { ok = false }
+            if let env = parser.context.environment(e, path.key("env")) { environment = env } else { ok = false }
         }
-        return ok ? action : nil
+        guard ok, let command else { return nil }
+        return RunAction(command: command, timeout: timeout, workingDirectory: workingDirectory, environment: environment)
     }
 }
 

@@ -44,6 +44,14 @@ public struct Engine: Sendable {
     /// Holds due at or before `now` complete first (they fire at their deadline).
     public mutating func apply(_ update: FactUpdate, at now: Instant) -> [Firing] {
         var firings = completeHolds(upTo: now)
+        var update = update
+        for namespace in update.completeNamespaces {
+            // Keys rules read in a namespace the observer reported whole, but that it did not
+            // name, are known absent (an interface that does not exist), not unknown.
+            for key in rulesByKey.keys where key.namespace == namespace && update.changes[key] == nil {
+                if !facts[key].isKnown { update.changes[key] = .absent }
+            }
+        }
         let changed = facts.apply(update)
         guard !changed.isEmpty else { return firings }
         for index in affectedRules(by: changed) {
@@ -82,11 +90,17 @@ public struct Engine: Sendable {
     }
 
     /// Restores persisted states by rule name and fingerprint (after a restart).
+    ///
+    /// Restored holds await confirmation: they complete only once the condition is known to
+    /// still hold (at their original deadline, or at once if it passed meanwhile).
     public mutating func restore(_ saved: [String: (fingerprint: String, state: RuleState)]) {
         for index in rules.indices {
             guard let entry = saved[rules[index].name], entry.fingerprint == rules[index].fingerprint else { continue }
-            states[index] = entry.state
-            holdDeadlines[index] = entry.state.hold?.deadline
+            var state = entry.state
+            state.current = .unknown
+            state.hold?.awaitsConfirmation = true
+            states[index] = state
+            holdDeadlines[index] = nil
         }
     }
 
@@ -102,7 +116,7 @@ public struct Engine: Sendable {
             for key in Set(rule.condition.readKeys) {
                 rulesByKey[key, default: []].append(index)
             }
-            if let hold = states[index].hold { holdDeadlines[index] = hold.deadline }
+            if let hold = states[index].hold, !hold.awaitsConfirmation { holdDeadlines[index] = hold.deadline }
         }
         visitMarks = Array(repeating: 0, count: newRules.count)
         visitGeneration = 0
@@ -130,6 +144,22 @@ public struct Engine: Sendable {
     private mutating func evaluate(_ index: Int, at now: Instant, into firings: inout [Firing]) {
         let truth = conditions[index].evaluate(facts)
         states[index].current = truth
+        if let hold = states[index].hold, hold.awaitsConfirmation {
+            guard let value = truth.known else { return }
+            guard value == hold.target else {
+                cancelHold(index)
+                evaluate(index, at: now, into: &firings)
+                return
+            }
+            states[index].hold?.awaitsConfirmation = false
+            if hold.deadline <= now {
+                cancelHold(index)
+                commit(index, edge: hold.edge, at: now, into: &firings)
+            } else {
+                holdDeadlines[index] = hold.deadline
+            }
+            return
+        }
         guard let value = truth.known else {
             cancelHold(index)
             return

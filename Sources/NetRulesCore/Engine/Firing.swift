@@ -9,6 +9,9 @@ public struct Firing: Sendable {
     public var facts: FactStore
     /// The rule's actions, in order.
     public var actions: [ActionSpec]
+    /// A durable identity the daemon assigns and persists, so work resumed after a crash is
+    /// recognised: a webhook's idempotency key derives from it. Nil for one-off runs.
+    public var id: String?
 
     public init(rule: String, edge: Edge, at: Instant, facts: FactStore, actions: [ActionSpec]) {
         self.rule = rule

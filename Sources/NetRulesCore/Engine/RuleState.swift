@@ -8,10 +8,15 @@ public struct RuleState: Hashable, Sendable, Codable {
         public var target: Bool
         /// When the hold completes.
         public var deadline: Instant
+        /// A hold restored after a restart waits for the condition to be known again: unknown
+        /// (the observers have not reported yet) neither cancels nor completes it, so a restart
+        /// neither loses nor restarts a hold.
+        public var awaitsConfirmation: Bool
 
-        public init(target: Bool, deadline: Instant) {
+        public init(target: Bool, deadline: Instant, awaitsConfirmation: Bool = false) {
             self.target = target
             self.deadline = deadline
+            self.awaitsConfirmation = awaitsConfirmation
         }
 
         /// The edge the hold fires.

@@ -5,10 +5,14 @@
 public struct FactUpdate: Hashable, Sendable {
     /// The new state of each named key.
     public var changes: [FactKey: FactState]
+    /// Namespaces (`interfaces`) this update describes completely: a key of theirs that no
+    /// observer has reported and this update does not name is known absent.
+    public var completeNamespaces: Set<String>
 
     /// Creates an update from new states.
-    public init(_ changes: [FactKey: FactState] = [:]) {
+    public init(_ changes: [FactKey: FactState] = [:], completeNamespaces: Set<String> = []) {
         self.changes = changes
+        self.completeNamespaces = completeNamespaces
     }
 
     /// Creates an update setting values (nil means known absent).
@@ -18,6 +22,7 @@ public struct FactUpdate: Hashable, Sendable {
             changes[key] = value.map(FactState.value) ?? .absent
         }
         self.changes = changes
+        self.completeNamespaces = []
     }
 
     /// Whether the update names no key.

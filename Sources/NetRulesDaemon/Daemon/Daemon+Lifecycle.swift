@@ -1,0 +1,190 @@
+import Foundation
+import NetRulesActions
+import NetRulesConfig
+import NetRulesCore
+
+extension Daemon {
+    // MARK: - Rules
+
+    /// Loads and fully validates the rule files; nil (after logging why) when they cannot be used.
+    func load() -> LoadResult? {
+        let result: LoadResult
+        do {
+            result = try RuleFiles.load(options.ruleFiles, environment: options.environment)
+        } catch {
+            logger.error("\(error)")
+            return nil
+        }
+        for diagnostic in result.diagnostics {
+            let text = diagnostic.rendered(source: result.sources[diagnostic.file])
+            if diagnostic.severity == .error { logger.error(text) } else { logger.warning(text) }
+        }
+        let distrusted = RuleFiles.trustProblems(result, files: (try? RuleFiles.expand(options.ruleFiles)) ?? []) {
+            options.trustProblem($0, $1)
+        }
+        for problem in distrusted { logger.error(problem) }
+        guard !result.hasErrors, distrusted.isEmpty else { return nil }
+        return result
+    }
+
+    /// Re-reads the rules and swaps them in atomically, or keeps the running ones.
+    func reloadRules() async {
+        options.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
+        defer { options.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules") }
+        guard let loaded = load() else {
+            logger.error("reload failed: keeping the \(ruleSet.rules.count) rules already running")
+            return
+        }
+        ruleSet = loaded.ruleSet
+        let firings = engine.replaceRules(ruleSet.rules, at: now())
+        startObservers()
+        logger.notice("reloaded: \(ruleSet.rules.count) rule\(ruleSet.rules.count == 1 ? "" : "s")")
+        await dispatch(firings)
+    }
+
+    static func monotonicMicroseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
+    }
+
+    // MARK: - Observers
+
+    /// Starts the observers the rule set needs and stops those it no longer needs; an observer
+    /// whose configuration did not change keeps running (and keeps its facts).
+    func startObservers() {
+        let plan = ObserverPlan(ruleSet: ruleSet, logger: logger.child("netrules.observers"))
+        let wanted = Set(plan.entries.map(\.identity))
+        for (identity, task) in observers where !wanted.contains(identity) {
+            task.cancel()
+            observers[identity] = nil
+        }
+        if let entry = plan.entries.first(where: { $0.portal != nil }) {
+            // A probe whose settings did not change keeps running: keep the handle to it.
+            if observers[entry.identity] == nil { portal = entry.portal }
+        } else {
+            portal = nil
+        }
+        for entry in plan.entries where observers[entry.identity] == nil {
+            let observer = entry.observer
+            let identity = entry.identity
+            let sink = eventSink
+            observers[identity] = Task {
+                let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self, bufferingPolicy: .unbounded)
+                let forward = Task {
+                    for await update in stream { sink.yield(.facts(source: observer.name, update: update)) }
+                }
+                var failure: String?
+                do {
+                    try await observer.run(reporting: continuation)
+                } catch is CancellationError {
+                } catch {
+                    failure = "\(error)"
+                }
+                continuation.finish()
+                await forward.value
+                if !Task.isCancelled { sink.yield(.observerEnded(identity: identity, error: failure)) }
+            }
+        }
+    }
+
+    func stopObservers() async {
+        let tasks = Array(observers.values)
+        observers = [:]
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+    }
+
+    /// Waits for running actions, at most `shutdownGrace`.
+    func drainRunner() async {
+        let runner = self.runner
+        let grace = options.shutdownGrace
+        let clock = self.clock
+        let finished = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await runner.drain()
+                return true
+            }
+            group.addTask {
+                try? await clock.sleep(for: grace)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !finished { logger.warning("shutdown: actions still running after the grace period; their firings stay in flight") }
+    }
+
+    // MARK: - Persistence
+
+    var stateFile: String { options.paths.stateDirectory + "/" + PersistedState.fileName }
+
+    /// Restores rule states and in-flight firings from the state file, if there is one.
+    func restoreState() {
+        guard let data = FileManager.default.contents(atPath: stateFile) else { return }
+        let (decoded, problem) = PersistedState.decode(Array(data))
+        guard let saved = decoded else {
+            logger.warning("ignoring the state file '\(stateFile)': \(problem ?? "unreadable")")
+            return
+        }
+        var states: [String: (fingerprint: String, state: RuleState)] = [:]
+        for (name, rule) in saved.rules {
+            let hold = rule.hold.map { RuleState.Hold(target: $0.target, deadline: instant(ofWall: $0.deadline)) }
+            states[name] = (
+                rule.fingerprint,
+                RuleState(confirmed: rule.confirmed, hold: hold, cooldownUntil: rule.cooldownUntil.map(instant(ofWall:)))
+            )
+        }
+        engine.restore(states)
+        inflight = saved.inflight
+        nextFiringNumber = saved.nextFiringNumber
+        lastWritten = Array(data)
+        logger.info("restored the state of \(states.count) rules and \(inflight.count) firings in flight")
+    }
+
+    /// Firings a previous process recorded but did not see through: submitted again with their
+    /// original id, so a webhook already in the outbox is not sent twice.
+    func resubmitInflight() async {
+        let pending = inflight
+        inflight = []
+        for saved in pending {
+            guard let index = engine.index(ofRule: saved.rule), engine.rules[index].fingerprint == saved.fingerprint else {
+                logger.warning("dropping an in-flight firing of '\(saved.rule)': the rule changed or is gone")
+                continue
+            }
+            var facts = FactStore()
+            facts.apply(FactUpdate(Dictionary(saved.facts, uniquingKeysWith: { a, _ in a })))
+            var firing = Firing(
+                rule: saved.rule, edge: saved.edge, at: now(), facts: facts, actions: engine.rules[index].actions)
+            firing.id = saved.id
+            inflight.append(saved)
+            logger.notice("resuming rule '\(saved.rule)' \(saved.edge) from before the restart")
+            await runner.submit(firing, wallTime: saved.time)
+        }
+    }
+
+    /// Writes the state file when it changed. Atomic (rename) on every change, so a kill at any
+    /// instant leaves the old or the new state; not fsynced on this path, which would put a disk
+    /// flush between every event and its action (survives SIGKILL, not a power cut mid-write).
+    func persist() {
+        var saved = PersistedState()
+        saved.nextFiringNumber = nextFiringNumber
+        saved.inflight = inflight
+        for (rule, state) in zip(engine.rules, engine.states)
+        where state.confirmed != nil || state.hold != nil || state.cooldownUntil != nil {
+            saved.rules[rule.name] = PersistedState.SavedRule(
+                fingerprint: rule.fingerprint, confirmed: state.confirmed,
+                cooldownUntil: state.cooldownUntil.map { wallTime(of: $0).timeIntervalSince1970 },
+                hold: state.hold.map { ($0.target, wallTime(of: $0.deadline).timeIntervalSince1970) })
+        }
+        let bytes = saved.encoded()
+        guard bytes != lastWritten else { return }
+        do {
+            try DurableFile.replace(stateFile, with: bytes, mode: 0o600, sync: false)
+            lastWritten = bytes
+        } catch {
+            logger.error("cannot persist the rule state: \(error)")
+        }
+    }
+}

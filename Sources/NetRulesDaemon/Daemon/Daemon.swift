@@ -1,0 +1,265 @@
+import Foundation
+import NetRulesActions
+import NetRulesConfig
+import NetRulesCore
+import NetRulesProbes
+
+/// The long-running service: observers → fact store and engine → action runner.
+///
+/// One actor owns the engine (and with it the fact store), so there is one writer. Everything
+/// that happens reaches it as an `Event` on one stream, handled in order: fact updates, `for:`
+/// deadlines, reloads, action results, shutdown. Time is the daemon's `ContinuousClock` since it
+/// started; persisted deadlines are wall-clock, mapped back on restart.
+///
+/// Start order is runner → engine → observers; shutdown runs in reverse: observers stop, the
+/// runner finishes running actions within `shutdownGrace`, the state is persisted.
+public actor Daemon: DaemonQueries {
+    enum Event: Sendable {
+        case facts(source: String, update: FactUpdate)
+        case tick
+        case reload
+        case shutdown
+        case result(ActionResult)
+        case observerEnded(identity: String, error: String?)
+    }
+
+    /// Keys whose change means "the network changed": the portal probe checks again.
+    static let networkKeys: Set<FactKey> = [.ip, .gateway, .gateway6, .ssid, .bssid, .network]
+
+    let options: DaemonOptions
+    let logger: Logger
+    let clock = ContinuousClock()
+    let startInstant: ContinuousClock.Instant
+    let startWall: Date
+    let events: AsyncStream<Event>
+    let eventSink: AsyncStream<Event>.Continuation
+    /// Distinguishes this process's firing ids from those of earlier runs.
+    let processToken: String
+    var engine = Engine(rules: [])
+    var ruleSet = RuleSet()
+    let runner: ActionRunner
+    var observers: [String: Task<Void, Never>] = [:]
+    var portal: PortalProbe?
+    var timer: Task<Void, Never>?
+    var timerDeadline: Instant?
+    var watchers: [Int: AsyncStream<FactChange>.Continuation] = [:]
+    var nextWatcher = 0
+    var inflight: [PersistedState.SavedFiring] = []
+    var nextFiringNumber = 1
+    var lastWritten: [UInt8] = []
+
+    public init(options: DaemonOptions) {
+        self.options = options
+        self.logger = options.logger
+        startInstant = clock.now
+        startWall = Date()
+        (events, eventSink) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
+        processToken = String(UInt32.random(in: .min ... .max), radix: 16)
+        let log = options.logger.child("netrules.actions")
+        runner = ActionRunner(
+            stateDirectory: options.paths.stateDirectory, concurrency: options.concurrency,
+            environment: options.environment, logger: { log.notice($0) })
+    }
+
+    /// Asks for a reload (SIGHUP, a rule file changed). Safe from any thread.
+    public nonisolated func reload() { eventSink.yield(.reload) }
+
+    /// Asks for a graceful shutdown (SIGTERM, SIGINT). Safe from any thread.
+    public nonisolated func shutdown() { eventSink.yield(.shutdown) }
+
+    /// Runs until `shutdown()`; returns the exit code (65 when the rules are invalid at start).
+    public func run() async -> Int32 {
+        guard let loaded = load() else { return 65 }
+        ruleSet = loaded.ruleSet
+        engine = Engine(rules: ruleSet.rules)
+        do {
+            try FileManager.default.createDirectory(
+                atPath: options.paths.stateDirectory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+        } catch {
+            logger.critical("cannot create the state directory '\(options.paths.stateDirectory)': \(error)")
+            return 1
+        }
+        restoreState()
+
+        let results = Task { [runner, eventSink] in
+            for await result in runner.results { eventSink.yield(.result(result)) }
+        }
+        await runner.resumeOutbox()
+        await resubmitInflight()
+        startObservers()
+        rescheduleTimer()
+        persist()
+
+        let count = ruleSet.rules.count
+        options.notify("READY=1\nSTATUS=watching with \(count) rule\(count == 1 ? "" : "s")")
+        logger.notice("ready: \(count) rule\(count == 1 ? "" : "s"), state in \(options.paths.stateDirectory)")
+
+        loop: for await event in events {
+            switch event {
+            case .facts(let source, let update):
+                await handleFacts(update, from: source)
+            case .tick:
+                timerDeadline = nil
+                await dispatch(engine.tick(at: now()))
+            case .reload:
+                await reloadRules()
+            case .result(let result):
+                handle(result)
+            case .observerEnded(let identity, let error):
+                observers[identity] = nil
+                logger.error("observer '\(identity)' stopped\(error.map { ": \($0)" } ?? "")")
+            case .shutdown:
+                break loop
+            }
+            rescheduleTimer()
+            persist()
+        }
+
+        options.notify("STOPPING=1")
+        logger.notice("stopping: waiting up to \(DurationSyntax.format(options.shutdownGrace)) for running actions")
+        await stopObservers()
+        timer?.cancel()
+        await drainRunner()
+        results.cancel()
+        persist()
+        for watcher in watchers.values { watcher.finish() }
+        logger.notice("stopped")
+        return 0
+    }
+
+    // MARK: - Facts and firings
+
+    func now() -> Instant {
+        Instant(clock.now - startInstant)
+    }
+
+    func wallTime(of instant: Instant) -> Date {
+        startWall.addingTimeInterval(instant.seconds)
+    }
+
+    func instant(ofWall seconds: Double) -> Instant {
+        Instant(.nanoseconds(Int64((seconds - startWall.timeIntervalSince1970) * 1e9)))
+    }
+
+    private func handleFacts(_ update: FactUpdate, from source: String) async {
+        var update = update
+        if source == "netlink" {
+            // The netlink observer reports every interface there is: one it never named does not exist.
+            update.completeNamespaces.insert("interfaces")
+        }
+        let before = engine.facts
+        let firings = engine.apply(update, at: now())
+        let after = engine.facts
+        guard before.version != after.version else {
+            await dispatch(firings)
+            return
+        }
+        var changed: [FactKey] = []
+        for key in Set(before.keys).union(after.keys) where before[key] != after[key] {
+            changed.append(key)
+        }
+        changed.sort()
+        if !watchers.isEmpty {
+            let at = WallClock.rfc3339(Date())
+            for key in changed {
+                let change = FactChange(key: key, old: before[key], new: after[key], at: at)
+                for watcher in watchers.values { watcher.yield(change) }
+            }
+        }
+        if changed.contains(.connectivity) {
+            await runner.connectivityChanged(to: after[.connectivity].value?.plainText)
+        }
+        if let portal, changed.contains(where: { Self.networkKeys.contains($0) || $0.namespace == "interfaces" }) {
+            portal.recheck()
+        }
+        await dispatch(firings)
+    }
+
+    /// Records the firings as in flight (persisted before anything runs, so a crash resubmits
+    /// them instead of losing them) and hands them to the runner.
+    func dispatch(_ firings: [Firing]) async {
+        guard !firings.isEmpty else { return }
+        var submitted: [(Firing, String)] = []
+        for var firing in firings {
+            firing.id = "\(processToken)-\(nextFiringNumber)"
+            nextFiringNumber += 1
+            let time = WallClock.rfc3339(wallTime(of: firing.at))
+            let fingerprint = engine.index(ofRule: firing.rule).map { engine.rules[$0].fingerprint } ?? ""
+            inflight.append(
+                PersistedState.SavedFiring(
+                    id: firing.id!, rule: firing.rule, fingerprint: fingerprint, edge: firing.edge, time: time,
+                    facts: firing.facts.known.map { ($0.key, $0.state) }))
+            logger.notice(
+                "rule '\(firing.rule)' \(firing.edge)",
+                metadata: [("rule.id", firing.rule), ("edge", firing.edge.rawValue), ("firing.id", firing.id!)])
+            submitted.append((firing, time))
+        }
+        persist()
+        for (firing, time) in submitted {
+            await runner.submit(firing, wallTime: time)
+        }
+    }
+
+    private func handle(_ result: ActionResult) {
+        let failed: Bool
+        if case .failed = result.outcome { failed = true } else { failed = false }
+        if failed {
+            logger.warning("\(result)")
+        } else {
+            logger.info("\(result)")
+        }
+        guard let id = result.firingID, let position = inflight.firstIndex(where: { $0.id == id }) else { return }
+        let actionCount = engine.index(ofRule: result.rule).map { engine.rules[$0].actions.count } ?? 0
+        if result.index >= actionCount - 1 {
+            inflight.remove(at: position)
+        }
+    }
+
+    // MARK: - Timer
+
+    /// Keeps one sleeping task for the earliest `for:` deadline; none when nothing is pending,
+    /// so an idle daemon never wakes up.
+    func rescheduleTimer() {
+        let deadline = engine.nextDeadline
+        guard deadline != timerDeadline else { return }
+        timer?.cancel()
+        timerDeadline = deadline
+        guard let deadline else {
+            timer = nil
+            return
+        }
+        let target = startInstant + deadline.offset
+        timer = Task { [clock, eventSink] in
+            do {
+                try await clock.sleep(until: target, tolerance: .milliseconds(1))
+                eventSink.yield(.tick)
+            } catch {
+                // Cancelled: a newer deadline replaced this one.
+            }
+        }
+    }
+
+    // MARK: - Queries
+
+    public func facts() async -> FactStore { engine.facts }
+
+    public func explain(rule: String) async -> Explanation? { engine.explain(rule: rule) }
+
+    public func ruleNames() async -> [String] { engine.rules.map(\.name) }
+
+    public func factChanges() async -> AsyncStream<FactChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: FactChange.self, bufferingPolicy: .bufferingNewest(4096))
+        let id = nextWatcher
+        nextWatcher += 1
+        watchers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeWatcher(id) }
+        }
+        return stream
+    }
+
+    private func removeWatcher(_ id: Int) {
+        watchers[id] = nil
+    }
+}

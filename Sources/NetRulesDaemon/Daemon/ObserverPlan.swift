@@ -1,0 +1,42 @@
+import NetRulesCore
+import NetRulesLinux
+import NetRulesProbes
+
+/// Which observers a rule set needs, each under an identity that changes when its configuration
+/// does, so a reload restarts exactly the observers whose settings changed.
+struct ObserverPlan {
+    struct Entry {
+        var identity: String
+        var observer: any Observer
+        /// The portal probe, kept so network changes can trigger a re-check.
+        var portal: PortalProbe?
+    }
+
+    var entries: [Entry]
+
+    /// The built-in observers always run; probes and plugins only when the rules ask for them.
+    init(ruleSet: RuleSet, logger: Logger) {
+        let log: @Sendable (String) -> Void = { logger.warning($0) }
+        var entries: [Entry] = [
+            Entry(identity: "netlink", observer: LinuxNetworkObserver(logger: log)),
+            Entry(identity: "dns", observer: ResolverObserver()),
+            Entry(identity: "wifi", observer: WiFiObserver(logger: log)),
+        ]
+        for definition in ruleSet.observers {
+            entries.append(
+                Entry(
+                    identity: "exec:\(definition.name):\(definition.command.joined(separator: "\u{0}"))",
+                    observer: ExecObserver(definition: definition, logger: log)))
+        }
+        let demand = ruleSet.demand
+        if !demand.hosts.isEmpty {
+            let identity = "probes:" + demand.hosts.map { "\($0)" }.sorted().joined(separator: "|")
+            entries.append(Entry(identity: identity, observer: HostProber(hosts: demand.hosts)))
+        }
+        if demand.needsConnectivity {
+            let portal = PortalProbe(settings: ruleSet.connectivity)
+            entries.append(Entry(identity: "portal:\(ruleSet.connectivity)", observer: portal, portal: portal))
+        }
+        self.entries = entries
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import NetRulesActions
+import NetRulesConfig
+import NetRulesCore
+
+/// Reads rule files from disk and loads them, for `check`, `simulate`, `explain` and the daemon.
+public enum RuleFiles {
+    /// A rule file or directory that cannot be read at all (as opposed to invalid content).
+    public struct ReadError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Expands directories to their `*.yaml`/`*.yml` files (sorted), keeps files as given.
+    public static func expand(_ paths: [String]) throws(ReadError) -> [String] {
+        var files: [String] = []
+        let fm = FileManager.default
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw ReadError(description: "cannot read '\(path)': no such file or directory")
+            }
+            if isDirectory.boolValue {
+                let entries = (try? fm.contentsOfDirectory(atPath: path)) ?? []
+                files += entries.filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }
+                    .sorted().map { (path as NSString).appendingPathComponent($0) }
+            } else {
+                files.append(path)
+            }
+        }
+        return files
+    }
+
+    /// Reads and loads the files; throws only when a file cannot be read.
+    ///
+    /// Plugins are found in the rule files' `plugins:` directories, then `PATH`.
+    public static func load(_ paths: [String], environment: [String: String]) throws(ReadError) -> LoadResult {
+        var sources: [RuleSource] = []
+        for file in try expand(paths) {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ReadError(description: "cannot read '\(file)': permission denied or not a regular file")
+            }
+            sources.append(RuleSource(file: file, bytes: Array(data)))
+        }
+        let searchPath = environment["PATH"]
+        let loader = RuleLoader(
+            findActionPlugin: { name, dirs in ActionCatalog.findPlugin(named: name, directories: dirs, path: searchPath) },
+            findObserverPlugin: { name, dirs in
+                ActionCatalog.findExecutable("netrules-observer-\(name)", directories: dirs, path: searchPath)
+            }
+        )
+        return loader.load(sources)
+    }
+
+    /// Files the daemon must refuse to trust: every rule file and every plugin the rules use,
+    /// checked by `problem` (which says why, or returns nil).
+    public static func trustProblems(
+        _ result: LoadResult, files: [String], problem: (_ path: String, _ kind: String) -> String?
+    ) -> [String] {
+        var problems = files.compactMap { problem($0, "rule file") }
+        var plugins: Set<String> = []
+        for rule in result.ruleSet.rules {
+            for action in rule.actions {
+                if let path = (action.definition as? PluginAction)?.executablePath { plugins.insert(path) }
+            }
+        }
+        for observer in result.ruleSet.observers {
+            if let program = observer.command.first { plugins.insert(program) }
+        }
+        problems += plugins.sorted().compactMap { problem($0, "plugin") }
+        return problems
+    }
+}
