@@ -54,13 +54,14 @@ final class Testbed: Sendable {
         if networkUp { try bringNetworkUp() }
     }
 
-    /// Makes a testbed, runs `body`, and tears everything down whatever happens; on a failure
-    /// the daemon's log is printed so the reason is in the test output.
+    /// Makes a testbed, runs `body`, and tears everything down whatever happens; when `body`
+    /// throws (or `NETRULES_E2E_LOG` is set) the daemon's log is printed, so the reason is in the test output.
     static func run(networkUp: Bool = true, _ body: (Testbed) async throws -> Void) async throws {
         let testbed = try Testbed(networkUp: networkUp)
         defer { testbed.tearDown() }
         do {
             try await body(testbed)
+            if ProcessInfo.processInfo.environment["NETRULES_E2E_LOG"] != nil { testbed.printLog() }
         } catch {
             testbed.printLog()
             throw error
