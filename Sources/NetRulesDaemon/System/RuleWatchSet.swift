@@ -57,7 +57,8 @@ struct RuleWatchSet: Sendable {
         if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { return true }
         guard let directories = watches[event.watch] else { return false }
         if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 { return true }
-        guard !event.name.isEmpty else { return false }
+        // The watched directory's own mode or owner changed (a `chmod go-w` that makes it trusted).
+        guard !event.name.isEmpty else { return event.mask & UInt32(IN_ATTRIB) != 0 }
         return directories.contains { directory in
             guard let interest = planned[directory] else { return false }
             if interest.names.contains(event.name) { return true }

@@ -240,6 +240,8 @@ struct RuleWatchSetTests {
         ("dir.yaml", UInt32(IN_CREATE | IN_ISDIR), false),
         ("", UInt32(IN_DELETE_SELF), true),
         ("", UInt32(IN_IGNORED), true),
+        ("", UInt32(IN_ATTRIB | IN_ISDIR), true),
+        ("", UInt32(IN_CLOSE_WRITE | IN_ISDIR), false),
     ])
     func ruleDirectoryFilter(name: String, mask: UInt32, relevant: Bool) {
         var set = RuleWatchSet()
