@@ -60,8 +60,9 @@ public struct StandardErrorLogSink: LogSink {
             // A short write happens only for lines past the pipe's atomic size or on a full
             // non-blocking stream; the rest is written after it rather than lost.
             while offset < buffer.count {
-                guard case .success(let written) = sys_write(
-                    descriptor, buffer.baseAddress! + offset, buffer.count - offset), written > 0
+                guard
+                    case .success(let written) = sys_write(
+                        descriptor, buffer.baseAddress! + offset, buffer.count - offset), written > 0
                 else {
                     // Nowhere to report a failure to log: EAGAIN, EPIPE or a closed stderr drops the line.
                     return

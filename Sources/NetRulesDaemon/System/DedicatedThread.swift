@@ -27,12 +27,14 @@ enum DedicatedThread {
             // The loops these threads run are shallow; 256 KiB instead of the 8 MiB default.
             pthread_attr_setstacksize(attributes, 256 * 1024)
             var thread = pthread_t()
-            let result = pthread_create(&thread, attributes, { raw in
-                let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
-                String(start.name.prefix(15)).withCString { CNetRulesLinux_set_thread_name($0) }
-                start.work()
-                return nil
-            }, box)
+            let result = pthread_create(
+                &thread, attributes,
+                { raw in
+                    let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
+                    String(start.name.prefix(15)).withCString { CNetRulesLinux_set_thread_name($0) }
+                    start.work()
+                    return nil
+                }, box)
             if result != 0 {
                 Unmanaged<ThreadStart>.fromOpaque(box).release()
                 continuation.resume(throwing: SystemCallError(call: "pthread_create", errno: Errno(rawValue: result)))

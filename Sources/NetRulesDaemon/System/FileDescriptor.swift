@@ -25,10 +25,12 @@ final class FileDescriptor: Sendable {
 
     /// Closes the descriptor; later calls do nothing.
     func close() {
-        guard let fd = state.withLock({ value -> CInt? in
-            defer { value = nil }
-            return value
-        }) else { return }
+        guard
+            let fd = state.withLock({ value -> CInt? in
+                defer { value = nil }
+                return value
+            })
+        else { return }
         _ = sys_close(fd)
     }
 

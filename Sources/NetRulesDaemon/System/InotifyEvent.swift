@@ -29,7 +29,8 @@ struct InotifyEvent: Equatable, Sendable {
             // The name is NUL-terminated and padded with more NULs to an alignment boundary.
             let nameBytes = bytes[nameStart..<(nameStart + length)].prefix { $0 != 0 }
             events.append(
-                InotifyEvent(watch: watch, mask: mask, cookie: cookie, name: String(decoding: nameBytes, as: UTF8.self)))
+                InotifyEvent(watch: watch, mask: mask, cookie: cookie, name: String(decoding: nameBytes, as: UTF8.self))
+            )
             offset = nameStart + length
         }
         return events

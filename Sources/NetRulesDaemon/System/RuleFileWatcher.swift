@@ -95,7 +95,9 @@ public final class RuleFileWatcher: Sendable {
                 let remaining = max(.zero, deadline - clock.now)
                 // Rounded up, so the poll never returns just before the deadline and spins.
                 let (seconds, attoseconds) = remaining.components
-                timeout = CInt(min(Int64(Int32.max), seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+                timeout = CInt(
+                    min(Int64(Int32.max), seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+                )
             }
             var fds = [
                 pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
@@ -126,7 +128,9 @@ public final class RuleFileWatcher: Sendable {
                 buffer.withUnsafeMutableBytes { sys_read(fd, $0.baseAddress!, $0.count) }
             }
             guard case .success(let count) = result, count > 0 else {
-                if case .failure(let errno) = result, errno != .wouldBlock { throw SystemCallError(call: "read", errno: errno) }
+                if case .failure(let errno) = result, errno != .wouldBlock {
+                    throw SystemCallError(call: "read", errno: errno)
+                }
                 break
             }
             let events = buffer.withUnsafeBytes { InotifyEvent.parse(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
@@ -147,9 +151,11 @@ public final class RuleFileWatcher: Sendable {
             set.planned = planned
             for directory in set.unwatched {
                 // A directory that is gone stays unwatched until an event in another watch brings it back.
-                guard let watch = try? inotify.withFileDescriptor({ fd in
-                    try sys_inotify_add_watch(fd, directory, RuleWatchSet.mask).get("inotify_add_watch")
-                }) else { continue }
+                guard
+                    let watch = try? inotify.withFileDescriptor({ fd in
+                        try sys_inotify_add_watch(fd, directory, RuleWatchSet.mask).get("inotify_add_watch")
+                    })
+                else { continue }
                 set.watches[watch, default: []].insert(directory)
             }
         }

@@ -52,6 +52,10 @@ public struct SignalEvents: AsyncSequence, Sendable {
             let registered: @Sendable () -> Void = { countdown.arrive() }
             source.setEventHandler(handler: deliver)
             source.setRegistrationHandler(handler: registered)
+            // If registration fails (no fd left for the signalfd), libdispatch cancels the source
+            // instead; counting that too keeps `register` from waiting forever. A later, ordinary
+            // cancellation arrives after the wait ended and changes nothing.
+            source.setCancelHandler(handler: registered)
             source.resume()
             sources.append(source)
         }

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
-@testable import NetRulesDaemon
 import Testing
+
+@testable import NetRulesDaemon
 
 /// The passwd name of uid 65534 (`nobody` on Debian), as the messages show it.
 private func nobodyName() -> String {
@@ -25,7 +26,8 @@ struct FileTrustTests {
         let file = directory.write("a.yaml", mode: 0o666)
         #expect(
             FileTrust.problem(withFile: file, runningAsRoot: true, kind: .ruleFile)
-                == "refusing rule file \(file): it is writable by other users (mode 0666, owner root); run: chmod go-w \(file)")
+                == "refusing rule file \(file): it is writable by other users (mode 0666, owner root); run: chmod go-w \(file)"
+        )
     }
 
     @Test func groupWritableFileIsRefused() {
@@ -34,7 +36,8 @@ struct FileTrustTests {
         let file = directory.write("a.yaml", mode: 0o664)
         #expect(
             FileTrust.problem(withFile: file, runningAsRoot: true, kind: .ruleFile)
-                == "refusing rule file \(file): it is writable by group root (mode 0664, owner root); run: chmod g-w \(file)")
+                == "refusing rule file \(file): it is writable by group root (mode 0664, owner root); run: chmod g-w \(file)"
+        )
     }
 
     @Test func fileOwnedByAnotherUserIsRefused() {
@@ -45,11 +48,13 @@ struct FileTrustTests {
         let name = nobodyName()
         #expect(
             FileTrust.problem(withFile: file, runningAsRoot: true, kind: .ruleFile)
-                == "refusing rule file \(file): it is owned by \(name) (uid 65534), not root (mode 0644, owner \(name)); run: chown root \(file)")
+                == "refusing rule file \(file): it is owned by \(name) (uid 65534), not root (mode 0644, owner \(name)); run: chown root \(file)"
+        )
         chmod(file, 0o666)
         #expect(
             FileTrust.problem(withFile: file, runningAsRoot: true, kind: .ruleFile)
-                == "refusing rule file \(file): it is owned by \(name) (uid 65534), not root, and it is writable by other users (mode 0666, owner \(name)); run: chown root \(file) && chmod go-w \(file)")
+                == "refusing rule file \(file): it is owned by \(name) (uid 65534), not root, and it is writable by other users (mode 0666, owner \(name)); run: chown root \(file) && chmod go-w \(file)"
+        )
     }
 
     @Test func worldWritableDirectoryIsRefusedUnlessSticky() {
@@ -60,7 +65,8 @@ struct FileTrustTests {
         let file = directory.write("shared/a.yaml", mode: 0o644)
         #expect(
             FileTrust.problem(withFile: file, runningAsRoot: true, kind: .ruleFile)
-                == "refusing rule file \(file): its directory \(shared) is writable by other users (mode 0777, owner root); run: chmod go-w \(shared)")
+                == "refusing rule file \(file): its directory \(shared) is writable by other users (mode 0777, owner root); run: chmod go-w \(shared)"
+        )
         // Sticky, like /tmp: others may add files but cannot replace root's.
         #expect(chmod(shared, 0o1777) == 0)
         #expect(FileTrust.problem(withFile: file, runningAsRoot: true, kind: .ruleFile) == nil)
@@ -74,7 +80,9 @@ struct FileTrustTests {
         let file = directory.write("home/a.yaml", mode: 0o644)
         let problem = FileTrust.problem(withFile: file, runningAsRoot: true, kind: .ruleFile)
         #expect(problem?.hasPrefix("refusing rule file \(file): its directory \(home) is owned by ") == true)
-        #expect(problem?.hasSuffix("(uid 65534), not root (mode 0755, owner \(nobodyName())); run: chown root \(home)") == true)
+        #expect(
+            problem?.hasSuffix("(uid 65534), not root (mode 0755, owner \(nobodyName())); run: chown root \(home)")
+                == true)
     }
 
     @Test func setuidPluginIsRefusedButTheSameModeIsFineForARuleFile() {
@@ -86,7 +94,9 @@ struct FileTrustTests {
             FileTrust.problem(withFile: plugin, runningAsRoot: true, kind: .plugin)
                 == "refusing plugin \(plugin): it is setuid (mode 4755, owner root); run: chmod u-s,g-s \(plugin)")
         #expect(chmod(plugin, 0o2755) == 0)
-        #expect(FileTrust.problem(withFile: plugin, runningAsRoot: true, kind: .plugin)?.contains("it is setgid (mode 2755") == true)
+        #expect(
+            FileTrust.problem(withFile: plugin, runningAsRoot: true, kind: .plugin)?.contains("it is setgid (mode 2755")
+                == true)
         #expect(FileTrust.problem(withFile: plugin, runningAsRoot: true, kind: .ruleFile) == nil)
         #expect(chmod(plugin, 0o755) == 0)
         #expect(FileTrust.problem(withFile: plugin, runningAsRoot: true, kind: .plugin) == nil)
@@ -100,7 +110,8 @@ struct FileTrustTests {
         #expect(symlink(target, link) == 0)
         #expect(
             FileTrust.problem(withFile: link, runningAsRoot: true, kind: .ruleFile)
-                == "refusing rule file \(link) (a symlink to \(target)): it is writable by other users (mode 0666, owner root); run: chmod go-w \(target)")
+                == "refusing rule file \(link) (a symlink to \(target)): it is writable by other users (mode 0666, owner root); run: chmod go-w \(target)"
+        )
         chmod(target, 0o644)
         #expect(FileTrust.problem(withFile: link, runningAsRoot: true, kind: .ruleFile) == nil)
     }
@@ -115,7 +126,8 @@ struct FileTrustTests {
         #expect(symlink(target, link) == 0)
         #expect(
             FileTrust.problem(withFile: link, runningAsRoot: true, kind: .ruleFile)
-                == "refusing rule file \(link) (a symlink to \(target)): its directory \(open) is writable by other users (mode 0777, owner root); run: chmod go-w \(open)")
+                == "refusing rule file \(link) (a symlink to \(target)): its directory \(open) is writable by other users (mode 0777, owner root); run: chmod go-w \(open)"
+        )
     }
 
     @Test func notRootTrustsEverything() {
@@ -127,7 +139,9 @@ struct FileTrustTests {
 
     @Test func missingFileIsRefusedNotIgnored() {
         let problem = FileTrust.problem(withFile: "/nonexistent/netrules/a.yaml", runningAsRoot: true, kind: .ruleFile)
-        #expect(problem == "refusing rule file /nonexistent/netrules/a.yaml: it cannot be inspected: No such file or directory")
+        #expect(
+            problem
+                == "refusing rule file /nonexistent/netrules/a.yaml: it cannot be inspected: No such file or directory")
     }
 
     @Test func ancestorsRunToTheRoot() {

@@ -1,8 +1,9 @@
 import Foundation
 @preconcurrency import Glibc
 import NetRulesCore
-@testable import NetRulesDaemon
 import Testing
+
+@testable import NetRulesDaemon
 
 struct LogSinkTests {
     /// 2026-11-29T09:00:00Z.
@@ -23,7 +24,8 @@ struct LogSinkTests {
     }
 
     @Test func journalLineHasPriorityPrefixAndNoTimestamp() {
-        let line = LogLineFormat.journal.render(record("reload failed", level: .warning, metadata: [("error", "x")]), at: Self.instant)
+        let line = LogLineFormat.journal.render(
+            record("reload failed", level: .warning, metadata: [("error", "x")]), at: Self.instant)
         #expect(line == "<4>warning netrules.daemon: reload failed error=x")
     }
 
@@ -85,7 +87,8 @@ struct LogSinkTests {
         #expect(!StandardErrorLogSink.isJournalStream("garbage", descriptor: fd))
         #expect(!StandardErrorLogSink.isJournalStream(nil, descriptor: fd))
 
-        let journal = StandardErrorLogSink(descriptor: fd, environment: ["JOURNAL_STREAM": matching], now: { Self.instant })
+        let journal = StandardErrorLogSink(
+            descriptor: fd, environment: ["JOURNAL_STREAM": matching], now: { Self.instant })
         #expect(journal.format == .journal)
         let terminal = StandardErrorLogSink(descriptor: fd, environment: [:], now: { Self.instant })
         #expect(terminal.format == .plain)

@@ -1,9 +1,10 @@
 import Foundation
 @preconcurrency import Glibc
-@testable import NetRulesDaemon
 import NetRulesLinux
 import Synchronization
 import Testing
+
+@testable import NetRulesDaemon
 
 /// Counts reports and lets a test await a count (cancellable, so a guard timeout can end the wait).
 private final class ReportCounter: Sendable {
@@ -202,7 +203,9 @@ struct RuleFileWatcherTests {
         #expect(openDescriptorCount(matching: "inotify") == inotifyBefore)
         #expect(openDescriptorCount(matching: "eventfd") == eventfdBefore)
         let (_, continuation) = AsyncStream.makeStream(of: Void.self)
-        await #expect(throws: SystemCallError.self, "one run per watcher") { try await watcher.run(reporting: continuation) }
+        await #expect(throws: SystemCallError.self, "one run per watcher") {
+            try await watcher.run(reporting: continuation)
+        }
     }
 
     @Test func missingDirectoryIsAnError() {
@@ -224,10 +227,11 @@ struct RuleWatchSetTests {
         append(watch: 2, mask: UInt32(IN_DELETE_SELF), cookie: 0, name: "", padded: 0)
         bytes += [1, 2, 3]  // a truncated tail is ignored
         let events = bytes.withUnsafeBytes { InotifyEvent.parse($0) }
-        #expect(events == [
-            InotifyEvent(watch: 1, mask: UInt32(IN_MOVED_TO), cookie: 7, name: "a.yaml"),
-            InotifyEvent(watch: 2, mask: UInt32(IN_DELETE_SELF), cookie: 0, name: ""),
-        ])
+        #expect(
+            events == [
+                InotifyEvent(watch: 1, mask: UInt32(IN_MOVED_TO), cookie: 7, name: "a.yaml"),
+                InotifyEvent(watch: 2, mask: UInt32(IN_DELETE_SELF), cookie: 0, name: ""),
+            ])
     }
 
     @Test(arguments: [

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
-@testable import NetRulesDaemon
 import Testing
+
+@testable import NetRulesDaemon
 
 /// Real signals sent to this test process. Serialized: dispositions are process-wide.
 @Suite(.serialized)

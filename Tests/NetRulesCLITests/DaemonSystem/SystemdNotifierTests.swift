@@ -1,7 +1,8 @@
 @preconcurrency import Glibc
-@testable import NetRulesDaemon
 import NetRulesLinux
 import Testing
+
+@testable import NetRulesDaemon
 
 /// A datagram socket bound where systemd's would be, reading what the notifier sends.
 private final class NotifyListener {
@@ -49,9 +50,12 @@ struct SystemdNotifierTests {
     }
 
     @Test func parsesPathAbstractAndUnsupportedValues() {
-        #expect(SystemdNotifier(environment: ["NOTIFY_SOCKET": "/run/systemd/notify"]).destination == .path("/run/systemd/notify"))
+        #expect(
+            SystemdNotifier(environment: ["NOTIFY_SOCKET": "/run/systemd/notify"]).destination
+                == .path("/run/systemd/notify"))
         #expect(SystemdNotifier(environment: ["NOTIFY_SOCKET": "@sd-notify"]).destination == .abstract("sd-notify"))
-        #expect(SystemdNotifier(environment: ["NOTIFY_SOCKET": "vsock:2:1234"]).destination == .unsupported("vsock:2:1234"))
+        #expect(
+            SystemdNotifier(environment: ["NOTIFY_SOCKET": "vsock:2:1234"]).destination == .unsupported("vsock:2:1234"))
     }
 
     @Test func sendsDatagramsToASocketFile() throws {
