@@ -7,7 +7,7 @@ import NetRulesCore
 /// answer as is. Nesting is capped so a hostile line cannot exhaust the stack.
 enum ControlJSON {
     /// Why a line is not JSON.
-    struct SyntaxError: Error, CustomStringConvertible {
+    struct SyntaxError: Error, CustomStringConvertible, Sendable {
         var offset: Int
         var reason: String
         var description: String { "\(reason) at byte \(offset)" }

@@ -4,14 +4,18 @@ import NetRulesCore
 ///
 /// `{"version":1,"command":"status"}`, `{"version":1,"command":"explain","rule":"NAME"}`,
 /// `{"version":1,"command":"watch"}` or `{"version":1,"command":"rules"}`.
-enum ControlRequest: Equatable {
+public enum ControlRequest: Equatable, Sendable {
+    /// The known facts: answered with `ControlDocuments.status`.
     case status
+    /// One rule's condition tree: answered with `ControlDocuments.explain`, or an error document.
     case explain(rule: String)
+    /// Fact changes as they happen: answered with one `ControlDocuments.change` line per change.
     case watch
+    /// The loaded rules' names: answered with `ControlDocuments.rules`.
     case rules
 
-    /// The request as JSON, for clients.
-    var document: JSONValue {
+    /// The request as the JSON line a client sends.
+    public var document: JSONValue {
         let version: (String, JSONValue) = ("version", .number(Double(ControlDocuments.version)))
         switch self {
         case .status: return .object([version, ("command", .string("status"))])

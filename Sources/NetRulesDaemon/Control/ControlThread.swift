@@ -65,29 +65,35 @@ enum ControlThread {
     /// Runs `body` on a new detached thread and returns its result.
     static func run<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
-            let work = ThreadWork {
-                do {
-                    continuation.resume(returning: try body())
-                } catch {
-                    continuation.resume(throwing: error)
+            do {
+                try detach {
+                    do {
+                        continuation.resume(returning: try body())
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
                 }
-            }
-            let box = Unmanaged.passRetained(work)
-            var thread = pthread_t()
-            let result = pthread_create(
-                &thread, nil,
-                { raw in
-                    Unmanaged<ThreadWork>.fromOpaque(raw!).takeRetainedValue().body()
-                    return nil
-                }, box.toOpaque())
-            if result != 0 {
-                box.release()
-                continuation.resume(
-                    throwing: ControlSystemCallError(call: "pthread_create", errno: ControlErrno(rawValue: result)))
-            } else {
-                pthread_detach(thread)
+            } catch {
+                continuation.resume(throwing: error)
             }
         }
+    }
+
+    /// Starts `body` on a new detached thread; it must return on its own (watch a wake event).
+    static func detach(_ body: @escaping @Sendable () -> Void) throws {
+        let box = Unmanaged.passRetained(ThreadWork(body))
+        var thread = pthread_t()
+        let result = pthread_create(
+            &thread, nil,
+            { raw in
+                Unmanaged<ThreadWork>.fromOpaque(raw!).takeRetainedValue().body()
+                return nil
+            }, box.toOpaque())
+        guard result == 0 else {
+            box.release()
+            throw ControlSystemCallError(call: "pthread_create", errno: ControlErrno(rawValue: result))
+        }
+        pthread_detach(thread)
     }
 }
 
