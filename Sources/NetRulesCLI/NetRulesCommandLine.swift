@@ -10,7 +10,7 @@ public enum NetRulesCommandLine {
 
     static let commands: [any Command.Type] = [
         CheckCommand.self, SimulateCommand.self, StatusSubcommand.self, WatchSubcommand.self, PingSubcommand.self,
-        PortalSubcommand.self, SchemaCommand.self, BenchCommand.self,
+        PortalSubcommand.self, ExplainSubcommand.self, SchemaCommand.self, BenchCommand.self,
     ]
 
     static let root = CommandSpec(
