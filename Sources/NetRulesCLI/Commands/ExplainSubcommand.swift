@@ -25,6 +25,7 @@ enum ExplainSubcommand: Command {
                 isRepeating: true),
             .json,
             .controlSocket,
+            .daemonStateDirectory,
         ]
     )
 

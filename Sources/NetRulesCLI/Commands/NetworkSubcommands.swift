@@ -14,7 +14,7 @@ enum StatusSubcommand: Command {
             one document whose keys are the fact keys rules use: \
             {"version":1,"facts":{"gateway":"…","ip":[…],"interfaces.eth0":"up",…}}.
             """,
-        options: [.json, .controlSocket]
+        options: [.json, .controlSocket, .daemonStateDirectory]
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
@@ -41,7 +41,7 @@ enum WatchSubcommand: Command {
             otherwise runs the Linux observers itself. The first lines are the current values. \
             With --json, one line per change: {"at":…,"key":…,"new":…,"old":…,"version":1}.
             """,
-        options: [.json, .controlSocket]
+        options: [.json, .controlSocket, .daemonStateDirectory]
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
@@ -67,12 +67,17 @@ extension OptionSpec {
     static let controlSocket = OptionSpec(
         long: "control-socket", valueName: "path",
         help: "The daemon's control socket; else /run/netrules/control.sock as root, $XDG_RUNTIME_DIR/netrules otherwise.")
+
+    /// `--state-dir DIR`: the state directory a daemon was started with (its socket is there).
+    static let daemonStateDirectory = OptionSpec(
+        long: "state-dir", valueName: "dir", help: "Find the daemon started with 'run --state-dir DIR'.")
 }
 
 extension ParsedArguments {
     /// The control socket: `--control-socket`, else the daemon's default for this user.
     func controlSocket(_ io: CommandIO) -> String {
-        value("control-socket") ?? DaemonPaths.defaults(environment: io.environment).controlSocket
+        value("control-socket")
+            ?? DaemonPaths.defaults(environment: io.environment, stateDirectory: value("state-dir")).controlSocket
     }
 }
 
