@@ -34,16 +34,22 @@ let package = Package(
         .target(name: "NetRulesConfig", dependencies: ["NetRulesCore", "CYAML"], swiftSettings: swiftSettings),
 
         // MARK: Operating-system parts
-        .target(name: "NetRulesLinux", dependencies: ["NetRulesCore", "CNetRulesLinux"], swiftSettings: swiftSettings),
+        // Errno, SystemCallError, the fd owner and dedicated threads, shared by the OS targets (STYLE §11–§13).
+        .target(name: "NetRulesSystem", swiftSettings: swiftSettings),
+        .target(
+            name: "NetRulesLinux",
+            dependencies: ["NetRulesCore", "NetRulesSystem", "CNetRulesLinux"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "NetRulesHTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(
             name: "NetRulesProbes",
-            dependencies: ["NetRulesCore", "NetRulesHTTP", "CNetRulesLinux"],
+            dependencies: ["NetRulesCore", "NetRulesSystem", "NetRulesHTTP", "CNetRulesLinux"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "NetRulesActions",
-            dependencies: ["NetRulesCore", "NetRulesHTTP"],
+            dependencies: ["NetRulesCore", "NetRulesSystem", "NetRulesHTTP"],
             swiftSettings: swiftSettings
         ),
 
@@ -56,8 +62,8 @@ let package = Package(
         .target(
             name: "NetRulesCLI",
             dependencies: [
-                "NetRulesCore", "NetRulesConfig", "NetRulesLinux", "NetRulesProbes", "NetRulesActions",
-                "NetRulesDaemon",
+                "NetRulesCore", "NetRulesConfig", "NetRulesSystem", "NetRulesLinux", "NetRulesProbes",
+                "NetRulesActions", "NetRulesDaemon",
             ],
             swiftSettings: swiftSettings
         ),
@@ -78,17 +84,17 @@ let package = Package(
         ),
         .testTarget(
             name: "NetRulesLinuxTests",
-            dependencies: ["NetRulesLinux", "NetRulesTesting"],
+            dependencies: ["NetRulesLinux", "NetRulesSystem", "NetRulesTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "NetRulesProbesTests",
-            dependencies: ["NetRulesProbes", "NetRulesHTTP", "NetRulesTesting"],
+            dependencies: ["NetRulesProbes", "NetRulesSystem", "NetRulesHTTP", "NetRulesTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "NetRulesActionsTests",
-            dependencies: ["NetRulesActions", "NetRulesHTTP", "NetRulesTesting"],
+            dependencies: ["NetRulesActions", "NetRulesSystem", "NetRulesHTTP", "NetRulesTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesSystem
 
 extension ActionRunner {
     /// Stores the delivery in the outbox, then delivers it inline, or parks it for `online`.

@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesSystem
 
 /// Executes firings: per-rule order, bounded concurrency, and a durable outbox for webhooks.
 ///

@@ -9,8 +9,8 @@ public enum NetRulesCommandLine {
     public static let version = "0.1.0"
 
     static let commands: [any Command.Type] = [
-        CheckCommand.self, SimulateCommand.self, StatusSubcommand.self, WatchSubcommand.self, PingSubcommand.self,
-        PortalSubcommand.self, SchemaCommand.self, BenchCommand.self,
+        RunCommand.self, CheckCommand.self, SimulateCommand.self, StatusSubcommand.self, WatchSubcommand.self, PingSubcommand.self,
+        PortalSubcommand.self, ExplainSubcommand.self, SchemaCommand.self, BenchCommand.self,
     ]
 
     static let root = CommandSpec(

@@ -1,8 +1,7 @@
+import NetRulesCore
 import Testing
 
-@testable import NetRulesCLI
-
-/// The edit distance behind "Did you mean …?" suggestions.
+/// The edit distance behind the parser's "Did you mean …?" suggestions (NetRulesCore's `EditDistance`).
 struct EditDistanceTests {
     @Test(arguments: [
         ("kitten", "sitting", 3),
@@ -13,14 +12,17 @@ struct EditDistanceTests {
         ("--version", "--verbose", 4),
     ])
     func editDistance(from: String, to: String, distance: Int) {
-        #expect(from.editDistance(to: to) == distance)
-        #expect(to.editDistance(to: from) == distance)
+        #expect(EditDistance.between(from, to) == distance)
+        #expect(EditDistance.between(to, from) == distance)
     }
 
     @Test func closestMatchNeedsDistanceBelowFourAndPrefersTheEarliest() {
-        #expect("--jsn".closestMatch(in: ["--help", "--json"]) == "--json")
-        #expect("--tg".closestMatch(in: ["--tag", "--tog"]) == "--tag")
-        #expect("abcd".closestMatch(in: ["wxyz"]) == nil)
-        #expect("abcd".closestMatch(in: ["abxyz"]) == "abxyz")
+        func closestMatch(_ word: String, in candidates: [String]) -> String? {
+            EditDistance.closest(to: word, among: candidates, limitedByLength: false)
+        }
+        #expect(closestMatch("--jsn", in: ["--help", "--json"]) == "--json")
+        #expect(closestMatch("--tg", in: ["--tag", "--tog"]) == "--tag")
+        #expect(closestMatch("abcd", in: ["wxyz"]) == nil)
+        #expect(closestMatch("abcd", in: ["abxyz"]) == "abxyz")
     }
 }

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesSystem
 import Testing
 
 @testable import NetRulesLinux

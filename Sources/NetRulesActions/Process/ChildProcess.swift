@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// A program to start in its own process group, feed on stdin, watch, and reap.
 ///
@@ -57,14 +58,14 @@ struct ChildProcess: Sendable {
 
     private func spawn() throws(SystemCallError) -> SpawnedChild {
         let input = try sys_pipe2(O_CLOEXEC).get(call: "pipe2")
-        let inputWrite = FileDescriptor(adopting: input.write)
-        let inputRead = FileDescriptor(adopting: input.read)
+        let inputWrite = FileDescriptor(taking: input.write)
+        let inputRead = FileDescriptor(taking: input.read)
         let output = try sys_pipe2(O_CLOEXEC).get(call: "pipe2")
-        let outputRead = FileDescriptor(adopting: output.read)
-        let outputWrite = FileDescriptor(adopting: output.write)
+        let outputRead = FileDescriptor(taking: output.read)
+        let outputWrite = FileDescriptor(taking: output.write)
         let errors = try sys_pipe2(O_CLOEXEC).get(call: "pipe2")
-        let errorRead = FileDescriptor(adopting: errors.read)
-        let errorWrite = FileDescriptor(adopting: errors.write)
+        let errorRead = FileDescriptor(taking: errors.read)
+        let errorWrite = FileDescriptor(taking: errors.write)
 
         let pid = try withSpawnArguments { fileActions, attributes, argv, envp in
             // dup2 onto 0/1/2 clears close-on-exec on the copies only; our ends stay close-on-exec.
@@ -91,7 +92,7 @@ struct ChildProcess: Sendable {
         // (ENOSYS on old kernels) the supervisor falls back to polling waitpid every 10 ms.
         let pidfd = try? sys_pidfd_open(pid).get(call: "pidfd_open")
         return SpawnedChild(
-            pid: pid, pidfd: pidfd.map(FileDescriptor.init(adopting:)), standardInput: inputWrite,
+            pid: pid, pidfd: pidfd.map(FileDescriptor.init(taking:)), standardInput: inputWrite,
             standardOutput: outputRead, standardError: errorRead
         )
     }

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// The poll loop that feeds, drains, times out and reaps one spawned child.
 ///

@@ -1,89 +1,76 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 
 // Layer (a) of STYLE §11: the only code in this target that calls the C functions. Each wrapper
-// captures errno right after the call; `valueOrErrno` retries EINTR unless told otherwise.
-
-/// Runs `body` until it does not fail with EINTR (unless `retryOnInterrupt` is false), turning `-1`
-/// into the errno it left.
-@inline(__always)
-func valueOrErrno<T: FixedWidthInteger>(retryOnInterrupt: Bool = true, _ body: () -> T) -> Result<T, Errno> {
-    while true {
-        let value = body()
-        if value == -1 {
-            let error = Errno.current
-            if retryOnInterrupt && error == .interrupted { continue }
-            return .failure(error)
-        }
-        return .success(value)
-    }
-}
+// captures errno right after the call through NetRulesSystem's layer (b): `retryingOnEINTR` retries
+// EINTR, `valueOrErrno` runs the call once.
 
 func sys_open(_ path: String, _ flags: CInt, _ mode: mode_t = 0) -> Result<CInt, Errno> {
-    valueOrErrno { open(path, flags, mode) }
+    retryingOnEINTR { open(path, flags, mode) }
 }
 
 func sys_openat(_ directory: CInt, _ path: String, _ flags: CInt, _ mode: mode_t = 0) -> Result<CInt, Errno> {
-    valueOrErrno { openat(directory, path, flags, mode) }
+    retryingOnEINTR { openat(directory, path, flags, mode) }
 }
 
 func sys_read(_ fd: CInt, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
-    valueOrErrno { read(fd, buffer.baseAddress, buffer.count) }
+    retryingOnEINTR { read(fd, buffer.baseAddress, buffer.count) }
 }
 
 func sys_write(_ fd: CInt, _ buffer: UnsafeRawBufferPointer) -> Result<Int, Errno> {
-    valueOrErrno { write(fd, buffer.baseAddress, buffer.count) }
+    retryingOnEINTR { write(fd, buffer.baseAddress, buffer.count) }
 }
 
 /// Never retried: on Linux the descriptor is released even when close reports EINTR, and a retry
 /// could close a descriptor another thread has just been given (see the close(2) NOTES).
 func sys_close(_ fd: CInt) -> Result<CInt, Errno> {
-    valueOrErrno(retryOnInterrupt: false) { close(fd) }
+    valueOrErrno { close(fd) }
 }
 
 func sys_fsync(_ fd: CInt) -> Result<CInt, Errno> {
-    valueOrErrno { fsync(fd) }
+    retryingOnEINTR { fsync(fd) }
 }
 
 func sys_rename(_ old: String, _ new: String) -> Result<CInt, Errno> {
-    valueOrErrno { rename(old, new) }
+    retryingOnEINTR { rename(old, new) }
 }
 
 func sys_unlink(_ path: String) -> Result<CInt, Errno> {
-    valueOrErrno { unlink(path) }
+    retryingOnEINTR { unlink(path) }
 }
 
 func sys_mkdir(_ path: String, _ mode: mode_t) -> Result<CInt, Errno> {
-    valueOrErrno { mkdir(path, mode) }
+    retryingOnEINTR { mkdir(path, mode) }
 }
 
 func sys_fchmod(_ fd: CInt, _ mode: mode_t) -> Result<CInt, Errno> {
-    valueOrErrno { fchmod(fd, mode) }
+    retryingOnEINTR { fchmod(fd, mode) }
 }
 
 func sys_access(_ path: String, _ mode: CInt) -> Result<CInt, Errno> {
-    valueOrErrno { access(path, mode) }
+    retryingOnEINTR { access(path, mode) }
 }
 
 func sys_stat(_ path: String) -> Result<stat, Errno> {
     var info = stat()
-    return valueOrErrno { stat(path, &info) }.map { _ in info }
+    return retryingOnEINTR { stat(path, &info) }.map { _ in info }
 }
 
 func sys_kill(_ pid: pid_t, _ signal: CInt) -> Result<CInt, Errno> {
-    valueOrErrno { kill(pid, signal) }
+    retryingOnEINTR { kill(pid, signal) }
 }
 
 func sys_waitpid(_ pid: pid_t, _ status: inout CInt, _ options: CInt) -> Result<pid_t, Errno> {
-    valueOrErrno { waitpid(pid, &status, options) }
+    retryingOnEINTR { waitpid(pid, &status, options) }
 }
 
 func sys_poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeoutMilliseconds: CInt) -> Result<CInt, Errno> {
     // Not retried here: after EINTR the caller recomputes its timeout from the clock.
-    valueOrErrno(retryOnInterrupt: false) { poll(fds, nfds_t(count), timeoutMilliseconds) }
+    valueOrErrno { poll(fds, nfds_t(count), timeoutMilliseconds) }
 }
 
 func sys_setNonBlocking(_ fd: CInt) -> Result<CInt, Errno> {
-    valueOrErrno { fcntl(fd, F_GETFL) }.flatMap { flags in valueOrErrno { fcntl(fd, F_SETFL, flags | O_NONBLOCK) } }
+    retryingOnEINTR { fcntl(fd, F_GETFL) }.flatMap { flags in retryingOnEINTR { fcntl(fd, F_SETFL, flags | O_NONBLOCK) } }
 }
 
 /// posix_spawn(3) reports its error as the return value rather than in errno.
@@ -101,13 +88,13 @@ func sys_pipe2(_ flags: CInt) -> Result<(read: CInt, write: CInt), Errno> {
     guard let pipe2 = GNUExtensions.pipe2 else { return .failure(.notImplemented) }
     var ends: (CInt, CInt) = (-1, -1)
     return withUnsafeMutableBytes(of: &ends) { raw in
-        valueOrErrno { pipe2(raw.baseAddress!.assumingMemoryBound(to: CInt.self), flags) }
+        retryingOnEINTR { pipe2(raw.baseAddress!.assumingMemoryBound(to: CInt.self), flags) }
     }.map { _ in (ends.0, ends.1) }
 }
 
 func sys_pidfd_open(_ pid: pid_t) -> Result<CInt, Errno> {
     guard let pidfdOpen = GNUExtensions.pidfdOpen else { return .failure(.notImplemented) }
-    return valueOrErrno { pidfdOpen(pid, 0) }
+    return retryingOnEINTR { pidfdOpen(pid, 0) }
 }
 
 /// Functions glibc exports only under `_GNU_SOURCE`, which Swift's `Glibc` module does not define,

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import FoundationEssentials
+import NetRulesSystem
 
 /// The on-disk queue of webhook deliveries: one file per pending delivery.
 ///
@@ -89,7 +90,7 @@ struct Outbox: Sendable {
 
     private static func read(_ path: String) throws(SystemCallError) -> [UInt8] {
         let fd = try sys_open(path, O_RDONLY | O_CLOEXEC).get(call: "open")
-        let file = FileDescriptor(adopting: fd)
+        let file = FileDescriptor(taking: fd)
         defer { try? file.close() }
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)

@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesSystem
 
 /// Delivers one outbox entry: attempts with exponential backoff and jitter until a 2xx, a final
 /// failure, or the attempts run out; parks it when `when: online` and the network is not online.

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// File writes that a crash cannot tear.
 ///
@@ -27,7 +28,7 @@ enum AtomicFile {
         if case .success(let info) = sys_stat(path) { permissions = info.st_mode & 0o7777 }
         let temporary = "\(directory)/.\(name).netrules-\(randomSuffix()).tmp"
         let fd = try sys_open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions).get(call: "open")
-        let file = FileDescriptor(adopting: fd)
+        let file = FileDescriptor(taking: fd)
         do {
             // open(2) applies the umask; the rule asked for exact bits.
             _ = try sys_fchmod(fd, permissions).get(call: "fchmod")
@@ -50,7 +51,7 @@ enum AtomicFile {
         let (directory, _) = split(path)
         if createDirectories { try makeDirectories(directory) }
         let fd = try sys_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode_t(mode)).get(call: "open")
-        let file = FileDescriptor(adopting: fd)
+        let file = FileDescriptor(taking: fd)
         defer { try? file.close() }
         let written = try record.withUnsafeBytes { sys_write(fd, $0) }.get(call: "write")
         // A short write would leave half a record; regular files only do that when the disk is
@@ -78,7 +79,7 @@ enum AtomicFile {
     /// fsync(2) on a directory makes its entries (a rename, a new file) durable.
     static func syncDirectory(_ path: String) throws(SystemCallError) {
         let fd = try sys_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC).get(call: "open")
-        let directory = FileDescriptor(adopting: fd)
+        let directory = FileDescriptor(taking: fd)
         defer { try? directory.close() }
         _ = try sys_fsync(fd).get(call: "fsync")
     }

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesSystem
 
 /// Runs `write:` actions: atomic replace, or one-write append.
 struct WriteExecutor: Sendable {

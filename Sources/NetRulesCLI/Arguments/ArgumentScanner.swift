@@ -1,3 +1,5 @@
+import NetRulesCore
+
 /// Walks one command line left to right, descending into subcommands and collecting values and errors.
 ///
 /// Errors are collected rather than thrown at once because a help request wins over any error anywhere on the line
@@ -246,7 +248,7 @@ struct ArgumentScanner {
         }
         candidates.append("--help")
         var message = "Unknown option '\(spelled)'"
-        if let suggestion = spelled.closestMatch(in: candidates) {
+        if let suggestion = EditDistance.closest(to: spelled, among: candidates, limitedByLength: false) {
             message += ". Did you mean '\(suggestion)'?"
         }
         record(message, isUnknownName: true)
@@ -264,7 +266,7 @@ struct ArgumentScanner {
             }
             if command.arguments.isEmpty {
                 var message = "Unknown subcommand '\(token)'"
-                if let suggestion = token.closestMatch(in: command.subcommands.map(\.name)) {
+                if let suggestion = EditDistance.closest(to: token, among: command.subcommands.map(\.name), limitedByLength: false) {
                     message += ". Did you mean '\(suggestion)'?"
                 }
                 record(message, isUnknownName: true)

@@ -1,3 +1,4 @@
+internal import NetRulesSystem
 import Synchronization
 
 /// A sink writing to the process's standard output or standard error.

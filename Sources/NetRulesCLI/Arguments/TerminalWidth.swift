@@ -1,4 +1,5 @@
 @preconcurrency internal import Glibc
+internal import NetRulesSystem
 
 /// The width, in columns, to which help text is wrapped.
 ///

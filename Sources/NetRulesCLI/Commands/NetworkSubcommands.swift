@@ -1,41 +1,83 @@
 import NetRulesCore
+import NetRulesDaemon
 import NetRulesLinux
 import NetRulesProbes
 
-/// `netrules status [--json]`: one snapshot of the network facts.
+/// `netrules status [--json] [--control-socket PATH]`: one snapshot of the network facts.
 enum StatusSubcommand: Command {
     static let spec = CommandSpec(
         name: "status",
         abstract: "Show the network as netrules sees it: interfaces, addresses, gateway, DNS, Wi-Fi.",
         discussion: """
-            With --json, one document whose keys are the fact keys rules use: \
+            When a netrules daemon answers on the control socket, shows the daemon's facts (probe facts \
+            such as connectivity and hosts.* included); otherwise reads the system directly. With --json, \
+            one document whose keys are the fact keys rules use: \
             {"version":1,"facts":{"gateway":"…","ip":[…],"interfaces.eth0":"up",…}}.
             """,
-        options: [.json]
+        options: [.json, .controlSocket, .daemonStateDirectory]
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+        let json = arguments.flag("json")
+        if let client = try ControlClient.connect(path: arguments.controlSocket(io)) {
+            let answer = try await client.response(to: ControlRequest.status.document)
+            if let message = ControlDocuments.errorMessage(in: answer) { throw CommandError.runtime(message) }
+            io.stdout.write(json ? answer.compact + "\n" : ControlText.status(answer))
+            return ExitCode.success
+        }
         let out = io.stdout
         let err = io.stderr
-        return await StatusCommand.run(
-            json: arguments.flag("json"), output: { out.write($0) }, errorOutput: { err.write($0) })
+        return await StatusCommand.run(json: json, output: { out.write($0) }, errorOutput: { err.write($0) })
     }
 }
 
-/// `netrules watch [--json]`: fact changes as they happen.
+/// `netrules watch [--json] [--control-socket PATH]`: fact changes as they happen.
 enum WatchSubcommand: Command {
     static let spec = CommandSpec(
         name: "watch",
         abstract: "Print each network fact change as it happens, until interrupted.",
-        discussion: "With --json, one line per change: {\"version\":1,\"key\":…,\"old\":…,\"new\":…,\"at\":…}.",
-        options: [.json]
+        discussion: """
+            When a netrules daemon answers on the control socket, shows the daemon's fact changes; \
+            otherwise runs the Linux observers itself. The first lines are the current values. \
+            With --json, one line per change: {"at":…,"key":…,"new":…,"old":…,"version":1}.
+            """,
+        options: [.json, .controlSocket, .daemonStateDirectory]
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+        let json = arguments.flag("json")
+        let socket = arguments.controlSocket(io)
+        if let client = try ControlClient.connect(path: socket) {
+            for try await line in client.stream(ControlRequest.watch.document) {
+                if let message = ControlDocuments.errorMessage(in: line) { throw CommandError.runtime(message) }
+                io.stdout.write(json ? line.compact + "\n" : ControlText.change(line))
+            }
+            // Interrupting watch is the normal way to end it; the daemon going away is not.
+            if Task.isCancelled { return ExitCode.success }
+            throw CommandError.runtime("the netrules daemon closed the control socket \(socket)")
+        }
         let out = io.stdout
         let err = io.stderr
-        return await WatchCommand.run(
-            json: arguments.flag("json"), output: { out.write($0) }, errorOutput: { err.write($0) })
+        return await WatchCommand.run(json: json, output: { out.write($0) }, errorOutput: { err.write($0) })
+    }
+}
+
+extension OptionSpec {
+    /// `--control-socket PATH`: where to look for a running daemon.
+    static let controlSocket = OptionSpec(
+        long: "control-socket", valueName: "path",
+        help: "The daemon's control socket; else /run/netrules/control.sock as root, $XDG_RUNTIME_DIR/netrules otherwise.")
+
+    /// `--state-dir DIR`: the state directory a daemon was started with (its socket is there).
+    static let daemonStateDirectory = OptionSpec(
+        long: "state-dir", valueName: "dir", help: "Find the daemon started with 'run --state-dir DIR'.")
+}
+
+extension ParsedArguments {
+    /// The control socket: `--control-socket`, else the daemon's default for this user.
+    func controlSocket(_ io: CommandIO) -> String {
+        value("control-socket")
+            ?? DaemonPaths.defaults(environment: io.environment, stateDirectory: value("state-dir")).controlSocket
     }
 }
 

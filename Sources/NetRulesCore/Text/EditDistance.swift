@@ -20,8 +20,19 @@ public enum EditDistance {
     }
 
     /// The candidate closest to `word`, when it is within three edits (as argument-parser suggests).
-    public static func closest(to word: String, among candidates: [String]) -> String? {
-        let scored = candidates.map { ($0, between(word, $0)) }.filter { $0.1 < 4 && $0.1 < max(word.count, 2) }
+    ///
+    /// On a tie the earliest candidate wins, so suggestions follow declaration order and stay stable.
+    ///
+    /// - Parameters:
+    ///   - word: What the user wrote.
+    ///   - candidates: The spellings that would have been valid, in declaration order.
+    ///   - limitedByLength: Whether a candidate must also be fewer edits away than `word` has characters
+    ///     (counting at least 2), so that a short word is not "corrected" into an unrelated one. The
+    ///     command-line parser passes false, because argument-parser's only limit is the three edits.
+    /// - Returns: The closest candidate, or nil if none is close enough.
+    public static func closest(to word: String, among candidates: [String], limitedByLength: Bool = true) -> String? {
+        let limit = limitedByLength ? min(4, max(word.count, 2)) : 4
+        let scored = candidates.map { ($0, between(word, $0)) }.filter { $0.1 < limit }
         return scored.min { $0.1 < $1.1 }?.0
     }
 }

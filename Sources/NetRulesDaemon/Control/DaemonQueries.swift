@@ -13,6 +13,14 @@ public protocol DaemonQueries: Sendable {
     func ruleNames() async -> [String]
     /// Fact changes from now on, until the stream's consumer stops.
     func factChanges() async -> AsyncStream<FactChange>
+    /// The engine's current time (the `now` it was last given), so `explain` can show a `for:` hold's
+    /// deadline as time remaining; nil when the daemon does not say.
+    func engineTime() async -> Instant?
+}
+
+extension DaemonQueries {
+    /// No engine time: `explain` then shows a hold without its remaining time.
+    public func engineTime() async -> Instant? { nil }
 }
 
 /// One fact's change, as `watch` shows it.

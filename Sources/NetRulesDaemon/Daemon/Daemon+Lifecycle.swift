@@ -15,8 +15,9 @@ extension Daemon {
             logger.error("\(error)")
             return nil
         }
+        // One record per diagnostic, on one line (`file:line:column: error: message`), as a log needs.
         for diagnostic in result.diagnostics {
-            let text = diagnostic.rendered(source: result.sources[diagnostic.file])
+            let text = diagnostic.description + (diagnostic.hint.map { " (hint: \($0))" } ?? "")
             if diagnostic.severity == .error { logger.error(text) } else { logger.warning(text) }
         }
         let distrusted = RuleFiles.trustProblems(result, files: (try? RuleFiles.expand(options.ruleFiles)) ?? []) {

@@ -201,14 +201,8 @@ public actor Daemon: DaemonQueries {
         }
     }
 
+    /// Retires a firing from the in-flight list once its last action reported (the runner logs results).
     private func handle(_ result: ActionResult) {
-        let failed: Bool
-        if case .failed = result.outcome { failed = true } else { failed = false }
-        if failed {
-            logger.warning("\(result)")
-        } else {
-            logger.info("\(result)")
-        }
         guard let id = result.firingID, let position = inflight.firstIndex(where: { $0.id == id }) else { return }
         let actionCount = engine.index(ofRule: result.rule).map { engine.rules[$0].actions.count } ?? 0
         if result.index >= actionCount - 1 {

@@ -11,7 +11,7 @@ public struct DaemonOptions: Sendable {
     /// Receives sd_notify states (`READY=1`, `RELOADING=1`, `STOPPING=1`, `STATUS=…`).
     public var notify: @Sendable (String) -> Void
     /// A reason not to trust a rule file or plugin (writable by others while running as root), or nil.
-    public var trustProblem: @Sendable (_ path: String, _ kind: String) -> String?
+    public var trustProblem: @Sendable (_ path: String, _ kind: FileTrust.Kind) -> String?
     /// How long shutdown waits for running actions before giving up on them.
     public var shutdownGrace: Duration
     /// How many rules' firings may run at once.
@@ -20,7 +20,7 @@ public struct DaemonOptions: Sendable {
     public init(
         ruleFiles: [String], paths: DaemonPaths, environment: [String: String], logger: Logger,
         notify: @escaping @Sendable (String) -> Void = { _ in },
-        trustProblem: @escaping @Sendable (String, String) -> String? = { _, _ in nil },
+        trustProblem: @escaping @Sendable (String, FileTrust.Kind) -> String? = { _, _ in nil },
         shutdownGrace: Duration = .seconds(30), concurrency: Int = 4
     ) {
         self.ruleFiles = ruleFiles

@@ -54,9 +54,9 @@ public enum RuleFiles {
     /// Files the daemon must refuse to trust: every rule file and every plugin the rules use,
     /// checked by `problem` (which says why, or returns nil).
     public static func trustProblems(
-        _ result: LoadResult, files: [String], problem: (_ path: String, _ kind: String) -> String?
+        _ result: LoadResult, files: [String], problem: (_ path: String, _ kind: FileTrust.Kind) -> String?
     ) -> [String] {
-        var problems = files.compactMap { problem($0, "rule file") }
+        var problems = files.compactMap { problem($0, .ruleFile) }
         var plugins: Set<String> = []
         for rule in result.ruleSet.rules {
             for action in rule.actions {
@@ -66,7 +66,7 @@ public enum RuleFiles {
         for observer in result.ruleSet.observers {
             if let program = observer.command.first { plugins.insert(program) }
         }
-        problems += plugins.sorted().compactMap { problem($0, "plugin") }
+        problems += plugins.sorted().compactMap { problem($0, .plugin) }
         return problems
     }
 }

@@ -32,25 +32,29 @@ public enum StatusCommand {
 
     /// The `--json` document.
     static func renderJSON(_ snapshot: NetworkSnapshot) -> String {
-        var facts: [String: String] = [:]
+        var facts: [String: JSONValue] = [:]
         for (key, state) in snapshot.facts {
             if let encoded = FactJSON.encode(state) { facts[key.rawValue] = encoded }
         }
-        var interfaces: [String: String] = [:]
+        var interfaces: [String: JSONValue] = [:]
         for interface in snapshot.interfaces {
             let ipv4 = interface.ipv4.map { address in
-                var members = ["address": FactJSON.string(address.cidr), "netmask": FactJSON.string(address.netmask)]
-                members["broadcast"] = address.broadcast.map(FactJSON.string) ?? "null"
-                return FactJSON.object(members)
+                FactJSON.object([
+                    "address": .string(address.cidr),
+                    "netmask": .string(address.netmask),
+                    "broadcast": address.broadcast.map(JSONValue.string) ?? .null,
+                ])
             }
             interfaces[interface.name] = FactJSON.object([
-                "state": FactJSON.string(interface.state),
-                "mac": interface.mac.map(FactJSON.string) ?? "null",
-                "ipv4": "[" + ipv4.joined(separator: ",") + "]",
-                "ipv6": "[" + interface.ipv6.map(FactJSON.string).joined(separator: ",") + "]",
+                "state": .string(interface.state),
+                "mac": interface.mac.map(JSONValue.string) ?? .null,
+                "ipv4": .array(ipv4),
+                "ipv6": .array(interface.ipv6.map(JSONValue.string)),
             ])
         }
-        return FactJSON.object(["version": "1", "facts": FactJSON.object(facts), "interfaces": FactJSON.object(interfaces)])
+        return FactJSON.object([
+            "version": .number(1), "facts": FactJSON.object(facts), "interfaces": FactJSON.object(interfaces),
+        ]).compact
     }
 
     /// The human text: one fact per line, keys in a column, interface details indented beneath.

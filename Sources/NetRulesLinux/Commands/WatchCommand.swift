@@ -53,10 +53,10 @@ public enum WatchCommand {
 
     /// One JSON line for a change.
     static func line(json key: FactKey, old: FactState, new: FactState, at: Wallclock) -> String {
-        var members = ["version": "1", "key": FactJSON.string(key.rawValue), "at": FactJSON.string(at.iso8601)]
+        var members: [String: JSONValue] = ["version": .number(1), "key": .string(key.rawValue), "at": .string(at.iso8601)]
         members["old"] = FactJSON.encode(old)
         members["new"] = FactJSON.encode(new)
-        return FactJSON.object(members) + "\n"
+        return FactJSON.object(members).compact + "\n"
     }
 
     /// One text line for a change.

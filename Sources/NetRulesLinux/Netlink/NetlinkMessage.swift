@@ -1,4 +1,5 @@
 internal import CNetRulesLinux
+import NetRulesSystem
 
 /// One netlink message: the `nlmsghdr` fields and the bytes after the header.
 ///

@@ -1,5 +1,6 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// A netlink socket: the one owner of its file descriptor (STYLE §13).
 ///
@@ -22,24 +23,24 @@ final class NetlinkSocket: Sendable {
     /// - Throws: `SystemCallError` from `socket` or `bind`.
     init(protocol netlinkProtocol: CInt) throws {
         let fd = try sys_socket(AF_NETLINK, CInt(SOCK_RAW.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
-            | CInt(SOCK_NONBLOCK.rawValue), netlinkProtocol).get("socket")
+            | CInt(SOCK_NONBLOCK.rawValue), netlinkProtocol).get(call: "socket")
         descriptor = FileDescriptor(taking: fd)
         var address = sockaddr_nl()
         address.nl_family = sa_family_t(AF_NETLINK)
         do {
             _ = try withUnsafePointer(to: &address) { pointer in
                 try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    try sys_bind(fd, $0, socklen_t(MemoryLayout<sockaddr_nl>.size)).get("bind")
+                    try sys_bind(fd, $0, socklen_t(MemoryLayout<sockaddr_nl>.size)).get(call: "bind")
                 }
             }
             var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
             _ = try withUnsafeMutablePointer(to: &address) { pointer in
                 try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    try sys_getsockname(fd, $0, &length).get("getsockname")
+                    try sys_getsockname(fd, $0, &length).get(call: "getsockname")
                 }
             }
         } catch {
-            descriptor.close()
+            try? descriptor.close()
             throw error
         }
         portID = address.nl_pid
@@ -63,7 +64,7 @@ final class NetlinkSocket: Sendable {
     private func setOption(level: CInt, name: CInt, value: CInt, call: String) throws {
         var value = value
         _ = try descriptor.withFileDescriptor { fd in
-            try sys_setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<CInt>.size)).get(call)
+            try sys_setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<CInt>.size)).get(call: call)
         }
     }
 
@@ -78,8 +79,7 @@ final class NetlinkSocket: Sendable {
                     try bytes.withUnsafeBytes { buffer in
                         let result = sys_sendto(fd, buffer.baseAddress!, buffer.count, 0, address,
                                                 socklen_t(MemoryLayout<sockaddr_nl>.size))
-                        preconditionNoProgrammingError(result, "sendto")
-                        return try result.get("sendto")
+                        return try result.get(call: "sendto")
                     }
                 }
             }
@@ -100,9 +100,8 @@ final class NetlinkSocket: Sendable {
                     message.msg_iov = vectorPointer
                     message.msg_iovlen = 1
                     let result = sys_recvmsg(fd, &message, 0)
-                    preconditionNoProgrammingError(result, "recvmsg")
                     if case .failure(.wouldBlock) = result { return nil }
-                    return try result.get("recvmsg")
+                    return try result.get(call: "recvmsg")
                 }
             }
         }
@@ -116,7 +115,7 @@ final class NetlinkSocket: Sendable {
         try descriptor.withFileDescriptor { fd in
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
             if let wake { fds.append(pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)) }
-            _ = try fds.withUnsafeMutableBufferPointer { try sys_poll($0.baseAddress!, $0.count, timeout).get("poll") }
+            _ = try fds.withUnsafeMutableBufferPointer { try sys_poll($0.baseAddress!, $0.count, timeout).get(call: "poll") }
             if fds.count > 1 && fds[1].revents != 0 { throw CancellationError() }
             return fds[0].revents != 0
         }
@@ -124,6 +123,6 @@ final class NetlinkSocket: Sendable {
 
     /// Closes the socket; later operations throw `EBADF`.
     func close() {
-        descriptor.close()
+        try? descriptor.close()
     }
 }

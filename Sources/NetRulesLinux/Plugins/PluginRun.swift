@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 
 /// One run of an observer plugin: spawn, read lines until it exits or we are cancelled.
 enum PluginRun {
@@ -38,7 +39,7 @@ enum PluginRun {
             return Outcome(exitStatus: nil, reportedKeys: [], failure: "\(error)")
         }
         guard let output = child.output else { preconditionFailure("spawned with captureOutput") }
-        defer { output.close() }
+        defer { try? output.close() }
         var keys: Set<FactKey> = []
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 8192)
@@ -56,7 +57,7 @@ enum PluginRun {
         while true {
             let (readable, cancelled) = try output.withFileDescriptor { fd in
                 var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
-                _ = try sys_poll(&fds, fds.count, -1).get("poll")
+                _ = try sys_poll(&fds, fds.count, -1).get(call: "poll")
                 return (fds[0].revents != 0, fds[1].revents != 0)
             }
             if cancelled {
@@ -65,7 +66,7 @@ enum PluginRun {
             }
             guard readable else { continue }
             let count = try output.withFileDescriptor { fd in
-                try buffer.withUnsafeMutableBytes { try sys_read(fd, $0.baseAddress!, $0.count).get("read") }
+                try buffer.withUnsafeMutableBytes { try sys_read(fd, $0.baseAddress!, $0.count).get(call: "read") }
             }
             if count == 0 { break }
             pending += buffer[0..<count]

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// A spawned program: its pid and, optionally, the read end of its standard output.
 ///
@@ -23,7 +24,7 @@ final class ChildProcess: Sendable {
         precondition(!argv.isEmpty, "a command needs a program")
         var fds: [CInt] = [-1, -1]
         if captureOutput {
-            _ = try fds.withUnsafeMutableBufferPointer { try sys_pipe2($0.baseAddress!, O_CLOEXEC).get("pipe2") }
+            _ = try fds.withUnsafeMutableBufferPointer { try sys_pipe2($0.baseAddress!, O_CLOEXEC).get(call: "pipe2") }
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -56,7 +57,7 @@ final class ChildProcess: Sendable {
         }
         if captureOutput { _ = sys_close(fds[1]) }
         do {
-            _ = try result.get("posix_spawn")
+            _ = try result.get(call: "posix_spawn")
         } catch {
             if captureOutput { _ = sys_close(fds[0]) }
             throw error
@@ -77,14 +78,14 @@ final class ChildProcess: Sendable {
     /// Waits for the child to exit and returns its exit status (128+N for a signal N).
     func wait() throws -> Int32 {
         var status: CInt = 0
-        _ = try sys_waitpid(pid, &status, 0).get("waitpid")
+        _ = try sys_waitpid(pid, &status, 0).get(call: "waitpid")
         return ChildProcess.exitCode(status)
     }
 
     /// The exit status if the child has exited, without blocking.
     func poll() throws -> Int32? {
         var status: CInt = 0
-        let reaped = try sys_waitpid(pid, &status, WNOHANG).get("waitpid")
+        let reaped = try sys_waitpid(pid, &status, WNOHANG).get(call: "waitpid")
         return reaped == 0 ? nil : ChildProcess.exitCode(status)
     }
 
@@ -104,11 +105,11 @@ final class ChildProcess: Sendable {
         let child = try spawn(argv, captureOutput: true)
         var collected: [UInt8] = []
         if let output = child.output {
-            try closeAfter(output) {
+            try output.closeAfter { output in
                 try output.withFileDescriptor { fd in
                     var buffer = [UInt8](repeating: 0, count: 4096)
                     while true {
-                        let count = try buffer.withUnsafeMutableBytes { try sys_read(fd, $0.baseAddress!, $0.count).get("read") }
+                        let count = try buffer.withUnsafeMutableBytes { try sys_read(fd, $0.baseAddress!, $0.count).get(call: "read") }
                         if count == 0 { break }
                         collected += buffer[0..<count]
                     }

@@ -1,6 +1,7 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 
 /// Reports the `dns` fact from resolv.conf, re-reading it when it changes.
 ///
@@ -39,14 +40,14 @@ public struct ResolverObserver: Observer {
     }
 
     private static func watch(path: String, wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation) throws {
-        let inotify = FileDescriptor(taking: try sys_inotify_init1(CInt(IN_CLOEXEC | IN_NONBLOCK)).get("inotify_init1"))
-        defer { inotify.close() }
+        let inotify = FileDescriptor(taking: try sys_inotify_init1(CInt(IN_CLOEXEC | IN_NONBLOCK)).get(call: "inotify_init1"))
+        defer { try? inotify.close() }
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE)
         var watched: Set<String> = []
         func addWatches() throws {
             for directory in [directoryName(path), readLinkTarget(path).map(directoryName)].compactMap({ $0 })
             where !watched.contains(directory) {
-                _ = try inotify.withFileDescriptor { fd in try sys_inotify_add_watch(fd, directory, mask).get("inotify_add_watch") }
+                _ = try inotify.withFileDescriptor { fd in try sys_inotify_add_watch(fd, directory, mask).get(call: "inotify_add_watch") }
                 watched.insert(directory)
             }
         }
@@ -63,7 +64,7 @@ public struct ResolverObserver: Observer {
         while true {
             let readable = try inotify.withFileDescriptor { fd in
                 var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
-                _ = try sys_poll(&fds, fds.count, -1).get("poll")
+                _ = try sys_poll(&fds, fds.count, -1).get(call: "poll")
                 return (fds[0].revents != 0, fds[1].revents != 0)
             }
             if readable.1 { return }

@@ -1,5 +1,6 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// Keeps a `NetworkTable` equal to the kernel's: one dump, then events, and a full resync
 /// whenever the kernel says events were lost.

@@ -1,5 +1,6 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// Runs blocking work on a dedicated OS thread, so a reader blocked in `poll` never parks a thread
 /// of Swift's cooperative pool (STYLE §16).
@@ -23,38 +24,23 @@ enum BlockingThread {
                     continuation.resume(throwing: error)
                 }
             }
-            let box = Unmanaged.passRetained(ThreadStart(name: name, work: work))
-            var thread = pthread_t()
-            let result = pthread_create(&thread, nil, { raw in
-                let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
-                String(start.name.prefix(15)).withCString { CNetRulesLinux_set_thread_name($0) }
-                start.work()
-                return nil
-            }, box.toOpaque())
-            if result != 0 {
-                box.release()
-                continuation.resume(throwing: SystemCallError(call: "pthread_create", errno: Errno(rawValue: result)))
-            } else {
-                pthread_detach(thread)
+            do {
+                // The system's default stack, as these threads always had: nobody has measured how deep
+                // the observer loops go, so DedicatedThread's compact stack is not assumed to be enough.
+                try DedicatedThread.spawn {
+                    String(name.prefix(15)).withCString { CNetRulesLinux_set_thread_name($0) }
+                    work()
+                }
+            } catch {
+                continuation.resume(throwing: error)
             }
         }
     }
 
     /// Moves the calling thread into the network namespace at `path` (e.g. `/run/netns/NAME`).
     static func joinNetworkNamespace(_ path: String) throws {
-        let fd = try sys_open(path, O_RDONLY | O_CLOEXEC).get("open")
+        let fd = try sys_open(path, O_RDONLY | O_CLOEXEC).get(call: "open")
         defer { _ = sys_close(fd) }
-        _ = try sys_setns(fd, CInt(CLONE_NEWNET)).get("setns")
-    }
-}
-
-/// What a new thread runs; passed through `pthread_create`'s context pointer.
-private final class ThreadStart: Sendable {
-    let name: String
-    let work: @Sendable () -> Void
-
-    init(name: String, work: @escaping @Sendable () -> Void) {
-        self.name = name
-        self.work = work
+        _ = try sys_setns(fd, CInt(CLONE_NEWNET)).get(call: "setns")
     }
 }

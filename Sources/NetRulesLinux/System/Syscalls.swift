@@ -1,37 +1,10 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
+import NetRulesSystem
 
 // Layer (a) of STYLE §11: the only code in this target that calls the C library's system calls.
-// Each function captures `errno` right after the call, before anything else can overwrite it.
-
-/// Runs a call returning a C int-like result, mapping -1 to the errno it left.
-@inline(__always)
-func valueOrErrno<T: FixedWidthInteger>(_ body: () -> T) -> Result<T, Errno> {
-    let value = body()
-    if value == -1 { return .failure(Errno(rawValue: errno)) }
-    return .success(value)
-}
-
-/// Layer (b): retries a call interrupted by a signal, unless told not to.
-@inline(__always)
-func retryingOnEINTR<T: FixedWidthInteger>(
-    retryOnInterrupt: Bool = true,
-    _ body: () -> T
-) -> Result<T, Errno> {
-    while true {
-        let result = valueOrErrno(body)
-        if case .failure(.interrupted) = result, retryOnInterrupt { continue }
-        return result
-    }
-}
-
-/// Debug-build check for errors that mean a bug in our own code, not a runtime condition (NIO's rule).
-@inline(__always)
-func preconditionNoProgrammingError(_ result: Result<some Any, Errno>, _ call: String) {
-    if case .failure(let errno) = result {
-        assert(errno != .badFileDescriptor && errno != .badAddress, "'\(call)' failed with \(errno): a bug")
-    }
-}
+// Each function captures `errno` right after the call, before anything else can overwrite it, through
+// NetRulesSystem's layer (b): `valueOrErrno` runs once, `retryingOnEINTR` retries EINTR.
 
 func sys_socket(_ domain: CInt, _ type: CInt, _ proto: CInt) -> Result<CInt, Errno> {
     valueOrErrno { socket(domain, type, proto) }
@@ -122,16 +95,6 @@ func sys_posix_spawn(
 ) -> Result<CInt, Errno> {
     let result = posix_spawn(pid, path, actions, attributes, argv, envp)
     return result == 0 ? .success(0) : .failure(Errno(rawValue: result))
-}
-
-extension Result where Failure == Errno {
-    /// Layer (c) helper: the value, or a `SystemCallError` naming the call.
-    func get(_ call: String) throws(SystemCallError) -> Success {
-        switch self {
-        case .success(let value): return value
-        case .failure(let errno): throw SystemCallError(call: call, errno: errno)
-        }
-    }
 }
 
 /// The calling thread's kernel id (gettid(2)); it cannot fail.

@@ -1,5 +1,6 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// An `eventfd` that a blocked `poll` also waits on, so another thread can wake it to stop.
 ///
@@ -9,7 +10,7 @@ final class WakeEvent: Sendable {
     let descriptor: FileDescriptor
 
     init() throws {
-        let fd = try sys_eventfd(0, CInt(EFD_CLOEXEC | EFD_NONBLOCK)).get("eventfd")
+        let fd = try sys_eventfd(0, CInt(EFD_CLOEXEC | EFD_NONBLOCK)).get(call: "eventfd")
         descriptor = FileDescriptor(taking: fd)
     }
 

@@ -1,5 +1,6 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// The thin socket side of nl80211: resolve the family, ask for interfaces, stations and scan
 /// results, and receive association events. All decoding lives in `NL80211Message`.

@@ -1,15 +1,18 @@
 @preconcurrency import Glibc
+import NetRulesCore
 
-/// Builds one JSON object with keys in the order given (no Foundation in this target).
+/// Builds one JSON object with keys in the order given, starting with `"version": 1` (STYLE §22).
+///
+/// The text comes from NetRulesCore's `JSONValue`, so escaping matches every other `--json` output.
 struct JSONLine {
     enum Value {
         case string(String)
         case int(Int)
         case milliseconds(Duration)
-        case number(Double)
         case bool(Bool)
         case null
-        case raw(String)
+        /// A nested value, such as another line's `json` or an array of them.
+        case json(JSONValue)
     }
 
     private var fields: [(String, Value)] = [("version", .int(1))]
@@ -19,38 +22,24 @@ struct JSONLine {
         set { if let newValue { fields.append((key, newValue)) } }
     }
 
-    var text: String {
-        "{" + fields.map { "\(Self.quote($0.0)):\(Self.render($0.1))" }.joined(separator: ",") + "}"
+    /// The object, for nesting in another line.
+    var json: JSONValue {
+        .object(fields.map { ($0.0, Self.json($0.1)) })
     }
 
-    private static func render(_ value: Value) -> String {
+    /// The object on one line.
+    var text: String { json.compact }
+
+    private static func json(_ value: Value) -> JSONValue {
         switch value {
-        case .string(let s): quote(s)
-        case .int(let i): String(i)
-        case .milliseconds(let d): formatMilliseconds(d)
-        case .number(let n): n.isFinite ? String(n) : "null"
-        case .bool(let b): b ? "true" : "false"
-        case .null: "null"
-        case .raw(let r): r
+        case .string(let s): .string(s)
+        // Literals, so integers print as integers however large, and milliseconds keep their three decimals.
+        case .int(let i): .literal(String(i))
+        case .milliseconds(let d): .literal(formatMilliseconds(d))
+        case .bool(let b): .bool(b)
+        case .null: .null
+        case .json(let value): value
         }
-    }
-
-    static func quote(_ string: String) -> String {
-        var out = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

@@ -51,7 +51,7 @@ public enum PortalCommand {
     }
 
     static func document(_ verdict: PortalVerdict) -> String {
-        func evidence(_ item: PortalVerdict.Evidence) -> String {
+        func evidence(_ item: PortalVerdict.Evidence) -> JSONValue {
             var object = JSONLine()
             object["url"] = .string(item.url)
             object["status"] = item.status.map { .int($0) } ?? .null
@@ -59,14 +59,14 @@ public enum PortalCommand {
             object["error"] = item.error.map { .string($0) } ?? .null
             object["conclusion"] = item.conclusion.map { .string($0.rawValue) } ?? .null
             object["time_ms"] = .milliseconds(item.duration)
-            return object.text
+            return object.json
         }
         var document = JSONLine()
         document["connectivity"] = .string(verdict.connectivity.rawValue)
         document["portal.url"] = verdict.portalURL.map { .string($0) } ?? .null
         document["time_ms"] = .milliseconds(verdict.duration)
-        document["decided_by"] = verdict.decidingProbe.map { .raw(evidence($0)) } ?? .null
-        document["probes"] = .raw("[" + verdict.evidence.map(evidence).joined(separator: ",") + "]")
+        document["decided_by"] = verdict.decidingProbe.map { .json(evidence($0)) } ?? .null
+        document["probes"] = .json(.array(verdict.evidence.map(evidence)))
         return document.text
     }
 }

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 import Synchronization
 
 /// The table of outstanding echo requests and the one thread that receives every reply.
@@ -43,7 +44,7 @@ final class EchoReceiver: Sendable {
     init(v4: ICMPEndpoint?, v6: ICMPEndpoint?) throws(SystemCallError) {
         self.v4 = v4
         self.v6 = v6
-        (wakeRead, wakeWrite) = try sys_pipe_nonblocking().get("pipe")
+        (wakeRead, wakeWrite) = try sys_pipe_nonblocking().get(call: "pipe")
         token = (0..<8).map { _ in UInt8.random(in: 0...255) } + Array("netrules".utf8)
         startThread()
     }
@@ -119,7 +120,7 @@ final class EchoReceiver: Sendable {
                 let sent = packet.withUnsafeBytes { bytes in
                     Result { () throws(SystemCallError) in
                         try target.withSockAddr { address, length throws(SystemCallError) in
-                            try sys_sendto(fd, bytes, address, length).get("sendto")
+                            try sys_sendto(fd, bytes, address, length).get(call: "sendto")
                         }
                     }
                 }
@@ -152,22 +153,18 @@ final class EchoReceiver: Sendable {
     // MARK: The receive thread
 
     private func startThread() {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            let receiver = Unmanaged<EchoReceiver>.fromOpaque(context!).takeRetainedValue()
-            receiver.receiveLoop()
-            return nil
-        }, context)
-        precondition(started == 0, "pthread_create failed: \(Errno(rawValue: started))")
-        pthread_detach(thread)
+        do {
+            try DedicatedThread.spawn { [self] in receiveLoop() }
+        } catch {
+            preconditionFailure("\(error)")
+        }
     }
 
     private func receiveLoop() {
         let endpoints = [v4, v6].compactMap { $0 }
         var pollSet = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         for endpoint in endpoints {
-            pollSet.append(pollfd(fd: endpoint.socket.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
+            pollSet.append(pollfd(fd: (try? endpoint.socket.withFileDescriptor { $0 }) ?? -1, events: Int16(POLLIN), revents: 0))
         }
         var buffer = [UInt8](repeating: 0, count: 2048)
         while true {
@@ -236,7 +233,7 @@ final class EchoReceiver: Sendable {
         for entry in remaining {
             entry.continuation?.resume(returning: .failure(ICMPError(code: .closed, message: "the pinger was closed")))
         }
-        for endpoint in endpoints { endpoint.socket.close() }
+        for endpoint in endpoints { try? endpoint.socket.close() }
         _ = sys_close(wakeRead)
         _ = sys_close(wakeWrite)
     }

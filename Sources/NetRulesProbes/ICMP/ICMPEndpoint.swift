@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 
 /// One open ICMP socket for one address family, and how replies on it are recognised.
 struct ICMPEndpoint: Sendable {
@@ -11,7 +12,7 @@ struct ICMPEndpoint: Sendable {
         case raw
     }
 
-    let socket: Socket
+    let socket: FileDescriptor
     let kind: Kind
     let v6: Bool
     /// The echo identifier replies carry: the kernel-assigned "port" of a datagram socket, or ours for raw.
@@ -26,15 +27,15 @@ struct ICMPEndpoint: Sendable {
         let proto = CInt(v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP)
         let datagramError: SystemCallError
         do {
-            let socket = try Socket(domain: domain, type: CInt(SOCK_DGRAM.rawValue), protocol: proto)
+            let socket = try FileDescriptor.socket(domain: domain, type: CInt(SOCK_DGRAM.rawValue), protocol: proto)
             // Binding to port 0 makes the kernel pick the identifier now, so we can check replies against it.
             let any: SocketAddress = v6 ? SocketAddress(.v6(Array(repeating: 0, count: 16))) : SocketAddress(.v4(0))
             var bound = SocketAddress()
             try socket.withFileDescriptor { fd throws(SystemCallError) in
                 _ = try any.withSockAddr { address, length throws(SystemCallError) in
-                    try valueOrErrno { bind(fd, address, length) }.get("bind")
+                    try sys_bind(fd, address, length).get(call: "bind")
                 }
-                _ = try bound.withMutableSockAddr { address, length in sys_getsockname(fd, address, &length) }.get("getsockname")
+                _ = try bound.withMutableSockAddr { address, length in sys_getsockname(fd, address, &length) }.get(call: "getsockname")
             }
             enlargeReceiveBuffer(socket)
             return .success(ICMPEndpoint(socket: socket, kind: .datagram, v6: v6, identifier: bound.port))
@@ -45,7 +46,7 @@ struct ICMPEndpoint: Sendable {
             return .failure(ICMPError(code: .unavailable, message: "IPv\(v6 ? 6 : 4) is not available", cause: datagramError))
         }
         do {
-            let socket = try Socket(domain: domain, type: CInt(SOCK_RAW.rawValue), protocol: proto)
+            let socket = try FileDescriptor.socket(domain: domain, type: CInt(SOCK_RAW.rawValue), protocol: proto)
             enlargeReceiveBuffer(socket)
             return .success(ICMPEndpoint(socket: socket, kind: .raw, v6: v6, identifier: .random(in: 1...UInt16.max)))
         } catch {
@@ -59,7 +60,7 @@ struct ICMPEndpoint: Sendable {
     }
 
     /// Room for a burst of replies: 1,000 probes answered at once overflow the 208 KiB default.
-    private static func enlargeReceiveBuffer(_ socket: Socket) {
+    private static func enlargeReceiveBuffer(_ socket: FileDescriptor) {
         let size: CInt = 4 << 20
         // SO_RCVBUFFORCE passes net.core.rmem_max when privileged; otherwise take what rmem_max allows.
         if (try? socket.setOption(level: SOL_SOCKET, name: SO_RCVBUFFORCE, value: size)) == nil {
@@ -73,7 +74,7 @@ struct ICMPEndpoint: Sendable {
         guard fd >= 0 else { return "unreadable" }
         defer { _ = sys_close(fd) }
         var buffer = [UInt8](repeating: 0, count: 64)
-        let count = (try? buffer.withUnsafeMutableBytes { sys_read(fd, $0) }.get("read")) ?? 0
+        let count = (try? buffer.withUnsafeMutableBytes { sys_read(fd, $0) }.get(call: "read")) ?? 0
         return String(decoding: buffer.prefix(count), as: UTF8.self)
             .split(whereSeparator: { $0 == "\t" || $0 == " " || $0 == "\n" }).joined(separator: " ")
     }

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesSystem
 
 /// One TCP connection attempt: the probe for `name:port` hosts.
 ///
@@ -21,8 +22,8 @@ enum TCPProbe {
         let clock = ContinuousClock()
         let started = clock.now
         do throws(SystemCallError) {
-            let socket = try Socket(domain: address.isV6 ? AF_INET6 : AF_INET, type: CInt(SOCK_STREAM.rawValue), protocol: 0)
-            defer { socket.close() }
+            let socket = try FileDescriptor.socket(domain: address.isV6 ? AF_INET6 : AF_INET, type: CInt(SOCK_STREAM.rawValue), protocol: 0)
+            defer { try? socket.close() }
             try socket.withFileDescriptor { fd throws(SystemCallError) in
                 let target = SocketAddress(address, port: port)
                 let connected = try target.withSockAddr { pointer, length throws(SystemCallError) in
@@ -37,11 +38,11 @@ enum TCPProbe {
                 let deadline = started + timeout
                 while true {
                     let remaining = CInt(clamping: CurlLikeMilliseconds.roundUp(deadline - clock.now))
-                    let ready = try sys_poll(&pfd, 1, remaining).get("poll")
+                    let ready = try sys_poll(&pfd, 1, remaining).get(call: "poll")
                     if ready > 0 { break }
                     if clock.now >= deadline { throw SystemCallError(call: "connect", errno: Errno(rawValue: ETIMEDOUT)) }
                 }
-                let error = try sys_getsockopt_int(fd, SOL_SOCKET, SO_ERROR).get("getsockopt")
+                let error = try sys_getsockopt_int(fd, SOL_SOCKET, SO_ERROR).get(call: "getsockopt")
                 if error != 0 { throw SystemCallError(call: "connect", errno: Errno(rawValue: error)) }
             }
             return .success(clock.now - started)

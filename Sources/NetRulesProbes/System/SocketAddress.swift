@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 
 /// An IPv4 or IPv6 socket address in the C layout, for `sendto`, `connect` and `recvfrom`.
 struct SocketAddress: Sendable {

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 import Synchronization
 
 @testable import NetRulesActions

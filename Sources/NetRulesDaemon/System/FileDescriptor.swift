@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesLinux
 import Synchronization
 
 /// The single owner of one open file descriptor: it closes it exactly once.
@@ -22,15 +23,14 @@ final class FileDescriptor: Sendable {
         return try body(fd)
     }
 
-    /// Whether `close()` ran.
-    var isClosed: Bool { state.withLock { $0 == nil } }
-
     /// Closes the descriptor; later calls do nothing.
     func close() {
-        guard let fd = state.withLock({ value -> CInt? in
-            defer { value = nil }
-            return value
-        }) else { return }
+        guard
+            let fd = state.withLock({ value -> CInt? in
+                defer { value = nil }
+                return value
+            })
+        else { return }
         _ = sys_close(fd)
     }
 
@@ -38,10 +38,4 @@ final class FileDescriptor: Sendable {
         // A leak is a bug in the owner, but closing here keeps a long-running daemon from running out of fds.
         close()
     }
-}
-
-/// Runs `body` with `resource`, closing it afterwards even when `body` throws (swift-system's `closeAfter`).
-func closeAfter<R>(_ resource: FileDescriptor, _ body: () throws -> R) rethrows -> R {
-    defer { resource.close() }
-    return try body()
 }

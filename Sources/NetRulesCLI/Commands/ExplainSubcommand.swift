@@ -1,0 +1,91 @@
+import NetRulesConfig
+import NetRulesCore
+import NetRulesDaemon
+import NetRulesLinux
+
+/// `netrules explain RULE [--rules FILE…] [--json] [--control-socket PATH]`: why a rule is or
+/// isn't true now.
+enum ExplainSubcommand: Command {
+    static let spec = CommandSpec(
+        name: "explain",
+        abstract: "Show why a rule is or isn't true now: its condition tree with each node's value.",
+        discussion: """
+            Asks the running netrules daemon when one answers on the control socket. Otherwise loads \
+            the rules (--rules, else the daemon's rule directory) and evaluates them against a direct \
+            reading of the system; facts only the daemon's probes know (connectivity, portal.url, \
+            hosts.*) are then unknown. Each node shows true, false or unknown, followed by the facts \
+            the condition read. With --json, one document: {"version":1,"rule":…,"truth":…,"tree":…, \
+            "facts":{…},"unknown":[…],"state":{…}}.
+            """,
+        arguments: [ArgumentSpec(name: "rule", help: "The rule's name.")],
+        options: [
+            OptionSpec(
+                long: "rules", valueName: "path",
+                help: "A rule file or directory of *.yaml files, used when no daemon answers (repeatable).",
+                isRepeating: true),
+            .json,
+            .controlSocket,
+            .daemonStateDirectory,
+        ]
+    )
+
+    static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+        let rule = arguments.positional("rule")[0]
+        let json = arguments.flag("json")
+        let socket = arguments.controlSocket(io)
+        let document: JSONValue
+        let source: String
+        if let client = try ControlClient.connect(path: socket) {
+            document = try await client.response(to: ControlRequest.explain(rule: rule).document)
+            if let message = ControlDocuments.errorMessage(in: document) {
+                // The daemon says only "no rule named"; ask for the names to suggest one.
+                let answer = try await ControlClient.connect(path: socket)?.response(to: ControlRequest.rules.document)
+                let known = answer.map(ruleNames) ?? []
+                if !known.isEmpty, !known.contains(rule) { return noRule(rule, among: known, io) }
+                throw CommandError.runtime(message)
+            }
+            source = "daemon"
+        } else {
+            let paths = arguments.values("rules")
+            let loaded = try RuleFiles.load(
+                paths.isEmpty ? [DaemonPaths.defaults(environment: io.environment).ruleDirectory] : paths,
+                environment: io.environment)
+            if !loaded.diagnostics.isEmpty { io.stderr.write(loaded.renderedDiagnostics()) }
+            guard !loaded.hasErrors else { return ExitCode.invalidRules }
+            let snapshot: NetworkSnapshot
+            do {
+                snapshot = try NetworkSnapshot.current()
+            } catch {
+                throw CommandError.runtime("cannot read the network state: \(error)")
+            }
+            var engine = Engine(rules: loaded.ruleSet.rules)
+            _ = engine.apply(FactUpdate(snapshot.facts), at: .zero)
+            guard let explanation = engine.explain(rule: rule) else {
+                return noRule(rule, among: loaded.ruleSet.rules.map(\.name), io)
+            }
+            document = ControlDocuments.explain(explanation, now: .zero)
+            source = "snapshot"
+            io.printError(
+                "note: no netrules daemon answers on \(socket); facts read directly from the system, "
+                    + "so the probes' facts (connectivity, portal.url, hosts.*) are unknown")
+        }
+        io.stdout.write(json ? document.compact + "\n" : ControlText.explain(document, source: source))
+        return ExitCode.success
+    }
+
+    /// The `rules` array of a `rules` answer.
+    private static func ruleNames(_ answer: JSONValue) -> [String] {
+        guard case .object(let members) = answer, let names = members.first(where: { $0.0 == "rules" })?.1,
+            case .array(let items) = names
+        else { return [] }
+        return items.compactMap { if case .string(let name) = $0 { name } else { nil } }
+    }
+
+    /// `Error: no rule named 'X'`, with a suggestion when one name is close; exit 1.
+    private static func noRule(_ rule: String, among names: [String], _ io: CommandIO) -> Int32 {
+        var message = "Error: no rule named '\(rule)'"
+        if let suggestion = EditDistance.closest(to: rule, among: names) { message += ". Did you mean '\(suggestion)'?" }
+        io.printError(message)
+        return ExitCode.failure
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import NetRulesCore
+import NetRulesDaemon
+
+/// `netrules run [RULES…]`: the daemon, in the foreground (systemd-friendly).
+enum RunCommand: Command {
+    static let spec = CommandSpec(
+        name: "run",
+        abstract: "Run the daemon in the foreground: watch the network and act on the rules.",
+        discussion: """
+            Rules default to /etc/netrules/*.yaml (as root) or ~/.config/netrules/*.yaml. SIGHUP, or \
+            a change to a rule file, reloads them: a broken file keeps the running rules. SIGTERM or \
+            SIGINT stops after running actions finish; the exit code is then 0. With NOTIFY_SOCKET set \
+            (systemd Type=notify), readiness, reloads and shutdown are reported.
+            """,
+        arguments: [
+            ArgumentSpec(name: "rules", help: "Rule files or directories of *.yaml files.", isOptional: true, isRepeating: true)
+        ],
+        options: [
+            OptionSpec(
+                long: "state-dir", valueName: "dir",
+                help: "What survives a restart: rule state, the webhook outbox (default: /var/lib/netrules as root, else $XDG_STATE_HOME/netrules)."),
+            OptionSpec(
+                long: "control-socket", valueName: "path",
+                help: "The socket status, watch and explain use (default: /run/netrules/control.sock as root)."),
+            OptionSpec(
+                long: "log-level", valueName: "level", help: "The lowest level logged.", defaultValue: "notice",
+                allowedValues: Logger.Level.allCases.map(\.description)),
+        ]
+    )
+
+    static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+        let environment = io.environment
+        let paths = DaemonPaths.defaults(
+            environment: environment, stateDirectory: arguments.value("state-dir"),
+            controlSocket: arguments.value("control-socket"))
+        let ruleFiles = arguments.positional("rules").isEmpty ? [paths.ruleDirectory] : arguments.positional("rules")
+        let level = Logger.Level.allCases.first { $0.description == arguments.value("log-level") } ?? .notice
+        let logger = Logger(label: "netrules.daemon", level: level, sink: StandardErrorLogSink(environment: environment))
+        let notifier = SystemdNotifier(environment: environment)
+        let isRoot = geteuid() == 0
+
+        // Signals are registered before anything can report ready (STYLE §24).
+        let signals = await SignalEvents.register()
+        let daemon = Daemon(
+            options: DaemonOptions(
+                ruleFiles: ruleFiles, paths: paths, environment: environment, logger: logger,
+                notify: { try? notifier.notify($0) },
+                trustProblem: { FileTrust.problem(withFile: $0, runningAsRoot: isRoot, kind: $1) }))
+        let watcher: RuleFileWatcher?
+        do {
+            watcher = try RuleFileWatcher(paths: ruleFiles)
+        } catch {
+            // Reload on SIGHUP still works; say why files are not watched.
+            logger.warning("not watching the rule files for changes: \(error)")
+            watcher = nil
+        }
+        let signalTask = Task {
+            for await signal in signals {
+                switch signal {
+                case .hangup:
+                    logger.notice("SIGHUP: reloading the rules")
+                    daemon.reload()
+                case .terminate, .interrupt:
+                    logger.notice("\(signal): shutting down")
+                    daemon.shutdown()
+                }
+            }
+        }
+        let watchTask = Task {
+            guard let watcher else { return }
+            let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+            let reader = Task {
+                for await _ in changes {
+                    logger.notice("a rule file changed: reloading")
+                    daemon.reload()
+                }
+            }
+            do {
+                try await watcher.run(reporting: continuation)
+            } catch is CancellationError {
+            } catch {
+                logger.warning("stopped watching the rule files: \(error)")
+            }
+            continuation.finish()
+            reader.cancel()
+        }
+        let server = ControlServer(path: paths.controlSocket, queries: daemon, logger: logger.child("netrules.control"))
+        let serverTask = Task {
+            do {
+                try await server.run()
+            } catch is CancellationError {
+            } catch {
+                logger.error("control socket: \(error)")
+            }
+        }
+        let code = await daemon.run()
+        serverTask.cancel()
+        watchTask.cancel()
+        signals.finish()
+        signalTask.cancel()
+        await serverTask.value
+        return code
+    }
+}

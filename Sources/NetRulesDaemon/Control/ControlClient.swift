@@ -1,0 +1,174 @@
+@preconcurrency import Glibc
+import NetRulesCore
+import NetRulesLinux
+
+/// A connection to a running daemon's control socket, for `netrules status`, `watch` and `explain`.
+///
+/// One request per connection, as the server expects: `request` (or `response(to:)`) for the
+/// one-line answers, `stream(_:)` for `watch`. Every wait is bounded by `timeout` (except a stream's,
+/// which lasts until the daemon closes or the consumer stops) and can be cancelled.
+public final class ControlClient: Sendable {
+    /// The socket this client is connected to.
+    public let path: String
+    /// How long a one-shot request may take in all.
+    public let timeout: Duration
+    private let descriptor: ControlDescriptor
+    private let wake: ControlWakeEvent
+
+    /// The longest answer line accepted; a status of thousands of facts fits many times over.
+    static let maximumAnswerLength = 16 * 1024 * 1024
+
+    private init(path: String, timeout: Duration, descriptor: ControlDescriptor, wake: ControlWakeEvent) {
+        self.path = path
+        self.timeout = timeout
+        self.descriptor = descriptor
+        self.wake = wake
+    }
+
+    /// Connects to the daemon listening at `path`.
+    ///
+    /// A UNIX-domain connect completes at once, so this does not block (except briefly, retrying,
+    /// while a busy daemon's backlog is full).
+    /// - Parameters:
+    ///   - path: the control socket, usually `DaemonPaths.controlSocket`.
+    ///   - timeout: the time limit of each one-shot request on this connection.
+    /// - Returns: the client, or nil when no daemon is there (no socket file, or nobody listening).
+    /// - Throws: `ControlSocketError` with `.permissionDenied` when the socket refuses this user,
+    ///   naming the socket; a `SystemCallError` for other failures.
+    public static func connect(path: String, timeout: Duration = .seconds(10)) throws -> ControlClient? {
+        let flags = CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue)
+        let descriptor = ControlDescriptor(taking: try ControlSyscalls.socket(flags).control("socket"))
+        let fd = try descriptor.withFileDescriptor { $0 }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            switch try ControlDescriptor.withAddress(path, { ControlSyscalls.connect(fd, $0, $1) }) {
+            case .success:
+                return ControlClient(path: path, timeout: timeout, descriptor: descriptor, wake: try ControlWakeEvent())
+            case .failure(let e) where e.rawValue == ENOENT || e.rawValue == ECONNREFUSED:
+                return nil
+            case .failure(let e) where e.rawValue == EACCES || e.rawValue == EPERM:
+                throw ControlSocketError(
+                    .permissionDenied,
+                    "permission denied connecting to the netrules daemon's control socket \(path); "
+                        + "it runs as another user (try with sudo)",
+                    cause: ControlSystemCallError(call: "connect", errno: e))
+            case .failure(let e) where e.rawValue == EAGAIN && clock.now < deadline:
+                // A full backlog: a UNIX socket does not queue the attempt, so try again shortly.
+                usleep(10_000)
+            case .failure(let e):
+                throw ControlSystemCallError(call: "connect", errno: e)
+            }
+        }
+    }
+
+    /// Sends one request and returns the daemon's one-line answer, blocking the calling thread.
+    ///
+    /// Use it from threads of your own; from async code, `response(to:)` waits off the pool.
+    /// - Throws: `ControlSocketError` (`.protocolViolation`) when the answer is not one JSON line,
+    ///   `CancellationError` after `cancel()`, or a `SystemCallError` (`ETIMEDOUT` after `timeout`).
+    public func request(_ object: JSONValue) throws -> JSONValue {
+        let deadline = ContinuousClock().now + timeout
+        try send(object, deadline: deadline)
+        var buffer: [UInt8] = []
+        guard let line = try readLine(&buffer, deadline: deadline) else {
+            throw ControlSocketError(.protocolViolation, "the daemon closed the control socket \(path) without answering")
+        }
+        return try parse(line)
+    }
+
+    /// Sends one request and returns the daemon's answer, waiting on a dedicated thread so the
+    /// cooperative pool stays free; cancelling the task abandons the request.
+    public func response(to object: JSONValue) async throws -> JSONValue {
+        try await withTaskCancellationHandler {
+            try await ControlThread.run { try self.request(object) }
+        } onCancel: {
+            self.cancel()
+        }
+    }
+
+    /// Sends one request and delivers each answer line until the daemon closes the connection or
+    /// the consumer stops iterating (which closes it).
+    public func stream(_ object: JSONValue) -> AsyncThrowingStream<JSONValue, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: JSONValue.self)
+        continuation.onTermination = { _ in self.cancel() }
+        do {
+            try ControlThread.detach {
+                do {
+                    try self.send(object, deadline: ContinuousClock().now + self.timeout)
+                    var buffer: [UInt8] = []
+                    while let line = try self.readLine(&buffer, deadline: nil) {
+                        continuation.yield(try self.parse(line))
+                    }
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+        } catch {
+            continuation.finish(throwing: error)
+        }
+        return stream
+    }
+
+    /// Stops whatever request is waiting; the connection is unusable afterwards. Thread-safe.
+    public func cancel() {
+        wake.signal()
+    }
+
+    // MARK: - Internals
+
+    private func send(_ object: JSONValue, deadline: ContinuousClock.Instant) throws {
+        let bytes = Array((object.compact + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            if let sent = try bytes[offset...].withUnsafeBytes({ try descriptor.send($0) }) {
+                offset += sent
+            } else {
+                try wait(Int16(POLLOUT), deadline: deadline)
+            }
+        }
+    }
+
+    /// The next line without its newline, or nil when the daemon closed the connection first.
+    private func readLine(_ buffer: inout [UInt8], deadline: ContinuousClock.Instant?) throws -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            guard buffer.count <= ControlClient.maximumAnswerLength else {
+                throw ControlSocketError(.protocolViolation, "the daemon's answer on \(path) is too long")
+            }
+            switch try chunk.withUnsafeMutableBytes({ try descriptor.read(into: $0) }) {
+            case .bytes(let count): buffer += chunk[0..<count]
+            case .endOfFile: return nil
+            case .wouldBlock: try wait(Int16(POLLIN), deadline: deadline)
+            }
+        }
+    }
+
+    private func wait(_ events: Int16, deadline: ContinuousClock.Instant?) throws {
+        let left = deadline.map { ContinuousClock().now.duration(to: $0) }
+        if let left, left <= .zero { throw ControlSystemCallError(call: "poll", errno: ControlErrno(rawValue: ETIMEDOUT)) }
+        let fd = try descriptor.withFileDescriptor { $0 }
+        switch try ControlThread.poll(fd, events: events, wake: wake, timeout: left) {
+        case .ready: return
+        case .woken: throw CancellationError()
+        case .timedOut: throw ControlSystemCallError(call: "poll", errno: ControlErrno(rawValue: ETIMEDOUT))
+        }
+    }
+
+    private func parse(_ line: [UInt8]) throws -> JSONValue {
+        do {
+            return try ControlJSON.parse(line)
+        } catch {
+            throw ControlSocketError(
+                .protocolViolation, "the daemon's answer on \(path) is not JSON: \(error)", cause: error)
+        }
+    }
+}

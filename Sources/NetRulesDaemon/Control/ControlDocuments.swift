@@ -1,0 +1,89 @@
+import NetRulesCore
+
+/// The JSON documents of the control protocol, built in one place so the daemon's answers and the
+/// command line's own fallback output (`explain` without a daemon) are the same documents.
+///
+/// Every document carries `"version": 1`. `null` always means *known absent*; an unknown fact is
+/// left out of `facts` (as in `status --json`, and as `watch --json` leaves out `old`/`new`).
+public enum ControlDocuments {
+    /// The protocol version every request and answer carries.
+    public static let version = 1
+
+    /// `{"version":1,"facts":{KEY: VALUE…}}`: the known facts, keys sorted.
+    public static func status(_ facts: FactStore) -> JSONValue {
+        .object([
+            ("version", .number(Double(version))),
+            ("facts", .object(facts.known.map { ($0.key.rawValue, JSONValue($0.state)) })),
+        ])
+    }
+
+    /// `{"version":1,"rules":[NAME…]}`: the loaded rules in file order.
+    public static func rules(_ names: [String]) -> JSONValue {
+        .object([("version", .number(Double(version))), ("rules", .array(names.map(JSONValue.string)))])
+    }
+
+    /// `{"version":1,"error":"…"}`.
+    public static func error(_ message: String) -> JSONValue {
+        .object([("version", .number(Double(version))), ("error", .string(message))])
+    }
+
+    /// The message of an error document, or nil when `document` is not one.
+    public static func errorMessage(in document: JSONValue) -> String? {
+        document.controlMember("error")?.controlString
+    }
+
+    /// One `watch` line, exactly as `netrules watch --json` prints it without a daemon: members
+    /// sorted by name, `old`/`new` left out when unknown and `null` when known absent.
+    public static func change(_ change: FactChange) -> JSONValue {
+        var members: [(String, JSONValue)] = [("at", .string(change.at)), ("key", .string(change.key.rawValue))]
+        if change.new.isKnown { members.append(("new", JSONValue(change.new))) }
+        if change.old.isKnown { members.append(("old", JSONValue(change.old))) }
+        members.append(("version", .number(Double(version))))
+        return .object(members)
+    }
+
+    /// The answer to `explain`: the rule's truth, its condition tree, the facts it read and its state.
+    ///
+    /// `facts` holds the known facts the condition read (`null` when absent) and `unknown` lists
+    /// the keys it read that nobody has reported, so a script can tell "no SSID" from "no Wi-Fi
+    /// observer yet". `state.hold.deadline_in_seconds` is the time left until a `for:` hold fires,
+    /// `null` when `now` is not known.
+    /// - Parameters:
+    ///   - explanation: what `Engine.explain(rule:)` returned.
+    ///   - now: the engine's current time, for the hold's and cooldown's remaining time.
+    public static func explain(_ explanation: Explanation, now: Instant?) -> JSONValue {
+        func tree(_ node: Explanation.Node) -> JSONValue {
+            .object([
+                ("condition", .string(node.description)), ("truth", .string(node.truth.description)),
+                ("children", .array(node.children.map(tree))),
+            ])
+        }
+        let known = explanation.facts.filter { $0.state.isKnown }
+        let unknown = explanation.facts.filter { !$0.state.isKnown }
+        let state = explanation.state
+        var hold: JSONValue = .null
+        if let h = state.hold {
+            let left: JSONValue = now.map { .seconds(max(0, DurationSyntax.seconds(h.deadline - $0))) } ?? .null
+            hold = .object([("edge", .string(h.edge.rawValue)), ("deadline_in_seconds", left)])
+        }
+        let cooling: Bool
+        if let until = state.cooldownUntil {
+            cooling = now.map { $0 < until } ?? true
+        } else {
+            cooling = false
+        }
+        return .object([
+            ("version", .number(Double(version))),
+            ("rule", .string(explanation.rule)),
+            ("truth", .string(explanation.root.truth.description)),
+            ("tree", tree(explanation.root)),
+            ("facts", .object(known.map { ($0.key.rawValue, JSONValue($0.state)) })),
+            ("unknown", .array(unknown.map { .string($0.key.rawValue) })),
+            ("state", .object([
+                ("confirmed", state.confirmed.map(JSONValue.bool) ?? .null),
+                ("hold", hold),
+                ("cooldown", .bool(cooling)),
+            ])),
+        ])
+    }
+}

@@ -1,0 +1,239 @@
+import NetRulesCore
+
+/// A small, strict JSON reader for the control protocol's lines (RFC 8259).
+///
+/// It keeps members in document order and numbers as written (`.literal`), so a document read and
+/// printed again with `compact` comes out as it came in: `status --json` can print the daemon's
+/// answer as is. Nesting is capped so a hostile line cannot exhaust the stack.
+enum ControlJSON {
+    /// Why a line is not JSON.
+    struct SyntaxError: Error, CustomStringConvertible, Sendable {
+        var offset: Int
+        var reason: String
+        var description: String { "\(reason) at byte \(offset)" }
+    }
+
+    /// Parses one complete document; trailing whitespace is allowed, anything else is an error.
+    static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
+        var reader = Reader(bytes: bytes)
+        let value = try reader.value(depth: 0)
+        reader.skipWhitespace()
+        guard reader.index == bytes.count else { throw reader.error("unexpected text after the document") }
+        return value
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var index = 0
+        static let maximumDepth = 64
+
+        func error(_ reason: String) -> SyntaxError { SyntaxError(offset: index, reason: reason) }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        }
+
+        mutating func value(depth: Int) throws(SyntaxError) -> JSONValue {
+            guard depth < Reader.maximumDepth else { throw error("nested too deeply") }
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return try object(depth: depth)
+            case UInt8(ascii: "["): return try array(depth: depth)
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"): return try word("true", .bool(true))
+            case UInt8(ascii: "f"): return try word("false", .bool(false))
+            case UInt8(ascii: "n"): return try word("null", .null)
+            default: return try number()
+            }
+        }
+
+        mutating func word(_ text: String, _ value: JSONValue) throws(SyntaxError) -> JSONValue {
+            let expected = Array(text.utf8)
+            guard bytes.count - index >= expected.count, Array(bytes[index..<index + expected.count]) == expected else {
+                throw error("unexpected character")
+            }
+            index += expected.count
+            return value
+        }
+
+        mutating func object(depth: Int) throws(SyntaxError) -> JSONValue {
+            index += 1
+            var members: [(String, JSONValue)] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
+                let key = try string()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                index += 1
+                members.append((key, try value(depth: depth + 1)))
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                } else if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(members)
+                } else {
+                    throw error("expected ',' or '}'")
+                }
+            }
+        }
+
+        mutating func array(depth: Int) throws(SyntaxError) -> JSONValue {
+            index += 1
+            var items: [JSONValue] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            }
+            while true {
+                items.append(try value(depth: depth + 1))
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                } else if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(items)
+                } else {
+                    throw error("expected ',' or ']'")
+                }
+            }
+        }
+
+        mutating func number() throws(SyntaxError) -> JSONValue {
+            let start = index
+            func digits(_ reader: inout Reader) -> Int {
+                let from = reader.index
+                while reader.index < reader.bytes.count, (0x30...0x39).contains(reader.bytes[reader.index]) {
+                    reader.index += 1
+                }
+                return reader.index - from
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+            let integer = digits(&self)
+            guard integer > 0 else { throw error("unexpected character") }
+            if integer > 1, bytes[index - integer] == UInt8(ascii: "0") { throw error("leading zero") }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard digits(&self) > 0 else { throw error("expected a digit") }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
+                guard digits(&self) > 0 else { throw error("expected a digit") }
+            }
+            return .literal(String(decoding: bytes[start..<index], as: UTF8.self))
+        }
+
+        mutating func string() throws(SyntaxError) -> String {
+            index += 1
+            var scalars = String.UnicodeScalarView()
+            var run: [UInt8] = []
+            func flush(_ run: inout [UInt8], into scalars: inout String.UnicodeScalarView) {
+                scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
+                run.removeAll(keepingCapacity: true)
+            }
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    flush(&run, into: &scalars)
+                    return String(scalars)
+                case UInt8(ascii: "\\"):
+                    flush(&run, into: &scalars)
+                    scalars.append(try escape())
+                case 0..<0x20:
+                    throw error("control character in a string")
+                default:
+                    run.append(byte)
+                }
+            }
+            throw error("unterminated string")
+        }
+
+        mutating func escape() throws(SyntaxError) -> Unicode.Scalar {
+            guard index < bytes.count else { throw error("unterminated string") }
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""): return "\""
+            case UInt8(ascii: "\\"): return "\\"
+            case UInt8(ascii: "/"): return "/"
+            case UInt8(ascii: "b"): return "\u{08}"
+            case UInt8(ascii: "f"): return "\u{0C}"
+            case UInt8(ascii: "n"): return "\n"
+            case UInt8(ascii: "r"): return "\r"
+            case UInt8(ascii: "t"): return "\t"
+            case UInt8(ascii: "u"):
+                let high = try hex4()
+                if (0xD800..<0xDC00).contains(high) {
+                    guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
+                    else { return "\u{FFFD}" }
+                    index += 2
+                    let low = try hex4()
+                    guard (0xDC00..<0xE000).contains(low) else { return "\u{FFFD}" }
+                    return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) ?? "\u{FFFD}"
+                }
+                return Unicode.Scalar(high) ?? "\u{FFFD}"
+            default:
+                throw error("invalid escape")
+            }
+        }
+
+        mutating func hex4() throws(SyntaxError) -> UInt32 {
+            guard bytes.count - index >= 4 else { throw error("invalid \\u escape") }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard let digit = hexDigit(bytes[index]) else { throw error("invalid \\u escape") }
+                value = value << 4 | digit
+                index += 1
+            }
+            return value
+        }
+
+        func hexDigit(_ byte: UInt8) -> UInt32? {
+            switch byte {
+            case 0x30...0x39: UInt32(byte - 0x30)
+            case 0x41...0x46: UInt32(byte - 0x41 + 10)
+            case 0x61...0x66: UInt32(byte - 0x61 + 10)
+            default: nil
+            }
+        }
+    }
+}
+
+extension JSONValue {
+    /// The value of the object member `key`, when this is an object that has one.
+    func controlMember(_ key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.0 == key }?.1
+    }
+
+    /// The text of a string value.
+    var controlString: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// The value of a number, whether built (`.number`) or read (`.literal`).
+    var controlNumber: Double? {
+        switch self {
+        case .number(let n): n
+        case .literal(let text): Double(text)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+@preconcurrency import Glibc
+import NetRulesLinux
+import NetRulesCore
+import Synchronization
+
+/// The daemon's control socket: a UNIX stream socket on which `netrules status`, `watch` and
+/// `explain` ask the running daemon about its facts and rules.
+///
+/// The protocol is newline-delimited JSON, one request per connection: the client sends one line
+/// (`{"version":1,"command":"status"}`), the server answers with one line and closes, or, for
+/// `watch`, sends one line per fact change until the client hangs up. See `ControlDocuments` for
+/// the answers. Nothing on the socket changes the daemon's state.
+///
+/// Access: the socket file is mode 0600 and owned by the daemon's user, and each connection's
+/// peer credentials (`SO_PEERCRED`) are checked as well: only root and the daemon's own effective
+/// user may ask. Others get one error line and are disconnected.
+///
+/// No blocking call runs on Swift's cooperative pool: descriptors are non-blocking, and every wait
+/// is a `poll` on a dedicated thread that task cancellation wakes.
+public struct ControlServer: Sendable {
+    /// Where the socket file is.
+    public var path: String
+    /// How long a client may take to send its request line after connecting.
+    public var requestTimeout: Duration = .seconds(5)
+    /// How long one answer line may wait for a client that does not read, before it is dropped.
+    public var writeTimeout: Duration = .seconds(10)
+    /// The longest request line accepted, newline excluded.
+    public var maximumRequestLength = 64 * 1024
+    /// Connections served at once; more are refused with an error line.
+    public var maximumConnections = 32
+
+    private let queries: any DaemonQueries
+    private let logger: Logger
+
+    /// Creates a server; nothing happens until `run()`.
+    /// - Parameters:
+    ///   - path: the socket file, usually `DaemonPaths.controlSocket`.
+    ///   - queries: what answers the requests: the daemon.
+    ///   - logger: receives connection problems at `info` and refusals at `notice`.
+    public init(path: String, queries: any DaemonQueries, logger: Logger) {
+        self.path = path
+        self.queries = queries
+        self.logger = logger
+    }
+
+    /// Listens and serves until the task is cancelled, then closes the socket and removes its file.
+    ///
+    /// Creates the socket's directory when missing. A socket file left by a daemon that died is
+    /// replaced; one that still answers is not.
+    /// - Throws: `ControlSocketError` with code `.anotherDaemon` when another daemon answers on
+    ///   the socket, or a `SystemCallError` when the socket cannot be set up.
+    public func run() async throws {
+        let (listener, identity) = try ControlSocketFile.listen(at: path, backlog: 16)
+        defer {
+            listener.close()
+            ControlSocketFile.remove(path, ifStill: identity)
+        }
+        logger.info("control socket listening", metadata: [("control.socket", path)])
+        let active = ConnectionCount()
+        var failure: (any Error)?
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                do {
+                    let fd = try listener.withFileDescriptor { $0 }
+                    _ = try await ControlThread.wait(for: fd, events: Int16(POLLIN), timeout: nil)
+                    while let connection = try accept(listener) {
+                        let admitted = active.value.withLock { count in
+                            guard count < maximumConnections else { return false }
+                            count += 1
+                            return true
+                        }
+                        group.addTask {
+                            defer { connection.close() }
+                            if admitted {
+                                await serve(connection)
+                                active.value.withLock { $0 -= 1 }
+                            } else {
+                                refuse(connection, ControlDocuments.error("too many connections; try again"))
+                            }
+                        }
+                    }
+                } catch is CancellationError {
+                    break
+                } catch let error as ControlSystemCallError
+                    where [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errno.rawValue)
+                {
+                    // Out of descriptors: pending connections stay queued; back off instead of spinning.
+                    logger.warning("control socket cannot accept", metadata: [("error", "\(error)")])
+                    try? await Task.sleep(for: .milliseconds(200))
+                } catch {
+                    failure = error
+                    break
+                }
+            }
+            group.cancelAll()
+        }
+        logger.info("control socket closed", metadata: [("control.socket", path)])
+        if let failure { throw failure }
+    }
+
+    /// Whether a peer may use the socket: root, or the user the daemon runs as.
+    static func admits(peer: uid_t, daemon: uid_t) -> Bool {
+        peer == 0 || peer == daemon
+    }
+
+    // MARK: - Connections
+
+    /// The next pending connection, or nil when none is waiting.
+    private func accept(_ listener: ControlDescriptor) throws -> ControlDescriptor? {
+        let flags = CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue)
+        while true {
+            let result = try listener.withFileDescriptor { ControlSyscalls.accept4($0, flags) }
+            switch result {
+            case .success(let fd): return ControlDescriptor(taking: fd)
+            case .failure(let e) where e.rawValue == EAGAIN: return nil
+            // The client gave up before we got to it; not our problem.
+            case .failure(let e) where e.rawValue == ECONNABORTED: continue
+            case .failure(let e): throw ControlSystemCallError(call: "accept4", errno: e)
+            }
+        }
+    }
+
+    private func serve(_ connection: ControlDescriptor) async {
+        let channel = ControlChannel(connection, writeTimeout: writeTimeout)
+        do {
+            let uid = try connection.withFileDescriptor { ControlSyscalls.peerUID($0) }.control("getsockopt")
+            guard ControlServer.admits(peer: uid, daemon: ControlSyscalls.geteuid()) else {
+                logger.notice("control socket refused a client", metadata: [("peer.uid", "\(uid)")])
+                refuse(connection, ControlDocuments.error("permission denied: uid \(uid) may not use this socket"))
+                return
+            }
+            let line: [UInt8]
+            switch try await channel.readLine(limit: maximumRequestLength, timeout: requestTimeout) {
+            case .line(let bytes): line = bytes
+            case .tooLong:
+                try await channel.write(ControlDocuments.error("request longer than \(maximumRequestLength) bytes"))
+                return
+            case .timedOut:
+                try await channel.write(ControlDocuments.error("no request within \(requestTimeout)"))
+                return
+            case .closed:
+                return
+            }
+            switch ControlRequest.parse(line) {
+            case .failure(let error):
+                try await channel.write(ControlDocuments.error(error.message))
+            case .success(.status):
+                try await channel.write(ControlDocuments.status(await queries.facts()))
+            case .success(.rules):
+                try await channel.write(ControlDocuments.rules(await queries.ruleNames()))
+            case .success(.explain(let rule)):
+                if let explanation = await queries.explain(rule: rule) {
+                    try await channel.write(ControlDocuments.explain(explanation, now: await queries.engineTime()))
+                } else {
+                    try await channel.write(ControlDocuments.error("no rule named '\(rule)'"))
+                }
+            case .success(.watch):
+                try await watch(channel)
+            }
+        } catch is CancellationError {
+            return
+        } catch {
+            logger.info("control connection ended", metadata: [("error", "\(error)")])
+        }
+    }
+
+    /// Streams fact changes until the client hangs up, the daemon's stream ends, or shutdown.
+    ///
+    /// It starts with the current facts as changes from unknown, like `watch` without a daemon.
+    /// The subscription comes first, so no change falls between the two; a change racing the
+    /// snapshot may show up twice, which a reader of state changes tolerates.
+    private func watch(_ channel: ControlChannel) async throws {
+        let changes = await queries.factChanges()
+        let at = WallClock.rfc3339(Date())
+        for (key, state) in await queries.facts().known {
+            try await channel.write(ControlDocuments.change(FactChange(key: key, old: .unknown, new: state, at: at)))
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await channel.waitForHangUp() }
+            group.addTask {
+                for await change in changes {
+                    try await channel.write(ControlDocuments.change(change))
+                }
+            }
+            // Whichever ends first (hang-up, stream end, write failure) ends the other.
+            defer { group.cancelAll() }
+            _ = try await group.next()
+        }
+    }
+
+    /// Writes one error line if the socket takes it at once, without waiting for a slow peer.
+    private func refuse(_ connection: ControlDescriptor, _ document: JSONValue) {
+        let bytes = Array((document.compact + "\n").utf8)
+        _ = try? bytes.withUnsafeBytes { try connection.send($0) }
+    }
+}
+
+/// The number of connections being served, shared by the accept loop and the connection tasks.
+private final class ConnectionCount: Sendable {
+    let value = Mutex(0)
+}

@@ -1,0 +1,62 @@
+/// A failure of the control socket that a person must act on: another daemon owns the socket, the
+/// socket refuses this user, or its path is unusable.
+///
+/// Shaped like the project's runtime errors (STYLE §7): an extensible `code`, a human `message`,
+/// an optional `cause` and the throw site.
+public struct ControlSocketError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, as a value code can branch on.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Kind: Hashable, Sendable {
+            case anotherDaemon, permissionDenied, invalidPath, protocolViolation
+        }
+
+        fileprivate let kind: Kind
+
+        /// Another daemon answers on the socket; this one must not take it over.
+        public static let anotherDaemon = Code(kind: .anotherDaemon)
+        /// The socket (or its directory) does not let this user connect.
+        public static let permissionDenied = Code(kind: .permissionDenied)
+        /// The path is too long for a UNIX socket, or something that is not a socket is in the way.
+        public static let invalidPath = Code(kind: .invalidPath)
+        /// The daemon's answer was not one JSON line.
+        public static let protocolViolation = Code(kind: .protocolViolation)
+
+        public var description: String {
+            switch kind {
+            case .anotherDaemon: "another daemon"
+            case .permissionDenied: "permission denied"
+            case .invalidPath: "invalid path"
+            case .protocolViolation: "protocol violation"
+            }
+        }
+    }
+
+    public var code: Code
+    /// A sentence for the user, naming the socket.
+    public var message: String
+    /// The underlying failure, such as a `SystemCallError`.
+    public var cause: (any Error & Sendable)?
+    public var file: String
+    public var line: Int
+
+    /// Creates the error, recording where it was thrown.
+    public init(
+        _ code: Code, _ message: String, cause: (any Error & Sendable)? = nil, file: String = #fileID,
+        line: Int = #line
+    ) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String { message }
+
+    /// The message, the throw site and the cause chain, for logs.
+    public var detailedDescription: String {
+        var text = "\(message) (\(code), at \(file):\(line))"
+        if let cause { text += "\n  caused by: \(cause)" }
+        return text
+    }
+}

@@ -1,0 +1,110 @@
+@preconcurrency import Glibc
+import NetRulesLinux
+
+/// The control socket's file: its directory, a stale file left by a daemon that died, binding with
+/// mode 0600, and removal at shutdown.
+enum ControlSocketFile {
+    /// The device and inode of the socket this process bound, so shutdown removes only its own file.
+    struct Identity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// Creates, binds and starts listening on the socket at `path`.
+    /// - Throws: `ControlSocketError` (`.anotherDaemon`, `.invalidPath`) or a `SystemCallError`.
+    static func listen(at path: String, backlog: CInt) throws -> (ControlDescriptor, Identity) {
+        try createDirectory(parentOf: path)
+        try removeStale(at: path)
+        let fd = try ControlSyscalls.socket(CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
+            | CInt(SOCK_NONBLOCK.rawValue)).control("socket")
+        let descriptor = ControlDescriptor(taking: fd)
+        do {
+            try ControlDescriptor.withAddress(path) { address, length in
+                switch ControlSyscalls.bind(fd, address, length) {
+                case .success: return
+                case .failure(let e) where e.rawValue == EADDRINUSE:
+                    // Lost a race with another daemon starting at the same moment.
+                    throw anotherDaemon(path)
+                case .failure(let e): throw ControlSystemCallError(call: "bind", errno: e)
+                }
+            }
+            // Nobody can connect before listen(), so tightening the mode here leaves no window,
+            // and unlike umask it does not change the mode of files other threads create meanwhile.
+            _ = try ControlSyscalls.chmod(path, 0o600).control("chmod")
+            let info = try ControlSyscalls.lstat(path).control("lstat")
+            _ = try ControlSyscalls.listen(fd, backlog).control("listen")
+            return (descriptor, Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
+        } catch let error as ControlSocketError where error.code == .anotherDaemon {
+            descriptor.close()
+            throw error
+        } catch {
+            descriptor.close()
+            _ = ControlSyscalls.unlink(path)
+            throw error
+        }
+    }
+
+    /// Removes the socket file if it is still the one this process bound.
+    static func remove(_ path: String, ifStill identity: Identity) {
+        guard case .success(let info) = ControlSyscalls.lstat(path),
+            Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) == identity
+        else { return }
+        _ = ControlSyscalls.unlink(path)
+    }
+
+    /// Creates missing directories above the socket: `/run/netrules` world-readable (0755) like
+    /// other daemons' runtime directories, any other 0700 because only its owner needs it.
+    static func createDirectory(parentOf path: String) throws {
+        let components = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        var prefix = ""
+        for (index, component) in components.enumerated() {
+            if index > 0 { prefix += "/" }
+            prefix += component
+            guard !prefix.isEmpty, prefix != "/" else { continue }
+            if case .success = ControlSyscalls.lstat(prefix) { continue }
+            let mode: mode_t = prefix == "/run/netrules" ? 0o755 : 0o700
+            switch ControlSyscalls.mkdir(prefix, mode) {
+            case .success: _ = try ControlSyscalls.chmod(prefix, mode).control("chmod")
+            case .failure(let e) where e.rawValue == EEXIST: continue
+            case .failure(let e): throw ControlSystemCallError(call: "mkdir", errno: e)
+            }
+        }
+    }
+
+    /// Removes a socket file nobody answers on; refuses to touch a live socket or a non-socket.
+    static func removeStale(at path: String) throws {
+        let info: stat
+        switch ControlSyscalls.lstat(path) {
+        case .success(let i): info = i
+        case .failure(let e) where e.rawValue == ENOENT: return
+        case .failure(let e): throw ControlSystemCallError(call: "lstat", errno: e)
+        }
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            throw ControlSocketError(.invalidPath, "'\(path)' exists and is not a socket; not replacing it")
+        }
+        let probe = try ControlSyscalls.socket(CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
+            | CInt(SOCK_NONBLOCK.rawValue)).control("socket")
+        let descriptor = ControlDescriptor(taking: probe)
+        defer { descriptor.close() }
+        let result = try ControlDescriptor.withAddress(path) { ControlSyscalls.connect(probe, $0, $1) }
+        switch result {
+        case .success:
+            throw anotherDaemon(path)
+        case .failure(let e) where e.rawValue == EAGAIN || e.rawValue == EINPROGRESS:
+            // A full backlog: someone is listening.
+            throw anotherDaemon(path)
+        case .failure(let e) where e.rawValue == ECONNREFUSED:
+            _ = ControlSyscalls.unlink(path)
+        case .failure(let e) where e.rawValue == ENOENT:
+            return
+        case .failure(let e):
+            throw ControlSocketError(
+                .permissionDenied, "cannot check the existing control socket \(path)",
+                cause: ControlSystemCallError(call: "connect", errno: e))
+        }
+    }
+
+    static func anotherDaemon(_ path: String) -> ControlSocketError {
+        ControlSocketError(.anotherDaemon, "another netrules daemon is running (control socket \(path))")
+    }
+}

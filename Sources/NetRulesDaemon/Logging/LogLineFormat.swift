@@ -1,0 +1,110 @@
+import Foundation
+import NetRulesCore
+
+/// How a log record becomes one line of text: the stderr sink's format.
+///
+/// `2026-11-29T09:00:00Z notice netrules.daemon: rules loaded files=2 dir="/etc/net rules"`. Under
+/// journald the timestamp is left out (the journal stamps every line itself) and the line starts
+/// with the syslog priority in angle brackets, `<5>notice netrules.daemon: …`, which journald
+/// strips and stores as the entry's priority (sd-daemon(3), "SD_NOTICE").
+///
+/// A record is always exactly one line: control characters in the message and in metadata are
+/// escaped, so no string (an SSID, a plugin's output) can start a forged line of its own.
+public struct LogLineFormat: Sendable, Equatable {
+    /// Whether lines start with an RFC 3339 UTC timestamp.
+    public var includesTimestamp: Bool
+    /// Whether lines start with `<N>`, the record's syslog priority, for journald.
+    public var includesPriorityPrefix: Bool
+
+    /// A format for a terminal or a file: timestamped, no priority prefix.
+    public static let plain = LogLineFormat(includesTimestamp: true, includesPriorityPrefix: false)
+    /// The format for journald's stdout/stderr stream: priority prefix, no timestamp.
+    public static let journal = LogLineFormat(includesTimestamp: false, includesPriorityPrefix: true)
+
+    /// Creates a format.
+    public init(includesTimestamp: Bool, includesPriorityPrefix: Bool) {
+        self.includesTimestamp = includesTimestamp
+        self.includesPriorityPrefix = includesPriorityPrefix
+    }
+
+    /// Renders `record` as one line, without the trailing newline.
+    ///
+    /// - Parameters:
+    ///   - record: The record.
+    ///   - date: The wall-clock time to show when the format has a timestamp.
+    /// - Returns: The line.
+    public func render(_ record: Logger.Record, at date: Date) -> String {
+        var line = ""
+        if includesPriorityPrefix { line += "<\(Self.syslogPriority(of: record.level))>" }
+        if includesTimestamp { line += WallClock.rfc3339(date) + " " }
+        line += "\(record.level) \(record.label): "
+        line += Self.escapingControlCharacters(record.message)
+        for (key, value) in record.metadata {
+            line += " " + Self.escapingControlCharacters(key) + "=" + Self.quotedIfNeeded(value)
+        }
+        return line
+    }
+
+    /// The syslog priority of a level, as syslog(3) numbers them (`LOG_DEBUG` 7 … `LOG_CRIT` 2).
+    ///
+    /// `trace` has no syslog equivalent and shares `debug`'s 7.
+    public static func syslogPriority(of level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: 7
+        case .info: 6
+        case .notice: 5
+        case .warning: 4
+        case .error: 3
+        case .critical: 2
+        }
+    }
+
+    /// A metadata value as it appears after `key=`: bare when it is a plain word, otherwise in
+    /// double quotes with `"`, `\` and control characters escaped (`"Café Wi-Fi"`, `"a\"b"`, `""`).
+    ///
+    /// A value is bare only when it is not empty and has no space, `"`, `\`, `=` or control
+    /// character, so a reader can always split a line into `key=value` pairs.
+    public static func quotedIfNeeded(_ value: String) -> String {
+        let needsQuotes =
+            value.isEmpty
+            || value.unicodeScalars.contains { scalar in
+                scalar == " " || scalar == "\"" || scalar == "\\" || scalar == "=" || needsEscaping(scalar)
+                    || scalar.properties.isWhitespace
+            }
+        guard needsQuotes else { return value }
+        var quoted = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            default: quoted += escaped(scalar)
+            }
+        }
+        return quoted + "\""
+    }
+
+    /// The text with every control character escaped (`\n`, `\t`, `\r`, else `\u{1B}`), so it
+    /// stays on one line; everything else, including non-ASCII letters, is kept as is.
+    public static func escapingControlCharacters(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscaping) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars { result += escaped(scalar) }
+        return result
+    }
+
+    private static func escaped(_ scalar: Unicode.Scalar) -> String {
+        guard needsEscaping(scalar) else { return String(scalar) }
+        switch scalar {
+        case "\n": return "\\n"
+        case "\r": return "\\r"
+        case "\t": return "\\t"
+        default: return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        }
+    }
+
+    /// C0 and C1 controls and DEL (general category Cc), plus the Unicode line and paragraph
+    /// separators, which some viewers break lines at.
+    private static func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
+    }
+}

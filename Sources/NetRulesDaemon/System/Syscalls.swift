@@ -1,0 +1,147 @@
+internal import CNetRulesLinux
+@preconcurrency import Glibc
+import NetRulesLinux
+
+// Layer (a) of STYLE §11: the only code in this target's System and Logging folders that calls the
+// C library's system calls. Each function captures `errno` right after the call, before anything
+// else can overwrite it. `Errno` and `SystemCallError` are NetRulesLinux's public types, reused
+// rather than redeclared so the daemon has one error shape for system calls.
+
+/// Runs a call returning a C int-like result, mapping -1 to the errno it left.
+@inline(__always)
+func valueOrErrno<T: FixedWidthInteger>(_ body: () -> T) -> Result<T, Errno> {
+    let value = body()
+    if value == -1 { return .failure(Errno(rawValue: errno)) }
+    return .success(value)
+}
+
+/// Layer (b): retries a call interrupted by a signal, unless told not to.
+@inline(__always)
+func retryingOnEINTR<T: FixedWidthInteger>(retryOnInterrupt: Bool = true, _ body: () -> T) -> Result<T, Errno> {
+    while true {
+        let result = valueOrErrno(body)
+        if case .failure(let errno) = result, errno == .interrupted, retryOnInterrupt { continue }
+        return result
+    }
+}
+
+extension Result where Failure == Errno {
+    /// Layer (c) helper: the value, or a `SystemCallError` naming the call.
+    func get(_ call: String) throws(SystemCallError) -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let errno): throw SystemCallError(call: call, errno: errno)
+        }
+    }
+}
+
+// MARK: Descriptors
+
+func sys_read(_ fd: CInt, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Result<Int, Errno> {
+    retryingOnEINTR { read(fd, buffer, count) }
+}
+
+func sys_write(_ fd: CInt, _ buffer: UnsafeRawPointer, _ count: Int) -> Result<Int, Errno> {
+    retryingOnEINTR { write(fd, buffer, count) }
+}
+
+/// Never retried: after EINTR the descriptor is already closed on Linux, and retrying could close
+/// a descriptor another thread just opened (see https://lwn.net/Articles/576478/).
+func sys_close(_ fd: CInt) -> Result<CInt, Errno> {
+    valueOrErrno { close(fd) }
+}
+
+func sys_poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeout: CInt) -> Result<CInt, Errno> {
+    retryingOnEINTR { poll(fds, nfds_t(count), timeout) }
+}
+
+func sys_eventfd(_ initial: CUnsignedInt, _ flags: CInt) -> Result<CInt, Errno> {
+    valueOrErrno { eventfd(initial, flags) }
+}
+
+func sys_fstat(_ fd: CInt, _ buffer: UnsafeMutablePointer<stat>) -> Result<CInt, Errno> {
+    valueOrErrno { fstat(fd, buffer) }
+}
+
+// MARK: Sockets
+
+func sys_socket(_ domain: CInt, _ type: CInt, _ proto: CInt) -> Result<CInt, Errno> {
+    valueOrErrno { socket(domain, type, proto) }
+}
+
+func sys_sendto(
+    _ fd: CInt, _ buffer: UnsafeRawPointer, _ length: Int, _ flags: CInt,
+    _ address: UnsafePointer<sockaddr>, _ addressLength: socklen_t
+) -> Result<Int, Errno> {
+    retryingOnEINTR { sendto(fd, buffer, length, flags, address, addressLength) }
+}
+
+// MARK: Files
+
+func sys_lstat(_ path: String, _ buffer: UnsafeMutablePointer<stat>) -> Result<CInt, Errno> {
+    valueOrErrno { lstat(path, buffer) }
+}
+
+func sys_stat(_ path: String, _ buffer: UnsafeMutablePointer<stat>) -> Result<CInt, Errno> {
+    valueOrErrno { stat(path, buffer) }
+}
+
+/// The canonical absolute path (every symlink resolved), as realpath(3) returns it.
+func sys_realpath(_ path: String) -> Result<String, Errno> {
+    guard let resolved = realpath(path, nil) else { return .failure(Errno(rawValue: errno)) }
+    defer { free(resolved) }
+    return .success(String(cString: resolved))
+}
+
+/// The working directory, for making a relative path absolute.
+func sys_getcwd() -> Result<String, Errno> {
+    guard let directory = getcwd(nil, 0) else { return .failure(Errno(rawValue: errno)) }
+    defer { free(directory) }
+    return .success(String(cString: directory))
+}
+
+/// The user name of `uid`, looked up with the reentrant getpwuid_r(3); nil when there is none.
+func sys_userName(_ uid: uid_t) -> String? {
+    var entry = passwd()
+    var result: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let status = getpwuid_r(uid, &entry, &buffer, buffer.count, &result)
+    guard status == 0, let found = result, let name = found.pointee.pw_name else { return nil }
+    return String(cString: name)
+}
+
+/// The group name of `gid`, looked up with the reentrant getgrgid_r(3); nil when there is none.
+func sys_groupName(_ gid: gid_t) -> String? {
+    var entry = group()
+    var result: UnsafeMutablePointer<group>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let status = getgrgid_r(gid, &entry, &buffer, buffer.count, &result)
+    guard status == 0, let found = result, let name = found.pointee.gr_name else { return nil }
+    return String(cString: name)
+}
+
+// MARK: inotify
+
+func sys_inotify_init1(_ flags: CInt) -> Result<CInt, Errno> {
+    valueOrErrno { inotify_init1(flags) }
+}
+
+func sys_inotify_add_watch(_ fd: CInt, _ path: String, _ mask: UInt32) -> Result<CInt, Errno> {
+    valueOrErrno { inotify_add_watch(fd, path, mask) }
+}
+
+// MARK: Signals and clocks
+
+func sys_sigaction(
+    _ signal: CInt, _ action: UnsafePointer<sigaction>?, _ previous: UnsafeMutablePointer<sigaction>?
+) -> Result<CInt, Errno> {
+    valueOrErrno { sigaction(signal, action, previous) }
+}
+
+/// CLOCK_MONOTONIC in microseconds, the clock systemd compares `MONOTONIC_USEC` with.
+func sys_monotonicMicroseconds() -> UInt64 {
+    var now = timespec()
+    // clock_gettime(CLOCK_MONOTONIC) cannot fail with a valid pointer and clock id.
+    _ = clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+}

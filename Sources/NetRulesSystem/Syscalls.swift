@@ -1,0 +1,20 @@
+@preconcurrency import Glibc
+
+// Layer (a) of STYLE §11 for this target: the only code here that calls the C library.
+
+/// Never retried: on Linux the descriptor is released even when close reports `EINTR`, and a retry
+/// could close a descriptor another thread has just been given (see the close(2) NOTES).
+func sys_close(_ fd: CInt) -> Result<CInt, Errno> {
+    valueOrErrno { close(fd) }
+}
+
+/// pthread_create(3) with its attributes; it returns its error instead of setting `errno`.
+func sys_pthread_create(
+    _ thread: UnsafeMutablePointer<pthread_t>,
+    _ attributes: UnsafePointer<pthread_attr_t>,
+    _ start: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?,
+    _ context: UnsafeMutableRawPointer
+) -> Result<CInt, Errno> {
+    let result = pthread_create(thread, attributes, start, context)
+    return result == 0 ? .success(0) : .failure(Errno(rawValue: result))
+}
