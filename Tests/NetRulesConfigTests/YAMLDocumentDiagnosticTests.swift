@@ -146,6 +146,25 @@ struct YAMLDocumentDiagnosticTests {
         )
     }
 
+    /// Key paths name the node a diagnostic is about; list indices count from 0, and a key's path stops at its
+    /// mapping.
+    @Test(
+        arguments: [
+            ("a: *x\n", "a"),
+            ("rules:\n  - id: a\n  - [b, *x]\n", "rules[1][1]"),
+            ("rules:\n  - when: {ssid: a, ssid: b}\n", "rules[0].when.ssid"),
+            ("rules:\n  - when: !!map {ssid: a}\n", "rules[0].when"),
+            ("rules:\n  - &r id: a\n", "rules[0]"),
+            ("? [a, *x]\n: b\n", nil),
+            ("*x\n", nil),
+        ] as [(String, String?)]
+    )
+    func keyPathsPointAtTheNode(text: String, keyPath: String?) {
+        let diagnostics = parseYAML(text).diagnostics
+        #expect(diagnostics.count >= 1)
+        #expect(diagnostics.first?.keyPath == keyPath)
+    }
+
     @Test func nestingIsBounded() {
         let text = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
         let (root, diagnostics) = parseYAML(text)
