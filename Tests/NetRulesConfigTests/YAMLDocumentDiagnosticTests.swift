@@ -267,6 +267,18 @@ struct YAMLDocumentDiagnosticTests {
         )
     }
 
+    @Test func reservedIndicatorAtTheStartOfAValue() {
+        #expect(
+            renderedDiagnostics("ssid: @home\n") == """
+                rules.yaml:1:7: error: invalid YAML: found character that cannot start any token while scanning for \
+                the next token
+                ssid: @home
+                      ^
+                  hint: quote a value that starts with '@'
+                """
+        )
+    }
+
     @Test func unterminatedQuotePointsAtTheEndOfTheFile() {
         #expect(
             renderedDiagnostics("a: \"abc\n") == """
