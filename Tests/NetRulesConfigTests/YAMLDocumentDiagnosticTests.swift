@@ -170,6 +170,9 @@ struct YAMLDocumentDiagnosticTests {
         let (root, diagnostics) = parseYAML(text)
         #expect(root == nil)
         #expect(diagnostics.map(\.description) == ["rules.yaml:1:257: error: the file nests deeper than 256 levels"])
+        let deepest = String(repeating: "[", count: 256) + String(repeating: "]", count: 256)
+        #expect(parseYAML(deepest).diagnostics == [])
+        #expect(parseYAML(deepest).root?.sequence != nil)
     }
 
     @Test func allProblemsComeBackSortedByPosition() {
