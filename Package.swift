@@ -56,7 +56,10 @@ let package = Package(
         // MARK: Wiring and the command line
         .target(
             name: "NetRulesDaemon",
-            dependencies: ["NetRulesCore", "NetRulesConfig", "NetRulesLinux", "NetRulesProbes", "NetRulesActions"],
+            dependencies: [
+                "NetRulesCore", "NetRulesConfig", "NetRulesLinux", "NetRulesProbes", "NetRulesActions", "NetRulesSystem",
+                "CNetRulesLinux",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -99,7 +102,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetRulesCLITests",
-            dependencies: ["NetRulesCLI", "NetRulesTesting"],
+            dependencies: ["NetRulesCLI", "NetRulesDaemon", "NetRulesSystem", "NetRulesTesting"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `netrules` binary as a daemon inside network namespaces (needs root).

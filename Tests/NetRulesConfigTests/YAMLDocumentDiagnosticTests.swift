@@ -146,11 +146,33 @@ struct YAMLDocumentDiagnosticTests {
         )
     }
 
+    /// Key paths name the node a diagnostic is about; list indices count from 0, and a key's path stops at its
+    /// mapping.
+    @Test(
+        arguments: [
+            ("a: *x\n", "a"),
+            ("rules:\n  - id: a\n  - [b, *x]\n", "rules[1][1]"),
+            ("rules:\n  - when: {ssid: a, ssid: b}\n", "rules[0].when.ssid"),
+            ("rules:\n  - when: !!map {ssid: a}\n", "rules[0].when"),
+            ("rules:\n  - &r id: a\n", "rules[0]"),
+            ("? [a, *x]\n: b\n", nil),
+            ("*x\n", nil),
+        ] as [(String, String?)]
+    )
+    func keyPathsPointAtTheNode(text: String, keyPath: String?) {
+        let diagnostics = parseYAML(text).diagnostics
+        #expect(diagnostics.count >= 1)
+        #expect(diagnostics.first?.keyPath == keyPath)
+    }
+
     @Test func nestingIsBounded() {
         let text = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
         let (root, diagnostics) = parseYAML(text)
         #expect(root == nil)
         #expect(diagnostics.map(\.description) == ["rules.yaml:1:257: error: the file nests deeper than 256 levels"])
+        let deepest = String(repeating: "[", count: 256) + String(repeating: "]", count: 256)
+        #expect(parseYAML(deepest).diagnostics == [])
+        #expect(parseYAML(deepest).root?.sequence != nil)
     }
 
     @Test func allProblemsComeBackSortedByPosition() {
@@ -244,6 +266,18 @@ struct YAMLDocumentDiagnosticTests {
                 \tb: c
                 ^
                   hint: indent with spaces; YAML does not allow tabs in indentation
+                """
+        )
+    }
+
+    @Test func reservedIndicatorAtTheStartOfAValue() {
+        #expect(
+            renderedDiagnostics("ssid: @home\n") == """
+                rules.yaml:1:7: error: invalid YAML: found character that cannot start any token while scanning for \
+                the next token
+                ssid: @home
+                      ^
+                  hint: quote a value that starts with '@'
                 """
         )
     }

@@ -17,23 +17,25 @@ public enum YAMLDocument {
     ///   - bytes: The file's contents.
     ///   - file: The file as the user named it, for the diagnostics.
     /// - Returns: The root node, or `nil` for an empty file, a file with only comments, or when a syntax or
-    ///   encoding error makes the tree unusable; and every diagnostic, sorted by position.
+    ///   encoding error (or too deep a nesting) makes the tree unusable; and every diagnostic, sorted by position.
     public static func parse(_ bytes: [UInt8], file: String) -> (root: YAMLNode?, diagnostics: [Diagnostic]) {
         let start = bytes.starts(with: SourceText.byteOrderMark) ? SourceText.byteOrderMark.count : 0
         var builder = YAMLTreeBuilder(file: file)
-        let failure = LibYAMLParser.withParser(parsing: bytes[start...]) { parser -> LibYAMLError? in
+        let outcome = LibYAMLParser.withParser(parsing: bytes[start...]) { parser -> Result<YAMLNode?, LibYAMLError> in
             do throws(LibYAMLError) {
-                while builder.consume(try parser.next()) {}
-                return nil
+                return .success(try builder.build(from: parser))
             } catch {
-                return error
+                return .failure(error)
             }
         }
-        guard let failure else {
-            return (builder.root, builder.diagnostics.sortedByPosition())
+        switch outcome {
+        case .success(let root):
+            return (root, builder.diagnostics.sortedByPosition())
+        case .failure(let error):
+            // Only the failure path needs the lines, to place reader errors and to pick hints.
+            let source = SourceText(file: file, bytes: bytes)
+            let diagnostics = builder.diagnostics + [error.diagnostic(file: file, source: source)]
+            return (nil, diagnostics.sortedByPosition())
         }
-        // Only the failure path needs the lines, to place reader errors and to pick hints.
-        let source = SourceText(file: file, bytes: bytes)
-        return (nil, (builder.diagnostics + [failure.diagnostic(file: file, source: source)]).sortedByPosition())
     }
 }

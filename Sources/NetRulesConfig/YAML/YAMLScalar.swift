@@ -4,14 +4,17 @@
 /// typing is the trap that turns an SSID called `no` into `false`). Escapes in double-quoted scalars and folding in
 /// block scalars are already applied, because that is YAML syntax rather than typing.
 public struct YAMLScalar: Hashable, Sendable {
+    // The one-byte style is stored last so it packs into the tail of the struct: that makes every node and mapping
+    // entry 8 bytes smaller (40 and 80 bytes), about a tenth of a parsed tree's memory.
+
     /// The scalar's content, after YAML's quoting, escaping and folding rules.
     public var text: String
 
-    /// How the scalar was written; the schema layer uses it to tell `"null"` from `null`.
-    public var style: YAMLScalarStyle
-
     /// Where the scalar starts: its first character, its opening quote, or its `|`/`>` indicator.
     public var mark: SourceMark
+
+    /// How the scalar was written; the schema layer uses it to tell `"null"` from `null`.
+    public var style: YAMLScalarStyle
 
     /// Creates a scalar.
     ///

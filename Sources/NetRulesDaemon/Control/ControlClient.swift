@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesLinux
+import NetRulesSystem
 
 /// A connection to a running daemon's control socket, for `netrules status`, `watch` and `explain`.
 ///

@@ -3,6 +3,7 @@ import Foundation
 import NetRulesLinux
 import NetRulesCore
 import Synchronization
+import NetRulesSystem
 
 /// The daemon's control socket: a UNIX stream socket on which `netrules status`, `watch` and
 /// `explain` ask the running daemon about its facts and rules.

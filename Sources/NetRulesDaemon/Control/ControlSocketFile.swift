@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import NetRulesLinux
+import NetRulesSystem
 
 /// The control socket's file: its directory, a stale file left by a daemon that died, binding with
 /// mode 0600, and removal at shutdown.

@@ -1,6 +1,7 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
 import NetRulesLinux
+import NetRulesSystem
 
 // Layer (a) and (b) of STYLE §11 for the control socket: the only code of the Control folder that
 // calls the C library. Each call captures `errno` right after it returns.
@@ -11,9 +12,9 @@ import NetRulesLinux
 // target-local `Errno` cannot shadow them.
 
 /// The error number type the control socket uses.
-typealias ControlErrno = NetRulesLinux.Errno
+typealias ControlErrno = Errno
 /// The failed-call type the control socket throws.
-typealias ControlSystemCallError = NetRulesLinux.SystemCallError
+typealias ControlSystemCallError = SystemCallError
 
 /// The system calls behind the control socket.
 enum ControlSyscalls {

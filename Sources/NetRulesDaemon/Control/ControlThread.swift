@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesLinux
+import NetRulesSystem
 
 /// Waits for a descriptor on a dedicated OS thread, so a client that is slow or silent never parks a
 /// thread of Swift's cooperative pool (STYLE §16).

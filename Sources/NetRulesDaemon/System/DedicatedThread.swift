@@ -1,6 +1,7 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
 import NetRulesLinux
+import NetRulesSystem
 
 /// Runs blocking work on a thread of its own, so a `poll` that waits for hours never parks a
 /// thread of Swift's cooperative pool (STYLE §16).

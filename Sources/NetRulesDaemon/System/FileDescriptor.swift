@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesLinux
 import Synchronization
+import NetRulesSystem
 
 /// The single owner of one open file descriptor: it closes it exactly once.
 ///

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesLinux
+import NetRulesSystem
 
 /// Decides whether a daemon running as root may trust a rule file or a plugin.
 ///

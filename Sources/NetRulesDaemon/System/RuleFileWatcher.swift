@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesLinux
 import Synchronization
+import NetRulesSystem
 
 /// Reports that rule files changed, so the daemon can reload them without a `SIGHUP`.
 ///

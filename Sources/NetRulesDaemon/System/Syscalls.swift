@@ -1,6 +1,7 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
 import NetRulesLinux
+import NetRulesSystem
 
 // Layer (a) of STYLE §11: the only code in this target's System and Logging folders that calls the
 // C library's system calls. Each function captures `errno` right after the call, before anything

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import NetRulesLinux
+import NetRulesSystem
 
 /// Tells systemd about the daemon's state through the `$NOTIFY_SOCKET` protocol of sd_notify(3).
 ///

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import NetRulesDaemon
+import NetRulesSystem
 
 /// Counts reports and lets a test await a count (cancellable, so a guard timeout can end the wait).
 private final class ReportCounter: Sendable {

@@ -3,6 +3,7 @@ import NetRulesLinux
 import Testing
 
 @testable import NetRulesDaemon
+import NetRulesSystem
 
 /// A datagram socket bound where systemd's would be, reading what the notifier sends.
 private final class NotifyListener {

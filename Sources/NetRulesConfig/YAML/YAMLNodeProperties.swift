@@ -1,25 +1,9 @@
-/// One libyaml parse event, copied into Swift values so the C event can be freed at once.
-enum YAMLEvent {
-    case streamStart
-    case streamEnd
-    case documentStart(SourceMark)
-    case documentEnd
-    case alias(anchor: String, mark: SourceMark)
-    case scalar(YAMLScalar, YAMLNodeProperties)
-    case sequenceStart(SourceMark, YAMLNodeProperties)
-    case sequenceEnd
-    case mappingStart(SourceMark, YAMLNodeProperties)
-    case mappingEnd
-}
-
 /// The anchor and tag written before a node; rule files allow neither, so they are kept only to report them.
 struct YAMLNodeProperties {
     var anchor: String?
 
     /// The tag as libyaml resolved it, for example `tag:yaml.org,2002:str` for `!!str`.
     var tag: String?
-
-    static let none = YAMLNodeProperties(anchor: nil, tag: nil)
 
     /// The tag as a user would have written it: `!!str` rather than `tag:yaml.org,2002:str`.
     var tagAsWritten: String? {
