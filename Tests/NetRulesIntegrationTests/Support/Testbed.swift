@@ -21,6 +21,9 @@ final class Testbed: Sendable {
     /// Whether namespaces can be made here: `ip netns` needs root.
     static let isAvailable = geteuid() == 0
 
+    /// The daemon's `--log-level`: `info`, or `NETRULES_E2E_LOG_LEVEL` (say `debug` to chase a failure).
+    static let logLevel = ProcessInfo.processInfo.environment["NETRULES_E2E_LOG_LEVEL"] ?? "info"
+
     /// Shown in the test report when the suite skips.
     static let unavailableReason: Comment =
         "SKIPPED: the daemon integration tests need root (they create network namespaces); none of them ran"
@@ -104,7 +107,7 @@ final class Testbed: Sendable {
     ///
     /// - Parameter environment: added to a minimal environment (PATH, HOME, NOTIFY_SOCKET).
     func startDaemon(
-        rules: [String], options: [String] = ["--log-level", "info"], environment: [String: String] = [:],
+        rules: [String], options: [String] = ["--log-level", Testbed.logLevel], environment: [String: String] = [:],
         awaitReady: Bool = true
     ) async throws -> DaemonProcess {
         let readyBefore = notify.count("READY=1")
@@ -138,8 +141,18 @@ final class Testbed: Sendable {
         log.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
     }
 
+    /// The running daemon's facts as `netrules status --json` reads them over the control socket.
+    func daemonFacts() -> String {
+        (try? TestNamespace.shell(DaemonProcess.executable, "status", "--json", "--control-socket", path("control.sock")))
+            ?? "(no answer on the control socket)"
+    }
+
     private func printLog() {
         print("---- netrules log (\(path("daemon.log"))) ----\n\(logTail(200))\n---- end of log ----")
+        // Only while a daemon runs: without one, `status` falls back to reading this machine.
+        if owned.withLock({ $0.daemons.contains { $0.termination == nil } }) {
+            print("---- facts on the control socket ----\n\(daemonFacts())\n----")
+        }
     }
 
     private func tearDown() {
