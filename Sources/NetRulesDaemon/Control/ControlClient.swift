@@ -88,12 +88,15 @@ public final class ControlClient: Sendable {
     }
 
     /// Sends one request and delivers each answer line until the daemon closes the connection or
-    /// the consumer stops iterating (which closes it).
+    /// the consumer stops iterating; either way the connection is closed then.
     public func stream(_ object: JSONValue) -> AsyncThrowingStream<JSONValue, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: JSONValue.self)
         continuation.onTermination = { _ in self.cancel() }
         do {
             try ControlThread.detach {
+                // This thread is the connection's last user: closing here is what tells the daemon
+                // the watcher left, without waiting for the client object to go away.
+                defer { self.descriptor.close() }
                 do {
                     try self.send(object, deadline: ContinuousClock().now + self.timeout)
                     var buffer: [UInt8] = []
