@@ -72,7 +72,8 @@ public final class ControlClient: Sendable {
         try send(object, deadline: deadline)
         var buffer: [UInt8] = []
         guard let line = try readLine(&buffer, deadline: deadline) else {
-            throw ControlSocketError(.protocolViolation, "the daemon closed the control socket \(path) without answering")
+            throw ControlSocketError(
+                .protocolViolation, "the daemon closed the control socket \(path) without answering")
         }
         return try parse(line)
     }
@@ -157,7 +158,9 @@ public final class ControlClient: Sendable {
 
     private func wait(_ events: Int16, deadline: ContinuousClock.Instant?) throws {
         let left = deadline.map { ContinuousClock().now.duration(to: $0) }
-        if let left, left <= .zero { throw ControlSystemCallError(call: "poll", errno: ControlErrno(rawValue: ETIMEDOUT)) }
+        if let left, left <= .zero {
+            throw ControlSystemCallError(call: "poll", errno: ControlErrno(rawValue: ETIMEDOUT))
+        }
         let fd = try descriptor.withFileDescriptor { $0 }
         switch try ControlThread.poll(fd, events: events, wake: wake, timeout: left) {
         case .ready: return

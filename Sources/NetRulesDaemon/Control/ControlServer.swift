@@ -1,7 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
-import NetRulesLinux
 import NetRulesCore
+import NetRulesLinux
 import Synchronization
 
 /// The daemon's control socket: a UNIX stream socket on which `netrules status`, `watch` and

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import NetRulesCore
+
 @testable import NetRulesDaemon
 
 /// A real `ControlServer` on a socket in a fresh temporary directory, started and stopped without

@@ -1,8 +1,9 @@
 import Foundation
 @preconcurrency import Glibc
 import NetRulesCore
-@testable import NetRulesDaemon
 import Testing
+
+@testable import NetRulesDaemon
 
 /// A real control server on a socket in a temporary directory, answering from a fake daemon.
 struct ControlServerTests {
@@ -37,7 +38,8 @@ struct ControlServerTests {
         let fixture = try await ControlFixture.start(Self.fake())
         #expect(
             try await ask(fixture, .status)
-                == #"{"version":1,"facts":{"dns":["1.1.1.1","9.9.9.9"],"gateway":null,"network":"wired","ssid":"Office"}}"#)
+                == #"{"version":1,"facts":{"dns":["1.1.1.1","9.9.9.9"],"gateway":null,"network":"wired","ssid":"Office"}}"#
+        )
         try await fixture.stop()
     }
 
@@ -55,7 +57,9 @@ struct ControlServerTests {
 
     @Test func explainWithoutEngineTimeLeavesTheHoldsTimeNull() async throws {
         let fixture = try await ControlFixture.start(Self.fake(now: nil))
-        #expect(try await ask(fixture, .explain(rule: "office")).contains(#""hold":{"edge":"enter","deadline_in_seconds":null}"#))
+        #expect(
+            try await ask(fixture, .explain(rule: "office")).contains(
+                #""hold":{"edge":"enter","deadline_in_seconds":null}"#))
         try await fixture.stop()
     }
 
@@ -73,7 +77,10 @@ struct ControlServerTests {
 
     @Test(arguments: [
         (#"{"version":1,"command":"reboot"}"#, #"{"version":1,"error":"unknown command 'reboot'"}"#),
-        (#"{"version":2,"command":"status"}"#, #"{"version":1,"error":"unsupported version 2; this daemon speaks version 1"}"#),
+        (
+            #"{"version":2,"command":"status"}"#,
+            #"{"version":1,"error":"unsupported version 2; this daemon speaks version 1"}"#
+        ),
         (#"{"command":"status"}"#, #"{"version":1,"error":"invalid request: missing \"version\""}"#),
         (#"{"version":1,"command":"explain"}"#, #"{"version":1,"error":"explain needs a \"rule\""}"#),
         (#"[1]"#, #"{"version":1,"error":"invalid request: expected a JSON object"}"#),
@@ -87,7 +94,8 @@ struct ControlServerTests {
 
     @Test func anOversizedRequestIsRefused() async throws {
         let fixture = try await ControlFixture.start(Self.fake())
-        let answer = try await ControlFixture.exchange(fixture.path, sending: Array(repeating: UInt8(ascii: "a"), count: 70_000))
+        let answer = try await ControlFixture.exchange(
+            fixture.path, sending: Array(repeating: UInt8(ascii: "a"), count: 70_000))
         #expect(answer == #"{"version":1,"error":"request longer than 65536 bytes"}"# + "\n")
         try await fixture.stop()
     }
@@ -108,17 +116,21 @@ struct ControlServerTests {
         for _ in 0..<4 { initial.append(try #require(try await lines.next()).compact) }
         let at = #/"at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"/#
         #expect(initial.allSatisfy { $0.contains(at) && !$0.contains(#""old""#) && $0.hasSuffix(#","version":1}"#) })
-        #expect(initial.map { $0.replacing(at, with: #""at":"T""#) } == [
-            #"{"at":"T","key":"dns","new":["1.1.1.1","9.9.9.9"],"version":1}"#,
-            #"{"at":"T","key":"gateway","new":null,"version":1}"#,
-            #"{"at":"T","key":"network","new":"wired","version":1}"#,
-            #"{"at":"T","key":"ssid","new":"Office","version":1}"#,
-        ])
+        #expect(
+            initial.map { $0.replacing(at, with: #""at":"T""#) } == [
+                #"{"at":"T","key":"dns","new":["1.1.1.1","9.9.9.9"],"version":1}"#,
+                #"{"at":"T","key":"gateway","new":null,"version":1}"#,
+                #"{"at":"T","key":"network","new":"wired","version":1}"#,
+                #"{"at":"T","key":"ssid","new":"Office","version":1}"#,
+            ])
         await queries.waitForSubscriber()
         await queries.publish(
             FactChange(key: "ssid", old: .value(.string("Office")), new: .unknown, at: "2026-01-02T03:04:05Z"))
-        await queries.publish(FactChange(key: "gateway", old: .absent, new: .value(.string("10.0.0.1")), at: "2026-01-02T03:04:06Z"))
-        #expect(try await lines.next()?.compact == #"{"at":"2026-01-02T03:04:05Z","key":"ssid","old":"Office","version":1}"#)
+        await queries.publish(
+            FactChange(key: "gateway", old: .absent, new: .value(.string("10.0.0.1")), at: "2026-01-02T03:04:06Z"))
+        #expect(
+            try await lines.next()?.compact == #"{"at":"2026-01-02T03:04:05Z","key":"ssid","old":"Office","version":1}"#
+        )
         #expect(
             try await lines.next()?.compact
                 == #"{"at":"2026-01-02T03:04:06Z","key":"gateway","new":"10.0.0.1","old":null,"version":1}"#)
