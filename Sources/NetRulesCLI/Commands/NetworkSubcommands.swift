@@ -66,7 +66,8 @@ extension OptionSpec {
     /// `--control-socket PATH`: where to look for a running daemon.
     static let controlSocket = OptionSpec(
         long: "control-socket", valueName: "path",
-        help: "The daemon's control socket; else /run/netrules/control.sock as root, $XDG_RUNTIME_DIR/netrules otherwise.")
+        help: "The daemon's control socket; else /run/netrules/control.sock as root, under $XDG_RUNTIME_DIR otherwise."
+    )
 
     /// `--state-dir DIR`: the state directory a daemon was started with (its socket is there).
     static let daemonStateDirectory = OptionSpec(
