@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import NetRulesCLI
 import Testing
 
@@ -141,5 +142,34 @@ struct CommandTests {
         #expect(process.terminationStatus == 65)
         #expect(stdout == "")
         #expect(stderr.contains("yaml11-surprises.yaml:6:58: error: 'on' is not a Boolean here\n"))
+    }
+}
+
+/// The network commands as a user runs them (loopback only).
+struct NetworkCommandTests {
+    static let rootReason: Comment = "SKIPPED: ICMP needs root here (net.ipv4.ping_group_range is '1 0'); CI runs as root"
+
+    @Test(.enabled(if: geteuid() == 0, NetworkCommandTests.rootReason))
+    func pingPrintsOneLinePerReplyAndASummary() async throws {
+        let r = await CommandTests.run("ping", "127.0.0.1", "-c", "2", "-i", "0.05", "-W", "0.5")
+        #expect(r.code == 0)
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 6, "\(r.stdout)")
+        #expect(lines[0].hasPrefix("reply from 127.0.0.1: icmp_seq=1 time="))
+        #expect(lines[2] == "--- 127.0.0.1 ping statistics ---")
+        #expect(lines[3] == "2 packets transmitted, 2 received, 0% packet loss")
+        #expect(lines[5] == "")
+    }
+
+    @Test(.enabled(if: geteuid() == 0, NetworkCommandTests.rootReason))
+    func pingJSONIsJSONLines() async throws {
+        let r = await CommandTests.run("ping", "127.0.0.1", "-c", "1", "--json")
+        #expect(r.code == 0)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["version"] as? Int == 1)
+        }
     }
 }

@@ -17,8 +17,14 @@ enum CheckCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
-        let result = try RuleFiles.load(arguments.positional("rules"), environment: io.environment)
+        let paths = arguments.positional("rules")
+        let result = try RuleFiles.load(paths, environment: io.environment)
         let count = result.ruleSet.rules.count
+        // As root, the daemon refuses files other users can write: say so here first.
+        let distrusted = RuleFiles.trustProblems(result, files: try RuleFiles.expand(paths)) {
+            FileTrust.problem(withFile: $0, kind: $1)
+        }
+        let failed = result.hasErrors || !distrusted.isEmpty
         if arguments.flag("json") {
             let diagnostics: [JSONValue] = result.diagnostics.map { d in
                 var members: [(String, JSONValue)] = [
@@ -31,17 +37,18 @@ enum CheckCommand: Command {
                 return .object(members)
             }
             let document: JSONValue = .object([
-                ("version", .number(1)), ("ok", .bool(!result.hasErrors)), ("rules", .number(Double(count))),
-                ("diagnostics", .array(diagnostics)),
+                ("version", .number(1)), ("ok", .bool(!failed)), ("rules", .number(Double(count))),
+                ("diagnostics", .array(diagnostics)), ("refused", .array(distrusted.map(JSONValue.string))),
             ])
             io.print(document.pretty)
-            return result.hasErrors ? ExitCode.invalidRules : ExitCode.success
+            return failed ? ExitCode.invalidRules : ExitCode.success
         }
         if !result.diagnostics.isEmpty {
             io.stderr.write(result.renderedDiagnostics())
         }
-        if result.hasErrors {
-            let errors = result.diagnostics.filter { $0.severity == .error }.count
+        for problem in distrusted { io.printError("error: \(problem)") }
+        if failed {
+            let errors = result.diagnostics.filter { $0.severity == .error }.count + distrusted.count
             io.printError("\(errors) error\(errors == 1 ? "" : "s") found")
             return ExitCode.invalidRules
         }

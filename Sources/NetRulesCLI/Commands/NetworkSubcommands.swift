@@ -62,11 +62,17 @@ enum WatchSubcommand: Command {
     }
 }
 
+/// `text` ending in exactly one newline.
+func terminated(_ text: String) -> String {
+    text.hasSuffix("\n") ? text : text + "\n"
+}
+
 extension OptionSpec {
     /// `--control-socket PATH`: where to look for a running daemon.
     static let controlSocket = OptionSpec(
         long: "control-socket", valueName: "path",
-        help: "The daemon's control socket; else /run/netrules/control.sock as root, $XDG_RUNTIME_DIR/netrules otherwise.")
+        help: "The daemon's control socket; else /run/netrules/control.sock as root, under $XDG_RUNTIME_DIR otherwise."
+    )
 
     /// `--state-dir DIR`: the state directory a daemon was started with (its socket is there).
     static let daemonStateDirectory = OptionSpec(
@@ -110,9 +116,11 @@ enum PingSubcommand: Command {
         let timeout = try seconds(arguments.value("timeout") ?? "0.5", option: "--timeout")
         let out = io.stdout
         let err = io.stderr
+        // The probes' commands hand over lines without their newline.
         return await PingCommand.run(
             hosts: arguments.positional("host"), count: count, interval: interval, timeout: timeout,
-            json: arguments.flag("json"), output: { out.write($0) }, errorOutput: { err.write($0) })
+            json: arguments.flag("json"), output: { out.write(terminated($0)) },
+            errorOutput: { err.write(terminated($0)) })
     }
 
     /// Seconds as ping writes them (`0.5`), or a duration (`500ms`).
@@ -147,6 +155,6 @@ enum PortalSubcommand: Command {
         let out = io.stdout
         return await PortalCommand.run(
             urls: arguments.values("url").filter { !$0.isEmpty }, json: arguments.flag("json"),
-            interface: arguments.value("interface"), timeout: timeout, output: { out.write($0) })
+            interface: arguments.value("interface"), timeout: timeout, output: { out.write(terminated($0)) })
     }
 }

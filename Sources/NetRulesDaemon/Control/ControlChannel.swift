@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
-import NetRulesLinux
 import NetRulesCore
+import NetRulesLinux
 
 /// One accepted connection's reads and writes: lines in, JSON lines out, each wait bounded and
 /// done off the cooperative pool (`ControlThread.wait`).

@@ -73,7 +73,8 @@ public final class ControlClient: Sendable {
         try send(object, deadline: deadline)
         var buffer: [UInt8] = []
         guard let line = try readLine(&buffer, deadline: deadline) else {
-            throw ControlSocketError(.protocolViolation, "the daemon closed the control socket \(path) without answering")
+            throw ControlSocketError(
+                .protocolViolation, "the daemon closed the control socket \(path) without answering")
         }
         return try parse(line)
     }
@@ -89,12 +90,15 @@ public final class ControlClient: Sendable {
     }
 
     /// Sends one request and delivers each answer line until the daemon closes the connection or
-    /// the consumer stops iterating (which closes it).
+    /// the consumer stops iterating; either way the connection is closed then.
     public func stream(_ object: JSONValue) -> AsyncThrowingStream<JSONValue, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: JSONValue.self)
         continuation.onTermination = { _ in self.cancel() }
         do {
             try ControlThread.detach {
+                // This thread is the connection's last user: closing here is what tells the daemon
+                // the watcher left, without waiting for the client object to go away.
+                defer { self.descriptor.close() }
                 do {
                     try self.send(object, deadline: ContinuousClock().now + self.timeout)
                     var buffer: [UInt8] = []
@@ -155,7 +159,9 @@ public final class ControlClient: Sendable {
 
     private func wait(_ events: Int16, deadline: ContinuousClock.Instant?) throws {
         let left = deadline.map { ContinuousClock().now.duration(to: $0) }
-        if let left, left <= .zero { throw ControlSystemCallError(call: "poll", errno: ControlErrno(rawValue: ETIMEDOUT)) }
+        if let left, left <= .zero {
+            throw ControlSystemCallError(call: "poll", errno: ControlErrno(rawValue: ETIMEDOUT))
+        }
         let fd = try descriptor.withFileDescriptor { $0 }
         switch try ControlThread.poll(fd, events: events, wake: wake, timeout: left) {
         case .ready: return

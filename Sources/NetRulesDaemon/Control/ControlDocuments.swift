@@ -79,11 +79,14 @@ public enum ControlDocuments {
             ("tree", tree(explanation.root)),
             ("facts", .object(known.map { ($0.key.rawValue, JSONValue($0.state)) })),
             ("unknown", .array(unknown.map { .string($0.key.rawValue) })),
-            ("state", .object([
-                ("confirmed", state.confirmed.map(JSONValue.bool) ?? .null),
-                ("hold", hold),
-                ("cooldown", .bool(cooling)),
-            ])),
+            (
+                "state",
+                .object([
+                    ("confirmed", state.confirmed.map(JSONValue.bool) ?? .null),
+                    ("hold", hold),
+                    ("cooldown", .bool(cooling)),
+                ])
+            ),
         ])
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
-import NetRulesLinux
 import NetRulesCore
+import NetRulesLinux
 import Synchronization
 import NetRulesSystem
 

@@ -15,8 +15,10 @@ enum ControlSocketFile {
     static func listen(at path: String, backlog: CInt) throws -> (ControlDescriptor, Identity) {
         try createDirectory(parentOf: path)
         try removeStale(at: path)
-        let fd = try ControlSyscalls.socket(CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
-            | CInt(SOCK_NONBLOCK.rawValue)).control("socket")
+        let fd = try ControlSyscalls.socket(
+            CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
+                | CInt(SOCK_NONBLOCK.rawValue)
+        ).control("socket")
         let descriptor = ControlDescriptor(taking: fd)
         do {
             try ControlDescriptor.withAddress(path) { address, length in
@@ -82,8 +84,10 @@ enum ControlSocketFile {
         guard info.st_mode & S_IFMT == S_IFSOCK else {
             throw ControlSocketError(.invalidPath, "'\(path)' exists and is not a socket; not replacing it")
         }
-        let probe = try ControlSyscalls.socket(CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
-            | CInt(SOCK_NONBLOCK.rawValue)).control("socket")
+        let probe = try ControlSyscalls.socket(
+            CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
+                | CInt(SOCK_NONBLOCK.rawValue)
+        ).control("socket")
         let descriptor = ControlDescriptor(taking: probe)
         defer { descriptor.close() }
         let result = try ControlDescriptor.withAddress(path) { ControlSyscalls.connect(probe, $0, $1) }

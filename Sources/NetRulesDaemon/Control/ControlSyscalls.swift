@@ -43,7 +43,8 @@ enum ControlSyscalls {
         valueOrErrno { Glibc.socket(AF_UNIX, type, 0) }
     }
 
-    static func bind(_ fd: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Result<CInt, ControlErrno> {
+    static func bind(_ fd: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Result<CInt, ControlErrno>
+    {
         valueOrErrno { Glibc.bind(fd, address, length) }
     }
 
@@ -60,9 +61,10 @@ enum ControlSyscalls {
         retryingOnEINTR { acceptWithFlags(fd, nil, nil, flags) }
     }
 
-    private typealias Accept4 = @convention(c) (
-        CInt, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, CInt
-    ) -> CInt
+    private typealias Accept4 =
+        @convention(c) (
+            CInt, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, CInt
+        ) -> CInt
 
     private static let acceptWithFlags: Accept4 = {
         // RTLD_DEFAULT is the null handle in glibc. accept4 has been in glibc since 2.10.

@@ -55,7 +55,7 @@ enum ControlThread {
             switch ControlSyscalls.poll(&fds, fds.count, milliseconds) {
             case .failure(let e) where e.rawValue == EINTR: continue
             case .failure(let e): throw ControlSystemCallError(call: "poll", errno: e)
-            case .success(0): if deadline != nil { continue } // the loop head reports the timeout
+            case .success(0): if deadline != nil { continue }  // the loop head reports the timeout
             case .success:
                 if fds[1].revents != 0 { return .woken }
                 if fds[0].revents != 0 { return .ready }

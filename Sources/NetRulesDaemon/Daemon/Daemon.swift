@@ -242,6 +242,8 @@ public actor Daemon: DaemonQueries {
 
     public func ruleNames() async -> [String] { engine.rules.map(\.name) }
 
+    public func engineTime() async -> Instant? { now() }
+
     public func factChanges() async -> AsyncStream<FactChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: FactChange.self, bufferingPolicy: .bufferingNewest(4096))
         let id = nextWatcher

@@ -49,7 +49,7 @@ public enum FileTrust {
         let link: Entry
         switch Entry.inspect(absolute, followingSymlink: false) {
         case .success(let entry): link = entry
-        case .failure(let errno): return subject + ": it cannot be inspected: \(errno)"
+        case .failure(let errno): return subject + ": it cannot be inspected: \(errno.message)"
         }
         let target: String
         switch sys_realpath(absolute) {

@@ -1,0 +1,186 @@
+import Foundation
+import NetRulesCLI
+import NetRulesCore
+import NetRulesDaemon
+import Testing
+
+/// `status`, `watch` and `explain` in-process: through a real control socket to a fake daemon, and
+/// `explain`'s fallback to a direct snapshot when no daemon answers.
+struct ControlCommandLineTests {
+    struct Outcome {
+        var code: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    func run(_ arguments: [String]) async -> Outcome {
+        let out = BufferedOutputSink()
+        let err = BufferedOutputSink()
+        let code = await NetRulesCommandLine.run(arguments: arguments, stdout: out, stderr: err, environment: [:])
+        return Outcome(code: code, stdout: out.text, stderr: err.text)
+    }
+
+    /// A rule file in a fresh directory, and a control socket path nobody listens on.
+    func ruleFile(_ yaml: String) throws -> (rules: String, noDaemon: String) {
+        let directory = ControlFixture.makeTemporaryDirectory()
+        try Data(yaml.utf8).write(to: URL(fileURLWithPath: directory + "/rules.yaml"))
+        return (directory + "/rules.yaml", directory + "/none.sock")
+    }
+
+    static let unknownRule = """
+        version: 1
+        rules:
+          - name: only-unknown
+            when: { fact: { key: x.y, equals: z } }
+            do:
+              - run: "true"
+        """
+
+    static func note(_ socket: String) -> String {
+        "note: no netrules daemon answers on \(socket); facts read directly from the system, "
+            + "so the probes' facts (connectivity, portal.url, hosts.*) are unknown\n"
+    }
+
+    // MARK: - explain without a daemon
+
+    @Test func explainWithoutADaemonEvaluatesASnapshot() async throws {
+        let (rules, socket) = try ruleFile(Self.unknownRule)
+        let outcome = await run(["explain", "only-unknown", "--rules", rules, "--control-socket", socket])
+        #expect(outcome.code == 0)
+        #expect(
+            outcome.stdout == """
+                rule only-unknown: UNKNOWN (source: snapshot)
+                unknown x.y equals z
+                facts read:
+                  x.y  unknown
+
+                """)
+        #expect(outcome.stderr == Self.note(socket))
+    }
+
+    @Test func explainJSONWithoutADaemonIsTheDaemonsDocument() async throws {
+        let (rules, socket) = try ruleFile(Self.unknownRule)
+        let outcome = await run(["explain", "only-unknown", "--json", "--rules", rules, "--control-socket", socket])
+        #expect(outcome.code == 0)
+        #expect(
+            outcome.stdout
+                == #"{"version":1,"rule":"only-unknown","truth":"unknown","tree":{"condition":"x.y equals z","#
+                + #""truth":"unknown","children":[]},"facts":{},"unknown":["x.y"],"state":{"confirmed":null,"#
+                + #""hold":null,"cooldown":false}}"# + "\n")
+    }
+
+    @Test func explainReadsTheHostsFactsIntoTheTree() async throws {
+        // The host's values are unknown to the test; the structure is not.
+        let (rules, socket) = try ruleFile(
+            """
+            version: 1
+            rules:
+              - name: wired
+                when: { any: [ { fact: { key: network, equals: wired } }, { fact: { key: x.y, equals: z } } ] }
+                do:
+                  - run: "true"
+            """)
+        let outcome = await run(["explain", "wired", "--rules", rules, "--control-socket", socket])
+        #expect(outcome.code == 0)
+        let lines = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == 8)
+        #expect(lines[0].hasPrefix("rule wired: ") && lines[0].hasSuffix(" (source: snapshot)"))
+        #expect(lines[1].hasSuffix("any"))
+        #expect(lines[2].hasPrefix("  ") && lines[2].hasSuffix("network equals wired"))
+        #expect(lines[3] == "  unknown x.y equals z")
+        #expect(lines[4] == "facts read:")
+        #expect(lines[5].hasPrefix("  network  ") && !lines[5].hasSuffix("unknown"))
+        #expect(lines[6] == "  x.y      unknown")
+    }
+
+    @Test func explainOfAMisspeltRuleSuggestsTheName() async throws {
+        let (rules, socket) = try ruleFile(Self.unknownRule)
+        let outcome = await run(["explain", "only-unknwn", "--rules", rules, "--control-socket", socket])
+        #expect(outcome.code == 1)
+        #expect(outcome.stdout == "")
+        #expect(outcome.stderr == "Error: no rule named 'only-unknwn'. Did you mean 'only-unknown'?\n")
+    }
+
+    @Test func explainWithAnInvalidRuleFileExits65() async throws {
+        let (rules, socket) = try ruleFile("version: 1\nrules:\n  - name: broken\n    when: { ssdi: Office }\n")
+        let outcome = await run(["explain", "broken", "--rules", rules, "--control-socket", socket])
+        #expect(outcome.code == 65)
+        #expect(outcome.stdout == "")
+        #expect(outcome.stderr.hasPrefix("\(rules):3:5: error: the rule has no 'do' list\n"))
+    }
+
+    // MARK: - with a daemon
+
+    @Test func statusShowsTheDaemonsFacts() async throws {
+        let fixture = try await ControlFixture.start(ControlServerTests.fake())
+        let outcome = await run(["status", "--control-socket", fixture.path])
+        #expect(outcome.code == 0)
+        #expect(
+            outcome.stdout == """
+                netrules daemon: 4 facts
+                dns      1.1.1.1, 9.9.9.9
+                gateway  none
+                network  wired
+                ssid     Office
+
+                """)
+        #expect(outcome.stderr == "")
+        try await fixture.stop()
+    }
+
+    @Test func statusJSONPrintsTheDaemonsDocument() async throws {
+        let fixture = try await ControlFixture.start(ControlServerTests.fake())
+        let outcome = await run(["status", "--json", "--control-socket", fixture.path])
+        #expect(outcome.code == 0)
+        #expect(
+            outcome.stdout
+                == #"{"version":1,"facts":{"dns":["1.1.1.1","9.9.9.9"],"gateway":null,"network":"wired","ssid":"Office"}}"#
+                + "\n")
+        try await fixture.stop()
+    }
+
+    @Test func explainAsksTheDaemon() async throws {
+        let fixture = try await ControlFixture.start(ControlServerTests.fake())
+        let outcome = await run(["explain", "office", "--control-socket", fixture.path])
+        #expect(outcome.code == 0)
+        #expect(
+            outcome.stdout == """
+                rule office: TRUE (source: daemon)
+                true    any
+                  true    network equals wired
+                  unknown x.y equals z
+                facts read:
+                  network  wired
+                  x.y      unknown
+
+                """)
+        #expect(outcome.stderr == "")
+        try await fixture.stop()
+    }
+
+    @Test func explainOfAMisspeltRuleAsksTheDaemonForNames() async throws {
+        let fixture = try await ControlFixture.start(ControlServerTests.fake())
+        let outcome = await run(["explain", "ofice", "--control-socket", fixture.path])
+        #expect(outcome.code == 1)
+        #expect(outcome.stderr == "Error: no rule named 'ofice'. Did you mean 'office'?\n")
+        try await fixture.stop()
+    }
+
+    @Test func watchPrintsTheDaemonsChangesUntilItCloses() async throws {
+        let queries = ControlServerTests.fake()
+        let fixture = try await ControlFixture.start(queries)
+        async let outcome = run(["watch", "--control-socket", fixture.path])
+        await queries.waitForSubscriber()
+        await queries.publish(
+            FactChange(key: "ssid", old: .value(.string("Office")), new: .absent, at: "2026-01-02T03:04:05Z"))
+        await queries.finishStreams()
+        let result = await outcome
+        #expect(result.code == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5)
+        #expect(lines.first?.hasSuffix("  dns  unknown -> [1.1.1.1, 9.9.9.9]") == true)
+        #expect(lines.last == "03:04:05  ssid  Office -> null")
+        #expect(result.stderr == "Error: the netrules daemon closed the control socket \(fixture.path)\n")
+        try await fixture.stop()
+    }
+}

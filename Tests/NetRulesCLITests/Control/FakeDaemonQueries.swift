@@ -1,0 +1,72 @@
+import NetRulesConfig
+import NetRulesCore
+import NetRulesDaemon
+
+/// A daemon stand-in for the control socket: a real engine over fixed rules and facts, and fact
+/// changes the test publishes by hand.
+actor FakeDaemonQueries: DaemonQueries {
+    private var engine: Engine
+    private let now: Instant?
+    private var subscribers: [Int: AsyncStream<FactChange>.Continuation] = [:]
+    private var nextSubscriber = 0
+    private var subscriberWaiters: [CheckedContinuation<Void, Never>] = []
+    private var goneWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// - Parameters:
+    ///   - yaml: a rule file's text.
+    ///   - facts: applied as one update at instant zero.
+    ///   - now: what `engineTime()` reports.
+    init(yaml: String, facts: [FactKey: FactState], now: Instant? = .zero) {
+        let loaded = RuleLoader().load([RuleSource(file: "fake.yaml", bytes: Array(yaml.utf8))])
+        precondition(!loaded.hasErrors, loaded.renderedDiagnostics())
+        var engine = Engine(rules: loaded.ruleSet.rules)
+        _ = engine.apply(FactUpdate(facts), at: .zero)
+        self.engine = engine
+        self.now = now
+    }
+
+    func facts() -> FactStore { engine.facts }
+    func explain(rule: String) -> Explanation? { engine.explain(rule: rule) }
+    func ruleNames() -> [String] { engine.rules.map(\.name) }
+    func engineTime() -> Instant? { now }
+
+    func factChanges() -> AsyncStream<FactChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: FactChange.self)
+        let id = nextSubscriber
+        nextSubscriber += 1
+        subscribers[id] = continuation
+        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
+        for waiter in subscriberWaiters { waiter.resume() }
+        subscriberWaiters = []
+        return stream
+    }
+
+    /// Sends a change to every `watch`.
+    func publish(_ change: FactChange) {
+        for continuation in subscribers.values { continuation.yield(change) }
+    }
+
+    /// Ends every `watch` stream, as a daemon shutting down does.
+    func finishStreams() {
+        for continuation in subscribers.values { continuation.finish() }
+    }
+
+    /// Returns once a `watch` has subscribed.
+    func waitForSubscriber() async {
+        if !subscribers.isEmpty { return }
+        await withCheckedContinuation { subscriberWaiters.append($0) }
+    }
+
+    /// Returns once every `watch` has let go of its stream.
+    func waitUntilNoSubscriber() async {
+        if subscribers.isEmpty { return }
+        await withCheckedContinuation { goneWaiters.append($0) }
+    }
+
+    private func unsubscribe(_ id: Int) {
+        subscribers[id] = nil
+        guard subscribers.isEmpty else { return }
+        for waiter in goneWaiters { waiter.resume() }
+        goneWaiters = []
+    }
+}
