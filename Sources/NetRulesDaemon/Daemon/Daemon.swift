@@ -3,6 +3,7 @@ import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
 import NetRulesProbes
+import NetRulesSystem
 
 /// The long-running service: observers → fact store and engine → action runner.
 ///
@@ -58,7 +59,7 @@ public actor Daemon: DaemonQueries {
         let log = options.logger.child("netrules.actions")
         runner = ActionRunner(
             stateDirectory: options.paths.stateDirectory, concurrency: options.concurrency,
-            environment: options.environment, logger: { log.notice($0) })
+            environment: options.environment, logger: { log.notice($0) }, clock: QuietClock())
     }
 
     /// Asks for a reload (SIGHUP, a rule file changed). Safe from any thread.
@@ -224,9 +225,10 @@ public actor Daemon: DaemonQueries {
             return
         }
         let target = startInstant + deadline.offset
-        timer = Task { [clock, eventSink] in
+        timer = Task { [eventSink] in
             do {
-                try await clock.sleep(until: target, tolerance: .milliseconds(1))
+                // QuietClock: a hold of hours costs no wake-ups while it waits.
+                try await QuietClock().sleep(until: target, tolerance: .milliseconds(1))
                 eventSink.yield(.tick)
             } catch {
                 // Cancelled: a newer deadline replaced this one.

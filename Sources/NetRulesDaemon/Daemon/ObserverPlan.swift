@@ -1,6 +1,7 @@
 import NetRulesCore
 import NetRulesLinux
 import NetRulesProbes
+import NetRulesSystem
 
 /// Which observers a rule set needs, each under an identity that changes when its configuration
 /// does, so a reload restarts exactly the observers whose settings changed.
@@ -15,6 +16,7 @@ struct ObserverPlan {
     var entries: [Entry]
 
     /// The built-in observers always run; probes and plugins only when the rules ask for them.
+    /// Probes wait on `QuietClock`, so the minutes between rounds cost no wake-ups.
     init(ruleSet: RuleSet, logger: Logger) {
         let log: @Sendable (String) -> Void = { logger.warning($0) }
         var entries: [Entry] = [
@@ -31,10 +33,10 @@ struct ObserverPlan {
         let demand = ruleSet.demand
         if !demand.hosts.isEmpty {
             let identity = "probes:" + demand.hosts.map { "\($0)" }.sorted().joined(separator: "|")
-            entries.append(Entry(identity: identity, observer: HostProber(hosts: demand.hosts)))
+            entries.append(Entry(identity: identity, observer: HostProber(hosts: demand.hosts, clock: QuietClock())))
         }
         if demand.needsConnectivity {
-            let portal = PortalProbe(settings: ruleSet.connectivity)
+            let portal = PortalProbe(settings: ruleSet.connectivity, clock: QuietClock())
             entries.append(Entry(identity: "portal:\(ruleSet.connectivity)", observer: portal, portal: portal))
         }
         self.entries = entries

@@ -54,10 +54,11 @@ public struct WiFiObserver: Observer {
         }
         guard !available else { return }
         logger("wifi: this kernel has no nl80211 (cfg80211 is not available); ssid, bssid, signal and frequency stay unknown")
-        updates.yield(FactUpdate(WiFiState.unavailableFacts))
-        // Nothing will ever change; stay alive without waking until the daemon cancels us.
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(86_400))
-        }
+        // The facts are unknown already; reporting them as unknown would erase what an observer
+        // plugin reports for them. Nothing will change: wait for cancellation without a timer (a
+        // long Task.sleep re-arms a libdispatch timer every second on Linux).
+        let (cancelled, keepOpen) = AsyncStream.makeStream(of: Void.self)
+        for await _ in cancelled {}
+        withExtendedLifetime(keepOpen) {}
     }
 }
