@@ -58,13 +58,17 @@ public struct ExecObserver: Observer {
             } catch {
                 outcome = PluginRun.Outcome(exitStatus: nil, reportedKeys: [], failure: "\(error)")
             }
+            let cancelled = Task.isCancelled
+            if !cancelled {
+                // Say why before the facts go unknown, so whoever sees the facts change can read why.
+                if clock.now - started >= stableAfter { delay = initialDelay }
+                let why = outcome.failure.map { "could not run: \($0)" } ?? "exited with status \(outcome.exitStatus ?? -1)"
+                logger("observer plugin '\(name)' \(why); its facts are unknown; restarting in \(delay.seconds)s")
+            }
             if !outcome.reportedKeys.isEmpty {
                 updates.yield(FactUpdate(Dictionary(uniqueKeysWithValues: outcome.reportedKeys.map { ($0, .unknown) })))
             }
-            if Task.isCancelled { return }
-            if clock.now - started >= stableAfter { delay = initialDelay }
-            let why = outcome.failure.map { "could not run: \($0)" } ?? "exited with status \(outcome.exitStatus ?? -1)"
-            logger("observer plugin '\(name)' \(why); its facts are unknown; restarting in \(delay.seconds)s")
+            if cancelled { return }
             try? await Task.sleep(for: delay, clock: clock)
             delay = min(delay * 2, maximumDelay)
         }
