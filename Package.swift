@@ -57,7 +57,8 @@ let package = Package(
         .target(
             name: "NetRulesDaemon",
             dependencies: [
-                "NetRulesCore", "NetRulesConfig", "NetRulesLinux", "NetRulesProbes", "NetRulesActions", "NetRulesSystem",
+                "NetRulesCore", "NetRulesConfig", "NetRulesLinux", "NetRulesProbes", "NetRulesActions",
+                "NetRulesSystem",
                 "CNetRulesLinux",
             ],
             swiftSettings: swiftSettings

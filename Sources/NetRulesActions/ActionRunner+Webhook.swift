@@ -3,7 +3,8 @@ import NetRulesSystem
 
 extension ActionRunner {
     /// Stores the delivery in the outbox, then delivers it inline, or parks it for `online`.
-    func deliverWebhook(_ action: WebhookAction, in context: ActionContext, result: ActionResult) async -> ActionResult {
+    func deliverWebhook(_ action: WebhookAction, in context: ActionContext, result: ActionResult) async -> ActionResult
+    {
         var result = result
         let entry = WebhookRendering.entry(for: action, in: context, actionIndex: result.index)
         result.idempotencyKey = entry.idempotencyKey
@@ -55,7 +56,8 @@ extension ActionRunner {
         Task {
             let start = ContinuousClock.now
             let (outcome, attempts) = await delivery.deliver(entry)
-            self.finishBackgroundDelivery(entry, outcome: outcome, attempts: attempts, duration: ContinuousClock.now - start)
+            self.finishBackgroundDelivery(
+                entry, outcome: outcome, attempts: attempts, duration: ContinuousClock.now - start)
         }
     }
 

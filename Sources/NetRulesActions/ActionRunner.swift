@@ -136,7 +136,8 @@ public actor ActionRunner {
             }
             queue.remove(at: index)
             if let opposite = latest[pending.firing.rule]?[pending.firing.edge.opposite], opposite > pending.sequence {
-                report(skipping: pending.firing, reason: "dropped: the rule fired '\(pending.firing.edge.opposite)' since")
+                report(
+                    skipping: pending.firing, reason: "dropped: the rule fired '\(pending.firing.edge.opposite)' since")
                 continue
             }
             runningRules.insert(pending.firing.rule)
@@ -154,7 +155,8 @@ public actor ActionRunner {
             base.firingID = firing.id
             if let stopped {
                 var skipped = ActionResult(
-                    rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind, outcome: .skipped(reason: stopped))
+                    rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind,
+                    outcome: .skipped(reason: stopped))
                 skipped.firingID = firing.id
                 publish(skipped)
                 continue
@@ -169,7 +171,9 @@ public actor ActionRunner {
         schedule()
     }
 
-    private func execute(_ definition: any ActionDefinition, in context: ActionContext, result: ActionResult) async -> ActionResult {
+    private func execute(_ definition: any ActionDefinition, in context: ActionContext, result: ActionResult) async
+        -> ActionResult
+    {
         switch definition {
         case let action as RunAction: return await executors.run.execute(action, in: context, result: result)
         case let action as WriteAction: return await executors.write.execute(action, in: context, result: result)

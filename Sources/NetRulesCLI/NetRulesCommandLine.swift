@@ -9,7 +9,8 @@ public enum NetRulesCommandLine {
     public static let version = "0.1.0"
 
     static let commands: [any Command.Type] = [
-        RunCommand.self, CheckCommand.self, SimulateCommand.self, StatusSubcommand.self, WatchSubcommand.self, PingSubcommand.self,
+        RunCommand.self, CheckCommand.self, SimulateCommand.self, StatusSubcommand.self, WatchSubcommand.self,
+        PingSubcommand.self,
         PortalSubcommand.self, ExplainSubcommand.self, SchemaCommand.self, BenchCommand.self,
     ]
 
@@ -47,7 +48,8 @@ public enum NetRulesCommandLine {
             guard let name = parsed.commandPath.dropFirst().first,
                 let command = commands.first(where: { $0.spec.name == name })
             else {
-                stdout.write(parser.helpText(for: parsed.commandPath, width: TerminalWidth.current(environment: environment)))
+                stdout.write(
+                    parser.helpText(for: parsed.commandPath, width: TerminalWidth.current(environment: environment)))
                 return ExitCode.success
             }
             do {

@@ -8,7 +8,8 @@ enum CurlTransfer {
 
     static func perform(_ request: HTTPRequest, control: TransferControl) -> TransferResult {
         guard globalInit == CURLE_OK else {
-            return .failure(HTTPError(code: .other, message: "curl_global_init failed", curlCode: Int(globalInit.rawValue)))
+            return .failure(
+                HTTPError(code: .other, message: "curl_global_init failed", curlCode: Int(globalInit.rawValue)))
         }
         guard let handle = curl_easy_init() else {
             return .failure(HTTPError(code: .other, message: "curl_easy_init failed"))
@@ -90,7 +91,10 @@ enum CurlTransfer {
             try check(netrules_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, size), "body size")
             // COPYPOSTFIELDS copies, so the Swift array need not outlive this call.
             let code = body.withUnsafeBytes { bytes in
-                netrules_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)))
+                netrules_curl_setopt_pointer(
+                    handle, CURLOPT_COPYPOSTFIELDS,
+                    UnsafeMutableRawPointer(
+                        mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)))
             }
             try check(code, "body")
             if request.method == "GET" {

@@ -56,10 +56,12 @@ public enum DedicatedThread {
         pthread_attr_setdetachstate(attributes, CInt(PTHREAD_CREATE_DETACHED))
         if let stackSize { pthread_attr_setstacksize(attributes, stackSize) }
         var thread = pthread_t()
-        let result = sys_pthread_create(&thread, attributes, { raw in
-            Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, box)
+        let result = sys_pthread_create(
+            &thread, attributes,
+            { raw in
+                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().body()
+                return nil
+            }, box)
         if case .failure(let errno) = result {
             Unmanaged<Body>.fromOpaque(box).release()
             throw SystemCallError(call: "pthread_create", errno: errno)

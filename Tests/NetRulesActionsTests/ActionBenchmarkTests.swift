@@ -20,7 +20,8 @@ struct ActionBenchmarkTests {
     func webhookThroughputToALoopbackServer() async throws {
         let server = try LoopbackHTTPServer { _ in .status(204) }
         let state = TemporaryDirectory()
-        let figures = try await ActionBenchmarks.webhookThroughput(url: server.url(), count: 2000, stateDirectory: state.path)
+        let figures = try await ActionBenchmarks.webhookThroughput(
+            url: server.url(), count: 2000, stateDirectory: state.path)
         print("bench actions: webhook deliveries (outbox fsync + POST + unlink): \(figures)")
         #expect(figures.count == 2000)
         #expect(server.requests.count == 2000)

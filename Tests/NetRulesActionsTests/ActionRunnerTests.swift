@@ -7,24 +7,31 @@ struct ActionRunnerTests {
     @Test func actionsRunInOrderAndAFailureStopsTheRest() async {
         let harness = RunnerHarness()
         let log = harness.directory.file("log")
-        let firing = Fixtures.firing(rule: "a", actions: [
-            RunnerHarness.append(log, "1\n"), RunnerHarness.run("exit 1"), RunnerHarness.append(log, "2\n"),
-        ])
+        let firing = Fixtures.firing(
+            rule: "a",
+            actions: [
+                RunnerHarness.append(log, "1\n"), RunnerHarness.run("exit 1"), RunnerHarness.append(log, "2\n"),
+            ])
         await harness.runner.submit(firing, wallTime: "t")
         let results = await harness.settledResults(expecting: 3).sorted { $0.index < $1.index }
         #expect(Fixtures.readFile(log) == Array("1\n".utf8))
         #expect(results.map(\.isSuccess) == [true, false, false])
         guard case .skipped(let reason) = results[2].outcome else { Issue.record("action 2 was not skipped"); return }
         #expect(reason == "action 1 (run) failed")
-        #expect(harness.log.contains("rule 'a' enter action 1 (run): failed: the command exited with status 1, exit status 1, " + ActionResult.milliseconds(results[1].duration)))
+        #expect(
+            harness.log.contains(
+                "rule 'a' enter action 1 (run): failed: the command exited with status 1, exit status 1, "
+                    + ActionResult.milliseconds(results[1].duration)))
     }
 
     @Test func continueOnErrorLetsTheFiringGoOn() async {
         let harness = RunnerHarness()
         let log = harness.directory.file("log")
-        let firing = Fixtures.firing(rule: "a", actions: [
-            RunnerHarness.run("exit 1", continueOnError: true), RunnerHarness.append(log, "after\n"),
-        ])
+        let firing = Fixtures.firing(
+            rule: "a",
+            actions: [
+                RunnerHarness.run("exit 1", continueOnError: true), RunnerHarness.append(log, "after\n"),
+            ])
         await harness.runner.submit(firing, wallTime: "t")
         let results = await harness.settledResults(expecting: 2)
         #expect(Fixtures.readFile(log) == Array("after\n".utf8))
@@ -36,9 +43,11 @@ struct ActionRunnerTests {
         let log = harness.directory.file("log")
         for n in 0..<5 {
             // The earlier firings sleep longer: only per-rule ordering keeps the log sorted.
-            let firing = Fixtures.firing(rule: "a", actions: [
-                RunnerHarness.run("sleep 0.0\(5 - n); echo \(n) >> \(log)"),
-            ])
+            let firing = Fixtures.firing(
+                rule: "a",
+                actions: [
+                    RunnerHarness.run("sleep 0.0\(5 - n); echo \(n) >> \(log)")
+                ])
             await harness.runner.submit(firing, wallTime: "t")
         }
         _ = await harness.settledResults(expecting: 5)
@@ -49,13 +58,16 @@ struct ActionRunnerTests {
         let harness = RunnerHarness(concurrency: 2)
         let marks = harness.directory.file("marks")
         let counts = harness.directory.file("counts")
-        let script = "mkdir -p \(marks); touch \(marks)/$NETRULES_RULE; ls \(marks) | wc -l >> \(counts); sleep 0.2; rm \(marks)/$NETRULES_RULE"
+        let script =
+            "mkdir -p \(marks); touch \(marks)/$NETRULES_RULE; ls \(marks) | wc -l >> \(counts); sleep 0.2; rm \(marks)/$NETRULES_RULE"
         for n in 0..<6 {
-            await harness.runner.submit(Fixtures.firing(rule: "r\(n)", actions: [RunnerHarness.run(script)]), wallTime: "t")
+            await harness.runner.submit(
+                Fixtures.firing(rule: "r\(n)", actions: [RunnerHarness.run(script)]), wallTime: "t")
         }
         let results = await harness.settledResults(expecting: 6)
         #expect(results.allSatisfy { $0.isSuccess })
-        let seen = String(decoding: try #require(Fixtures.readFile(counts)), as: UTF8.self).split(separator: "\n").compactMap { Int(String($0).trimmingCharacters) }
+        let seen = String(decoding: try #require(Fixtures.readFile(counts)), as: UTF8.self).split(separator: "\n")
+            .compactMap { Int(String($0).trimmingCharacters) }
         #expect(seen.count == 6)
         #expect(seen.max() == 2, "running at once: \(seen)")
     }
@@ -65,7 +77,8 @@ struct ActionRunnerTests {
         let log = harness.directory.file("log")
         func firing(_ edge: Edge, _ text: String, sleep: Bool = false) -> Firing {
             let record = RunnerHarness.append(log, "\(text)\n")
-            return Fixtures.firing(rule: "link", edge: edge, actions: sleep ? [RunnerHarness.run("sleep 0.3"), record] : [record])
+            return Fixtures.firing(
+                rule: "link", edge: edge, actions: sleep ? [RunnerHarness.run("sleep 0.3"), record] : [record])
         }
         // The first firing runs (and is not interrupted); the next three wait behind it. Only the
         // last queued one describes the current state.
@@ -75,15 +88,20 @@ struct ActionRunnerTests {
         await harness.runner.submit(firing(.exit, "down 4"), wallTime: "t")
         let results = await harness.settledResults(expecting: 5)
         #expect(Fixtures.readFile(log) == Array("up 1\ndown 4\n".utf8))
-        let dropped = results.filter { if case .skipped(let reason) = $0.outcome { reason.hasPrefix("dropped") } else { false } }
+        let dropped = results.filter {
+            if case .skipped(let reason) = $0.outcome { reason.hasPrefix("dropped") } else { false }
+        }
         #expect(dropped.count == 2)
     }
 
     @Test func aFiringOfTheSameEdgeIsNotDropped() async {
         let harness = RunnerHarness()
         let log = harness.directory.file("log")
-        await harness.runner.submit(Fixtures.firing(rule: "x", actions: [RunnerHarness.run("sleep 0.1"), RunnerHarness.append(log, "1\n")]), wallTime: "t")
-        await harness.runner.submit(Fixtures.firing(rule: "x", actions: [RunnerHarness.append(log, "2\n")]), wallTime: "t")
+        await harness.runner.submit(
+            Fixtures.firing(rule: "x", actions: [RunnerHarness.run("sleep 0.1"), RunnerHarness.append(log, "1\n")]),
+            wallTime: "t")
+        await harness.runner.submit(
+            Fixtures.firing(rule: "x", actions: [RunnerHarness.append(log, "2\n")]), wallTime: "t")
         _ = await harness.settledResults(expecting: 3)
         #expect(Fixtures.readFile(log) == Array("1\n2\n".utf8))
     }

@@ -22,11 +22,14 @@ struct AtomicReplaceCrashTests {
     static func isComplete(_ bytes: [UInt8]) -> Bool {
         guard let newline = bytes.firstIndex(of: 0x0A) else { return false }
         let header = String(decoding: bytes[..<newline], as: UTF8.self)
-        guard header.hasPrefix("netrules-atomic v="), let n = Int(header.dropFirst(18).prefix { $0 != " " }) else { return false }
+        guard header.hasPrefix("netrules-atomic v="), let n = Int(header.dropFirst(18).prefix { $0 != " " }) else {
+            return false
+        }
         return bytes == version(n)
     }
 
-    @Test(.enabled(if: writerTarget != nil, "only in the child process that atomicReplaceNeverTearsUnderSIGKILL starts"))
+    @Test(
+        .enabled(if: writerTarget != nil, "only in the child process that atomicReplaceNeverTearsUnderSIGKILL starts"))
     func writerChildProcess() throws {
         let target = try #require(Self.writerTarget)
         let deadline = ContinuousClock.now + .seconds(30)  // an orphaned writer stops on its own

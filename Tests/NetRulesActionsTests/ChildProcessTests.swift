@@ -104,7 +104,9 @@ enum ProcessProbe {
         for _ in 0..<200 {
             guard let stat = Fixtures.readFile("/proc/\(pid)/stat") else { return true }
             // The state follows the parenthesised command name.
-            if let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count, stat[close + 2] == UInt8(ascii: "Z") {
+            if let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count,
+                stat[close + 2] == UInt8(ascii: "Z")
+            {
                 return true
             }
             try? await Task.sleep(for: .milliseconds(10))

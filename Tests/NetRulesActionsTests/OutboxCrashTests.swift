@@ -17,7 +17,10 @@ struct OutboxCrashTests {
 
     static func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
-    @Test(.enabled(if: variable(stateVariable) != nil, "only in the child process that deliveriesSurviveSIGKILLAndAreDeliveredOnceByKey starts"))
+    @Test(
+        .enabled(
+            if: variable(stateVariable) != nil,
+            "only in the child process that deliveriesSurviveSIGKILLAndAreDeliveredOnceByKey starts"))
     func outboxChildProcess() async throws {
         let state = try #require(Self.variable(Self.stateVariable))
         let url = try #require(Self.variable(Self.urlVariable))
@@ -39,7 +42,12 @@ struct OutboxCrashTests {
         let phase = Locked(1)
         let seen = Locked<[Seen]>([])
         let server = try LoopbackHTTPServer { request in
-            let n = Int(String(decoding: JSONProbe.parse(request.body).flatMap { if case .number(let t)? = $0["n"] { Array(t.utf8) } else { nil } } ?? [], as: UTF8.self)) ?? -1
+            let n =
+                Int(
+                    String(
+                        decoding: JSONProbe.parse(request.body).flatMap {
+                            if case .number(let t)? = $0["n"] { Array(t.utf8) } else { nil }
+                        } ?? [], as: UTF8.self)) ?? -1
             let current = phase.withLock { $0 }
             // Before the kill the server is flaky: most attempts fail, some succeed.
             let status = current == 2 || Int.random(in: 0..<10) < 2 ? 200 : 500
@@ -79,7 +87,9 @@ struct OutboxCrashTests {
         let resumed = requests.filter { $0.phase == 2 }
         #expect(!resumed.isEmpty, "nothing was pending at the kill; the test proved nothing")
         #expect(resumed.allSatisfy { $0.status == 200 })
-        let left = ((try? sys_listDirectory(state + "/outbox").get(call: "list")) ?? []).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+        let left = ((try? sys_listDirectory(state + "/outbox").get(call: "list")) ?? []).filter {
+            $0.hasSuffix(".json") && !$0.hasPrefix(".")
+        }
         #expect(left.isEmpty, "entries left in the outbox: \(left)")
     }
 

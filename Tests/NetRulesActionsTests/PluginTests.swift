@@ -18,10 +18,15 @@ struct PluginTests {
         makePlugin(root.file("bin"), name: "notify", script: "exit 0")
         makePlugin(root.file("bin"), name: "other", script: "exit 0")
         let directories = [root.file("first"), root.file("second")]
-        #expect(ActionCatalog.findPlugin(named: "notify", directories: directories, path: root.file("bin")) == root.file("second/netrules-action-notify"))
-        #expect(ActionCatalog.findPlugin(named: "other", directories: directories, path: "::" + root.file("bin")) == root.file("bin/netrules-action-other"))
+        #expect(
+            ActionCatalog.findPlugin(named: "notify", directories: directories, path: root.file("bin"))
+                == root.file("second/netrules-action-notify"))
+        #expect(
+            ActionCatalog.findPlugin(named: "other", directories: directories, path: "::" + root.file("bin"))
+                == root.file("bin/netrules-action-other"))
         #expect(ActionCatalog.findPlugin(named: "missing", directories: directories, path: root.file("bin")) == nil)
-        #expect(ActionCatalog.findPlugin(named: "../bin/netrules-action-other", directories: directories, path: nil) == nil)
+        #expect(
+            ActionCatalog.findPlugin(named: "../bin/netrules-action-other", directories: directories, path: nil) == nil)
         #expect(ActionCatalog.findPlugin(named: "", directories: directories, path: nil) == nil)
     }
 
@@ -30,11 +35,16 @@ struct PluginTests {
         let plugins = harness.directory.file("plugins")
         let received = harness.directory.file("received.json")
         makePlugin(plugins, name: "record", script: "cat > \(received); echo \"$NETRULES_ACTION $NETRULES_SSID\"")
-        let options = ConfigValue.object([ConfigMember("message", .string("joined {{ssid}}")), ConfigMember("urgent", .bool(true))])
-        let action = PluginAction(name: "record", options: options, timeout: .seconds(5),
-                                  executablePath: ActionCatalog.findPlugin(named: "record", directories: [plugins], path: nil))
+        let options = ConfigValue.object([
+            ConfigMember("message", .string("joined {{ssid}}")), ConfigMember("urgent", .bool(true)),
+        ])
+        let action = PluginAction(
+            name: "record", options: options, timeout: .seconds(5),
+            executablePath: ActionCatalog.findPlugin(named: "record", directories: [plugins], path: nil))
         let ssid: [UInt8] = [0x22, 0x0A, 0xFF, 0x24, 0x28]
-        await harness.runner.submit(Fixtures.firing(rule: "p", facts: [.ssid: .text(ssid)], actions: [ActionSpec(action)]), wallTime: "2025-01-02T03:04:05Z")
+        await harness.runner.submit(
+            Fixtures.firing(rule: "p", facts: [.ssid: .text(ssid)], actions: [ActionSpec(action)]),
+            wallTime: "2025-01-02T03:04:05Z")
         let results = await harness.settledResults(expecting: 1)
         #expect(results.first?.isSuccess == true, "\(results)")
         let document = try #require(Fixtures.readFile(received))
@@ -55,7 +65,9 @@ struct PluginTests {
         let action = PluginAction(name: "nowhere", options: .null, executablePath: nil)
         await harness.runner.submit(Fixtures.firing(actions: [ActionSpec(action)]), wallTime: "t")
         let results = await harness.settledResults(expecting: 1)
-        guard case .failed(let error) = results.first?.outcome else { Issue.record("a missing plugin succeeded"); return }
+        guard case .failed(let error) = results.first?.outcome else {
+            Issue.record("a missing plugin succeeded"); return
+        }
         #expect(error.code == .pluginNotFound)
     }
 
@@ -63,7 +75,9 @@ struct PluginTests {
         let harness = RunnerHarness()
         let plugins = harness.directory.file("plugins")
         makePlugin(plugins, name: "slow", script: "sleep 30")
-        let action = PluginAction(name: "slow", options: .null, timeout: .milliseconds(200), executablePath: plugins + "/netrules-action-slow")
+        let action = PluginAction(
+            name: "slow", options: .null, timeout: .milliseconds(200), executablePath: plugins + "/netrules-action-slow"
+        )
         await harness.runner.submit(Fixtures.firing(actions: [ActionSpec(action)]), wallTime: "t")
         let results = await harness.settledResults(expecting: 1)
         guard case .failed(let error) = results.first?.outcome else { Issue.record("a hung plugin succeeded"); return }
@@ -79,8 +93,10 @@ struct PluginTests {
         let bin = TemporaryDirectory()
         symlink("/bin/cat", bin.file("cat"))
         let harness = RunnerHarness(environment: ["PATH": bin.path])
-        let action = PluginAction(name: "notify", options: .object([ConfigMember("title", .string("At {{ssid}}"))]), executablePath: path)
-        await harness.runner.submit(Fixtures.firing(rule: "office", facts: [.ssid: "Office"], actions: [ActionSpec(action)]), wallTime: "t")
+        let action = PluginAction(
+            name: "notify", options: .object([ConfigMember("title", .string("At {{ssid}}"))]), executablePath: path)
+        await harness.runner.submit(
+            Fixtures.firing(rule: "office", facts: [.ssid: "Office"], actions: [ActionSpec(action)]), wallTime: "t")
         let result = try #require(await harness.settledResults(expecting: 1).first)
         #expect(result.isSuccess, "\(result)")
         #expect(result.output == "stdout: netrules: office enter: SSID: Office")

@@ -8,9 +8,11 @@ struct RunActionTests {
     private func run(_ command: String, facts: [FactKey: FactValue?], in directory: TemporaryDirectory) async
         -> ActionResult
     {
-        let action = RunAction(command: Fixtures.template(command), timeout: .seconds(10), workingDirectory: directory.path)
+        let action = RunAction(
+            command: Fixtures.template(command), timeout: .seconds(10), workingDirectory: directory.path)
         let context = Fixtures.context(Fixtures.firing(facts: facts))
-        return await RunExecutor().execute(action, in: context, result: ActionResult(rule: "office", edge: .enter, index: 0, kind: "run"))
+        return await RunExecutor().execute(
+            action, in: context, result: ActionResult(rule: "office", edge: .enter, index: 0, kind: "run"))
     }
 
     @Test func shellQuotingWrapsInSingleQuotes() {
@@ -42,30 +44,36 @@ struct RunActionTests {
         let directory = TemporaryDirectory()
         let result = await run(
             "env | grep ^NETRULES_ | sort > env.txt",
-            facts: [.ssid: "Office", .gateway: "10.0.0.1", .host("intra-net"): "reachable", .portalURL: nil, .ip: .list(["10.0.0.7/24", "fd00::7/64"])],
+            facts: [
+                .ssid: "Office", .gateway: "10.0.0.1", .host("intra-net"): "reachable", .portalURL: nil,
+                .ip: .list(["10.0.0.7/24", "fd00::7/64"]),
+            ],
             in: directory
         )
         #expect(result.isSuccess)
         let lines = String(decoding: try #require(Fixtures.readFile(directory.file("env.txt"))), as: UTF8.self)
-        #expect(lines == """
-            NETRULES_EDGE=enter
-            NETRULES_GATEWAY=10.0.0.1
-            NETRULES_HOSTS_INTRA_NET=reachable
-            NETRULES_IP=10.0.0.7/24 fd00::7/64
-            NETRULES_PORTAL_URL=
-            NETRULES_RULE=office
-            NETRULES_SSID=Office
-            NETRULES_TIME=2025-01-02T03:04:05Z
+        #expect(
+            lines == """
+                NETRULES_EDGE=enter
+                NETRULES_GATEWAY=10.0.0.1
+                NETRULES_HOSTS_INTRA_NET=reachable
+                NETRULES_IP=10.0.0.7/24 fd00::7/64
+                NETRULES_PORTAL_URL=
+                NETRULES_RULE=office
+                NETRULES_SSID=Office
+                NETRULES_TIME=2025-01-02T03:04:05Z
 
-            """)
+                """)
     }
 
     @Test func actionEnvironmentAndWorkingDirectoryApply() async throws {
         let directory = TemporaryDirectory()
-        var action = RunAction(command: Fixtures.template("printf '%s|%s' \"$GREETING\" \"$PWD\" > out"), workingDirectory: directory.path)
+        var action = RunAction(
+            command: Fixtures.template("printf '%s|%s' \"$GREETING\" \"$PWD\" > out"), workingDirectory: directory.path)
         action.environment = [(name: "GREETING", value: Fixtures.template("hi {{ssid}}"))]
         let context = Fixtures.context(Fixtures.firing(facts: [.ssid: "$(x)"]))
-        let result = await RunExecutor().execute(action, in: context, result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
+        let result = await RunExecutor().execute(
+            action, in: context, result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
         #expect(result.isSuccess)
         #expect(Fixtures.readFile(directory.file("out")) == Array("hi $(x)|\(directory.path)".utf8))
     }
@@ -80,7 +88,8 @@ struct RunActionTests {
 
         let action = RunAction(command: Fixtures.template("sleep 30"), timeout: .milliseconds(100))
         let slow = await RunExecutor(terminationGrace: .milliseconds(100)).execute(
-            action, in: Fixtures.context(Fixtures.firing()), result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
+            action, in: Fixtures.context(Fixtures.firing()),
+            result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
         guard case .failed(let timeout) = slow.outcome else { Issue.record("a timeout counted as success"); return }
         #expect(timeout.code == .timedOut)
     }
@@ -89,10 +98,12 @@ struct RunActionTests {
         let directory = TemporaryDirectory()
         let ssid: [UInt8] = [0x61, 0x00, 0x62]
         let result = await run(
-            "printf '%s' {{ssid}} > a; printf '%s' \"$NETRULES_SSID\" > e; cat > d", facts: [.ssid: .text(ssid)], in: directory)
+            "printf '%s' {{ssid}} > a; printf '%s' \"$NETRULES_SSID\" > e; cat > d", facts: [.ssid: .text(ssid)],
+            in: directory)
         #expect(result.isSuccess)
         #expect(Fixtures.readFile(directory.file("a")) == [0x61])
         #expect(Fixtures.readFile(directory.file("e")) == [0x61])
-        #expect(JSONProbe.string(in: try #require(Fixtures.readFile(directory.file("d"))), at: ["facts", "ssid"]) == ssid)
+        #expect(
+            JSONProbe.string(in: try #require(Fixtures.readFile(directory.file("d"))), at: ["facts", "ssid"]) == ssid)
     }
 }

@@ -10,10 +10,11 @@ struct WebhookTests {
         _ url: String, json: ConfigValue? = nil, headers: [(String, String)] = [], attempts: Int = 5,
         timeout: Duration = .seconds(5), online: Bool = false
     ) -> ActionSpec {
-        ActionSpec(WebhookAction(
-            url: Fixtures.template(url), headers: headers.map { (name: $0.0, value: Fixtures.template($0.1)) },
-            body: json.map { .json($0) } ?? .none, timeout: timeout, attempts: attempts, backoff: .milliseconds(20),
-            waitsForOnline: online))
+        ActionSpec(
+            WebhookAction(
+                url: Fixtures.template(url), headers: headers.map { (name: $0.0, value: Fixtures.template($0.1)) },
+                body: json.map { .json($0) } ?? .none, timeout: timeout, attempts: attempts, backoff: .milliseconds(20),
+                waitsForOnline: online))
     }
 
     private func outboxFiles(_ harness: RunnerHarness, failed: Bool = false) -> [String] {
@@ -23,7 +24,11 @@ struct WebhookTests {
 
     @Test func twoFailuresThenSuccessIsDeliveredWithOneIdempotencyKey() async throws {
         let counter = Locked(0)
-        let server = try LoopbackHTTPServer { _ in counter.withLock { $0 += 1; return $0 <= 2 ? .status(500) : .status(200) } }
+        let server = try LoopbackHTTPServer { _ in
+            counter.withLock {
+                $0 += 1; return $0 <= 2 ? .status(500) : .status(200)
+            }
+        }
         let harness = RunnerHarness()
         await harness.runner.submit(Fixtures.firing(actions: [webhook(server.url())]), wallTime: "t")
         let result = try #require(await harness.settledResults(expecting: 1).first)
@@ -40,9 +45,12 @@ struct WebhookTests {
         let server = try LoopbackHTTPServer { _ in .hang }
         defer { server.stop() }
         let harness = RunnerHarness()
-        await harness.runner.submit(Fixtures.firing(actions: [webhook(server.url(), attempts: 2, timeout: .milliseconds(300))]), wallTime: "t")
+        await harness.runner.submit(
+            Fixtures.firing(actions: [webhook(server.url(), attempts: 2, timeout: .milliseconds(300))]), wallTime: "t")
         let result = try #require(await harness.settledResults(expecting: 1).first)
-        guard case .failed(let error) = result.outcome else { Issue.record("a hung server counted as delivered"); return }
+        guard case .failed(let error) = result.outcome else {
+            Issue.record("a hung server counted as delivered"); return
+        }
         #expect(error.code == .transportFailed)
         #expect(result.attempts == 2)
         #expect(server.requests.count == 2)
@@ -76,14 +84,16 @@ struct WebhookTests {
         let server = try LoopbackHTTPServer { _ in .status(404) }
         let secret = "s3cr3t-token-value"
         let harness = RunnerHarness(environment: ["PATH": "/bin", "CHECKIN_TOKEN": secret])
-        let action = webhook(server.url(), json: .object([ConfigMember("ssid", .string("{{ssid}}"))]),
-                             headers: [("Authorization", "Bearer {{env.CHECKIN_TOKEN}}")])
+        let action = webhook(
+            server.url(), json: .object([ConfigMember("ssid", .string("{{ssid}}"))]),
+            headers: [("Authorization", "Bearer {{env.CHECKIN_TOKEN}}")])
         await harness.runner.submit(Fixtures.firing(facts: [.ssid: "Office"], actions: [action]), wallTime: "t")
         let result = try #require(await harness.settledResults(expecting: 1).first)
         #expect(server.requests.first?.header("Authorization") == Array("Bearer \(secret)".utf8))
         #expect(!harness.log.joined().contains(secret))
         #expect(!harness.log.joined().contains("Office"), "the body reached the log")
-        let stored = try #require(Fixtures.readFile(harness.directory.file("state/outbox/failed/\(result.idempotencyKey!).json")))
+        let stored = try #require(
+            Fixtures.readFile(harness.directory.file("state/outbox/failed/\(result.idempotencyKey!).json")))
         #expect(!String(decoding: stored, as: UTF8.self).contains(secret))
     }
 
@@ -91,8 +101,12 @@ struct WebhookTests {
     func hostileSSIDArrivesByteExactInURLHeaderAndJSON(ssid: [UInt8]) async throws {
         let server = try LoopbackHTTPServer { _ in .status(204) }
         let harness = RunnerHarness()
-        let action = webhook(server.url("/hook/{{ssid}}?ssid={{ssid}}"), json: .object([ConfigMember("ssid", .string("{{ssid}}")), ConfigMember("list", .list([.string("x{{ssid}}")]))]),
-                             headers: [("X-SSID", "{{ssid}}")])
+        let action = webhook(
+            server.url("/hook/{{ssid}}?ssid={{ssid}}"),
+            json: .object([
+                ConfigMember("ssid", .string("{{ssid}}")), ConfigMember("list", .list([.string("x{{ssid}}")])),
+            ]),
+            headers: [("X-SSID", "{{ssid}}")])
         await harness.runner.submit(Fixtures.firing(facts: [.ssid: .text(ssid)], actions: [action]), wallTime: "t")
         let result = try #require(await harness.settledResults(expecting: 1).first)
         #expect(result.isSuccess, "\(result)")
@@ -103,7 +117,8 @@ struct WebhookTests {
         #expect(percentDecoded(Array(target[(query + 6)...])) == ssid)
         #expect(!target[6..<query].contains(UInt8(ascii: "/")), "the SSID added a path segment")
         #expect(percentDecoded(try #require(request.header("X-SSID"))) == ssid)
-        #expect(request.headers.count(where: { $0.name.lowercased().hasPrefix("x-") }) == 1, "the SSID injected a header")
+        #expect(
+            request.headers.count(where: { $0.name.lowercased().hasPrefix("x-") }) == 1, "the SSID injected a header")
         #expect(JSONProbe.string(in: request.body, at: ["ssid"]) == ssid)
         #expect(JSONProbe.parse(request.body)?["list"] == .array([.string([UInt8(ascii: "x")] + ssid)]))
     }
@@ -113,9 +128,13 @@ struct WebhookTests {
         let harness = RunnerHarness()
         await harness.runner.connectivityChanged(to: "portal")
         let log = harness.directory.file("log")
-        await harness.runner.submit(Fixtures.firing(actions: [webhook(server.url(), online: true), RunnerHarness.append(log, "next\n")]), wallTime: "t")
+        await harness.runner.submit(
+            Fixtures.firing(actions: [webhook(server.url(), online: true), RunnerHarness.append(log, "next\n")]),
+            wallTime: "t")
         let queued = await harness.settledResults(expecting: 2)
-        guard case .queued = queued.first(where: { $0.kind == "webhook" })?.outcome else { Issue.record("not queued: \(queued)"); return }
+        guard case .queued = queued.first(where: { $0.kind == "webhook" })?.outcome else {
+            Issue.record("not queued: \(queued)"); return
+        }
         #expect(Fixtures.readFile(log) == Array("next\n".utf8), "the firing waited for the held webhook")
         #expect(server.requests.isEmpty)
         #expect(outboxFiles(harness).count == 1)
@@ -136,7 +155,9 @@ struct WebhookTests {
             let first = RunnerHarness(stateDirectory: state.path)
             for n in 0..<5 {
                 let body = ConfigValue.object([ConfigMember("n", .number(Double(n)))])
-                await first.runner.submit(Fixtures.firing(rule: "r\(n)", actions: [webhook(server.url(), json: body, online: true)]), wallTime: "t")
+                await first.runner.submit(
+                    Fixtures.firing(rule: "r\(n)", actions: [webhook(server.url(), json: body, online: true)]),
+                    wallTime: "t")
             }
             _ = await first.settledResults(expecting: 5)
         }

@@ -14,7 +14,9 @@ struct WriteActionTests {
     @Test func replaceCreatesParentsAndSetsTheMode() async throws {
         let directory = TemporaryDirectory()
         let path = directory.file("a/b/c/state.txt")
-        let result = await write(WriteAction(path: path, content: Fixtures.template("ssid={{ssid}}\n"), mode: 0o600), facts: [.ssid: "Office"])
+        let result = await write(
+            WriteAction(path: path, content: Fixtures.template("ssid={{ssid}}\n"), mode: 0o600),
+            facts: [.ssid: "Office"])
         #expect(result.isSuccess, "\(result)")
         #expect(Fixtures.readFile(path) == Array("ssid=Office\n".utf8))
         var info = stat()
@@ -30,7 +32,8 @@ struct WriteActionTests {
         let directory = TemporaryDirectory()
         let path = directory.file("log/events.log")
         for edge in ["one", "two", "three"] {
-            let result = await write(WriteAction(path: path, content: Fixtures.template("\(edge) {{rule}}\n"), append: true))
+            let result = await write(
+                WriteAction(path: path, content: Fixtures.template("\(edge) {{rule}}\n"), append: true))
             #expect(result.isSuccess)
         }
         #expect(Fixtures.readFile(path) == Array("one office\ntwo office\nthree office\n".utf8))
@@ -40,7 +43,8 @@ struct WriteActionTests {
     func hostileSSIDIsWrittenByteExact(ssid: [UInt8]) async {
         let directory = TemporaryDirectory()
         let path = directory.file("ssid")
-        let result = await write(WriteAction(path: path, content: Fixtures.template("{{ssid}}")), facts: [.ssid: .text(ssid)])
+        let result = await write(
+            WriteAction(path: path, content: Fixtures.template("{{ssid}}")), facts: [.ssid: .text(ssid)])
         #expect(result.isSuccess)
         #expect(Fixtures.readFile(path) == ssid)
         #expect(!Fixtures.exists(directory.file("pwned")))

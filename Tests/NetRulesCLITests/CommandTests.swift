@@ -70,7 +70,8 @@ struct CommandTests {
 
     @Test func simulateHumanOutput() async {
         let r = await Self.run(
-            "simulate", Self.path("rules/vpn-away-from-home.yaml"), "-t", Self.path("examples/timelines/leaving-home.yaml"))
+            "simulate", Self.path("rules/vpn-away-from-home.yaml"), "-t",
+            Self.path("examples/timelines/leaving-home.yaml"))
         #expect(r.code == 0)
         #expect(r.stdout == "30m5s  vpn-away-from-home  enter  run\n3h5s   vpn-away-from-home  exit   run\n2 firings\n")
     }
@@ -116,10 +117,12 @@ struct CommandTests {
         let defs = try #require(object["$defs"] as? [String: Any])
         let condition = try #require(defs["condition"] as? [String: Any])
         let kinds = try #require(condition["properties"] as? [String: Any])
-        #expect(Set(kinds.keys) == [
-            "ssid", "bssid", "portal", "connectivity", "reachable", "unreachable", "interface", "gateway", "address",
-            "network", "signal", "fact", "all", "any", "not",
-        ])
+        #expect(
+            Set(kinds.keys) == [
+                "ssid", "bssid", "portal", "connectivity", "reachable", "unreachable", "interface", "gateway",
+                "address",
+                "network", "signal", "fact", "all", "any", "not",
+            ])
     }
 
     /// One end-to-end run of the built binary: stdout, stderr and the exit code as a user sees them.
@@ -147,7 +150,8 @@ struct CommandTests {
 
 /// The network commands as a user runs them (loopback only).
 struct NetworkCommandTests {
-    static let rootReason: Comment = "SKIPPED: ICMP needs root here (net.ipv4.ping_group_range is '1 0'); CI runs as root"
+    static let rootReason: Comment =
+        "SKIPPED: ICMP needs root here (net.ipv4.ping_group_range is '1 0'); CI runs as root"
 
     @Test(.enabled(if: geteuid() == 0, NetworkCommandTests.rootReason))
     func pingPrintsOneLinePerReplyAndASummary() async throws {

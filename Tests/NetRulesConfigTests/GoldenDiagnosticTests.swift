@@ -31,7 +31,8 @@ struct GoldenDiagnosticTests {
         #expect(result.hasErrors)
         if ProcessInfo.processInfo.environment["NETRULES_RECORD"] == "1" {
             try actual.write(to: expectedURL, atomically: true, encoding: .utf8)
-            Issue.record("recorded \(expectedURL.lastPathComponent); review the diff and run again without NETRULES_RECORD")
+            Issue.record(
+                "recorded \(expectedURL.lastPathComponent); review the diff and run again without NETRULES_RECORD")
             return
         }
         let expected = try String(contentsOf: expectedURL, encoding: .utf8)

@@ -148,17 +148,25 @@ struct RuleLoaderTests {
 
     @Test func severalFilesShareNamesAndHosts() {
         let loader = RuleLoader()
-        let one = RuleSource(file: "a.yaml", bytes: Array("version: 1\nhosts: { h: 10.0.0.1 }\nrules:\n  - { name: r, when: { unreachable: h }, do: [ { run: x } ] }\n".utf8))
-        let two = RuleSource(file: "b.yaml", bytes: Array("version: 1\nrules:\n  - { name: r, when: { unreachable: h }, do: [ { run: x } ] }\n".utf8))
+        let one = RuleSource(
+            file: "a.yaml",
+            bytes: Array(
+                "version: 1\nhosts: { h: 10.0.0.1 }\nrules:\n  - { name: r, when: { unreachable: h }, do: [ { run: x } ] }\n"
+                    .utf8))
+        let two = RuleSource(
+            file: "b.yaml",
+            bytes: Array("version: 1\nrules:\n  - { name: r, when: { unreachable: h }, do: [ { run: x } ] }\n".utf8))
         let result = loader.load([one, two])
         #expect(result.ruleSet.rules.count == 1)
-        #expect(result.diagnostics.map(\.description) == [
-            "b.yaml:3:7: error: a rule named 'r' already exists (at a.yaml:4:5)"
-        ])
+        #expect(
+            result.diagnostics.map(\.description) == [
+                "b.yaml:3:7: error: a rule named 'r' already exists (at a.yaml:4:5)"
+            ])
     }
 
     static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     @Test(arguments: ["office-check-in", "vpn-away-from-home", "captive-portal", "intranet-down"])

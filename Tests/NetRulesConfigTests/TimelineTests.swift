@@ -10,7 +10,9 @@ struct TimelineTests {
         let (parsed, diagnostics) = Timeline.parse(Array(timeline.utf8), file: "t.yaml")
         #expect(diagnostics.isEmpty, "\(diagnostics)")
         let t = try #require(parsed)
-        return t.replay(rules: loaded.ruleSet.rules).map { "\($0.rule):\($0.edge)@\(DurationSyntax.format($0.at.offset))" }
+        return t.replay(rules: loaded.ruleSet.rules).map {
+            "\($0.rule):\($0.edge)@\(DurationSyntax.format($0.at.offset))"
+        }
     }
 
     @Test func holdsCompleteAfterTheLastStep() throws {
@@ -40,9 +42,10 @@ struct TimelineTests {
         let (timeline, diagnostics) = Timeline.parse(
             Array("- at: 1m\n  facts: { a: b }\n- at: 10s\n  facts: { a: c }\n".utf8), file: "t.yaml")
         #expect(timeline == nil)
-        #expect(diagnostics.map(\.description) == [
-            "t.yaml:3:7: error: steps must be in time order; 10s comes after 1m"
-        ])
+        #expect(
+            diagnostics.map(\.description) == [
+                "t.yaml:3:7: error: steps must be in time order; 10s comes after 1m"
+            ])
     }
 
     @Test(arguments: [
@@ -52,12 +55,19 @@ struct TimelineTests {
             "captive-portal", "portal-and-intranet",
             ["captive-portal-notice:enter@0s", "captive-portal-notice:exit@2m"]
         ),
-        ("intranet-down", "portal-and-intranet", ["intranet-down:enter@30s", "intranet-down:exit@3m30s", "intranet-down:enter@10m30s", "intranet-down:exit@12m30s"]),
+        (
+            "intranet-down", "portal-and-intranet",
+            [
+                "intranet-down:enter@30s", "intranet-down:exit@3m30s", "intranet-down:enter@10m30s",
+                "intranet-down:exit@12m30s",
+            ]
+        ),
     ])
     func shippedTimelines(rules: String, timeline: String, expected: [String]) throws {
         let root = RuleLoaderTests.repositoryRoot
         let r = try String(contentsOf: root.appendingPathComponent("rules/\(rules).yaml"), encoding: .utf8)
-        let t = try String(contentsOf: root.appendingPathComponent("examples/timelines/\(timeline).yaml"), encoding: .utf8)
+        let t = try String(
+            contentsOf: root.appendingPathComponent("examples/timelines/\(timeline).yaml"), encoding: .utf8)
         #expect(try Self.simulate(rules: r, timeline: t) == expected)
     }
 }

@@ -189,7 +189,9 @@ struct EngineRestartTests {
     }
 
     @Test func restoredHoldSurvivesUnknownFactsAndFiresAtItsDeadline() {
-        let rules = [Rule(name: "r", condition: AllCondition([Self.office, Self.clear]), hold: .seconds(10), fingerprint: "v1")]
+        let rules = [
+            Rule(name: "r", condition: AllCondition([Self.office, Self.clear]), hold: .seconds(10), fingerprint: "v1")
+        ]
         var engine = Engine(rules: rules)
         _ = engine.apply(.set([.ssid: "Office", .connectivity: "online"]), at: .zero)
         var next = Self.restarted(from: engine, rules: rules)

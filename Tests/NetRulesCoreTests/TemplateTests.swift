@@ -12,7 +12,8 @@ struct TemplateTests {
         let t = try Template("{{time}} {{ssid}} {{bssid}} {{ rule }}/{{edge}} {{ip}} {{env.TOKEN}} [{{gateway}}]")
         #expect(
             t.render(context)
-                == "2026-11-29T09:00:00Z Office a4:2b:8c:92:47:3c office-check-in/enter 10.0.0.2/24 fd00::2/64 s3cret []")
+                == "2026-11-29T09:00:00Z Office a4:2b:8c:92:47:3c office-check-in/enter 10.0.0.2/24 fd00::2/64 s3cret []"
+        )
     }
 
     @Test func escapesOnlySubstitutedValues() throws {
@@ -36,7 +37,8 @@ struct TemplateTests {
     }
 
     @Test func rejectsUnknownNamesWithOffsetAndSuggestion() {
-        #expect(throws: TemplateError(message: "unknown template name 'sid'", offset: 4, hint: "did you mean 'ssid'?")) {
+        #expect(throws: TemplateError(message: "unknown template name 'sid'", offset: 4, hint: "did you mean 'ssid'?"))
+        {
             try Template("hi, {{sid}}")
         }
         #expect(throws: TemplateError(message: "unterminated '{{' in template", offset: 0)) {

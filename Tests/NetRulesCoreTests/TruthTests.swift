@@ -6,7 +6,8 @@ struct TruthTests {
 
     @Test(arguments: [
         (Truth.true, Truth.true, Truth.true), (.true, .false, .false), (.true, .unknown, .unknown),
-        (.false, .unknown, .false), (.unknown, .false, .false), (.unknown, .unknown, .unknown), (.false, .false, .false),
+        (.false, .unknown, .false), (.unknown, .false, .false), (.unknown, .unknown, .unknown),
+        (.false, .false, .false),
     ])
     func conjunctionIsKleene(lhs: Truth, rhs: Truth, expected: Truth) {
         #expect((lhs && rhs) == expected)

@@ -32,7 +32,9 @@ struct FlappingTests {
 
                 """, to: "flap.yaml")
             let daemon = try await testbed.startDaemon(rules: [rules])
-            try await eventually("both rules to enter at start") { held.entries.count == 1 && cooled.entries.count == 1 }
+            try await eventually("both rules to enter at start") {
+                held.entries.count == 1 && cooled.entries.count == 1
+            }
             let before = try daemon.residentKilobytes()
 
             // 1,000 toggles and one more, so the link ends down and the held rule owes one exit.
@@ -53,7 +55,8 @@ struct FlappingTests {
             // Not "1 s after the last toggle": `up` means IFF_UP and IFF_RUNNING, and the kernel
             // raises IFF_RUNNING (carrier) through linkwatch, which runs at most once a second, so
             // during the flood the link may be operationally down from the first toggle on.
-            #expect(held.entries.last!.nanoseconds - flapStarted >= 1_000_000_000, "the exit did not wait for `for: 1s`")
+            #expect(
+                held.entries.last!.nanoseconds - flapStarted >= 1_000_000_000, "the exit did not wait for `for: 1s`")
             #expect(cooled.edges == ["enter"], "the cooldown let firings through: \(cooled.edges)")
 
             #expect(try await testbed.stop(daemon) == .exited(0))

@@ -25,8 +25,10 @@ struct ReloadTests {
             let daemon = try await testbed.startDaemon(rules: [rules])
 
             // An unknown key: a schema error with a known position (line of `whenn`, column 5).
-            let broken = good + "  - name: typo\n    whenn: { ssid: Office }\n    do:\n      \(office.action(hook: hook))\n"
-            let line = broken.split(separator: "\n", omittingEmptySubsequences: false)
+            let broken =
+                good + "  - name: typo\n    whenn: { ssid: Office }\n    do:\n      \(office.action(hook: hook))\n"
+            let line =
+                broken.split(separator: "\n", omittingEmptySubsequences: false)
                 .firstIndex { $0.contains("whenn:") }! + 1
             try testbed.write(broken, to: "rules.yaml")
             daemon.send(SIGHUP)
@@ -76,7 +78,9 @@ struct ReloadTests {
             try wifi.report(ssid: "Office", bssid: "11:11:11:11:11:11")
             let rules = try testbed.write(file(editedRecord: edited, editedSSIDs: "Office"), to: "rules.yaml")
             let daemon = try await testbed.startDaemon(rules: [rules])
-            try await eventually("both rules to enter at start") { kept.entries.count == 1 && edited.entries.count == 1 }
+            try await eventually("both rules to enter at start") {
+                kept.entries.count == 1 && edited.entries.count == 1
+            }
 
             let reloadsBefore = testbed.notify.count("RELOADING=1")
             try testbed.write(file(editedRecord: editedAgain, editedSSIDs: "[Office, Office-5G]"), to: "rules.yaml")

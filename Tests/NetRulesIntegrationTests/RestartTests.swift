@@ -57,7 +57,8 @@ struct RestartTests {
             // Had the restart begun a fresh 4 s hold, it would fire 4 s after READY; the original
             // deadline (or at once, if it passed while the daemon was down) is the contract.
             let latest = max(deadline, ready) + 1_000_000_000
-            #expect(fired <= latest, "fired \((fired - max(deadline, ready)) / 1_000_000) ms after the original deadline")
+            #expect(
+                fired <= latest, "fired \((fired - max(deadline, ready)) / 1_000_000) ms after the original deadline")
 
             try wifi.report(ssid: "Office", bssid: "22:22:22:22:22:22")
             try await eventually("the roam barrier") { roamed.entries.count == 1 }

@@ -21,7 +21,9 @@ struct CommandTests {
             return try await BlockingThread.run(name: "test-snapshot", namespacePath: namespace.path) {
                 var snapshot = try NetworkSnapshot.current(resolvConf: "/nonexistent/resolv.conf")
                 // v1's link-local address depends on DAD timing; keep the fixture stable.
-                snapshot.interfaces = snapshot.interfaces.map { var i = $0; i.ipv6 = i.ipv6.filter { !$0.hasPrefix("fe80") }; return i }
+                snapshot.interfaces = snapshot.interfaces.map {
+                    var i = $0; i.ipv6 = i.ipv6.filter { !$0.hasPrefix("fe80") }; return i
+                }
                 return snapshot
             }
         }
@@ -29,34 +31,42 @@ struct CommandTests {
 
     @Test func statusTextShowsEveryFactAligned() async throws {
         let text = StatusCommand.renderText(try await snapshot())
-        #expect(text == """
-            interfaces.lo  up  mac 00:00:00:00:00:00
-                           inet  127.0.0.1/8  netmask 255.0.0.0
-                           inet6 ::1/128
-            interfaces.v1  up  mac 02:00:5e:00:53:11
-            interfaces.v0  up  mac 02:00:5e:00:53:10
-                           inet  10.9.0.2/24  netmask 255.255.255.0  broadcast 10.9.0.255
-                           inet6 2001:db8::2/64
-            ip             10.9.0.2/24, 2001:db8::2/64
-            gateway        10.9.0.1 via v0
-            gateway.mac    02:00:5e:00:53:01
-            gateway6       none
-            dns            none
-            network        wired
-            ssid           unknown (no Wi-Fi information from the kernel)
-            bssid          unknown (no Wi-Fi information from the kernel)
-            signal         unknown (no Wi-Fi information from the kernel)
-            frequency      unknown (no Wi-Fi information from the kernel)
-            interface      unknown (no Wi-Fi information from the kernel)
+        #expect(
+            text == """
+                interfaces.lo  up  mac 00:00:00:00:00:00
+                               inet  127.0.0.1/8  netmask 255.0.0.0
+                               inet6 ::1/128
+                interfaces.v1  up  mac 02:00:5e:00:53:11
+                interfaces.v0  up  mac 02:00:5e:00:53:10
+                               inet  10.9.0.2/24  netmask 255.255.255.0  broadcast 10.9.0.255
+                               inet6 2001:db8::2/64
+                ip             10.9.0.2/24, 2001:db8::2/64
+                gateway        10.9.0.1 via v0
+                gateway.mac    02:00:5e:00:53:01
+                gateway6       none
+                dns            none
+                network        wired
+                ssid           unknown (no Wi-Fi information from the kernel)
+                bssid          unknown (no Wi-Fi information from the kernel)
+                signal         unknown (no Wi-Fi information from the kernel)
+                frequency      unknown (no Wi-Fi information from the kernel)
+                interface      unknown (no Wi-Fi information from the kernel)
 
-            """)
+                """)
     }
 
     @Test func statusJSONUsesTheFactKeys() async throws {
         let json = StatusCommand.renderJSON(try await snapshot())
-        #expect(json.hasPrefix(#"{"facts":{"dns":[],"gateway":"10.9.0.1","gateway.mac":"02:00:5e:00:53:01","gateway6":null,"#))
-        #expect(json.contains(#""interfaces.v0":"up","interfaces.v1":"up","ip":["10.9.0.2/24","2001:db8::2/64"],"network":"wired"}"#))
-        #expect(json.contains(#""v0":{"ipv4":[{"address":"10.9.0.2/24","broadcast":"10.9.0.255","netmask":"255.255.255.0"}],"ipv6":["2001:db8::2/64"],"mac":"02:00:5e:00:53:10","state":"up"}"#))
+        #expect(
+            json.hasPrefix(
+                #"{"facts":{"dns":[],"gateway":"10.9.0.1","gateway.mac":"02:00:5e:00:53:01","gateway6":null,"#))
+        #expect(
+            json.contains(
+                #""interfaces.v0":"up","interfaces.v1":"up","ip":["10.9.0.2/24","2001:db8::2/64"],"network":"wired"}"#))
+        #expect(
+            json.contains(
+                #""v0":{"ipv4":[{"address":"10.9.0.2/24","broadcast":"10.9.0.255","netmask":"255.255.255.0"}],"ipv6":["2001:db8::2/64"],"mac":"02:00:5e:00:53:10","state":"up"}"#
+            ))
         #expect(json.hasSuffix(#""version":1}"#))
     }
 }
@@ -66,10 +76,12 @@ struct WatchCommandTests {
         let lines = Mutex<[String]>([])
         let (seen, seenContinuation) = AsyncStream.makeStream(of: Void.self)
         let task = Task {
-            await WatchCommand.run(json: true, output: { line in
-                lines.withLock { $0.append(line) }
-                seenContinuation.yield()
-            }, errorOutput: { _ in })
+            await WatchCommand.run(
+                json: true,
+                output: { line in
+                    lines.withLock { $0.append(line) }
+                    seenContinuation.yield()
+                }, errorOutput: { _ in })
         }
         for await _ in seen where lines.withLock({ $0.contains { $0.contains(#""key":"interfaces.lo""#) } }) { break }
         task.cancel()
@@ -81,8 +93,11 @@ struct WatchCommandTests {
 
     @Test func textLinesShowOldAndNew() {
         let at = Wallclock(seconds: 3_723, milliseconds: 45)
-        #expect(WatchCommand.line(text: .gateway, old: .text("10.0.0.1"), new: .absent, at: at) == "01:02:03.045  gateway  10.0.0.1 -> null\n")
-        #expect(WatchCommand.line(json: .ssid, old: .unknown, new: .value(.bytes([0x41, 0xff])), at: at)
-            == #"{"at":"1970-01-01T01:02:03.045Z","key":"ssid","new":"A\\xff","version":1}"# + "\n")
+        #expect(
+            WatchCommand.line(text: .gateway, old: .text("10.0.0.1"), new: .absent, at: at)
+                == "01:02:03.045  gateway  10.0.0.1 -> null\n")
+        #expect(
+            WatchCommand.line(json: .ssid, old: .unknown, new: .value(.bytes([0x41, 0xff])), at: at)
+                == #"{"at":"1970-01-01T01:02:03.045Z","key":"ssid","new":"A\\xff","version":1}"# + "\n")
     }
 }

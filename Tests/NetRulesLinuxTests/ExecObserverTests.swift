@@ -6,10 +6,14 @@ import Testing
 
 struct ExecObserverTests {
     @Test(arguments: [
-        (#"{"vpn.connected": true, "vpn.name": "work", "count": 3}"#,
-         FactUpdate(["vpn.connected": .value(.bool(true)), "vpn.name": .text("work"), "count": .value(.number(3))])),
-        (#"{"ssid": "Office", "bssid": null, "dns": ["10.0.0.53", "10.0.0.54"]}"#,
-         FactUpdate(["ssid": .text("Office"), "bssid": .absent, "dns": .value(.list(["10.0.0.53", "10.0.0.54"]))])),
+        (
+            #"{"vpn.connected": true, "vpn.name": "work", "count": 3}"#,
+            FactUpdate(["vpn.connected": .value(.bool(true)), "vpn.name": .text("work"), "count": .value(.number(3))])
+        ),
+        (
+            #"{"ssid": "Office", "bssid": null, "dns": ["10.0.0.53", "10.0.0.54"]}"#,
+            FactUpdate(["ssid": .text("Office"), "bssid": .absent, "dns": .value(.list(["10.0.0.53", "10.0.0.54"]))])
+        ),
     ])
     func decodesALineOfFacts(line: String, expected: FactUpdate) throws {
         #expect(try PluginLine.parse(line).get() == expected)
@@ -33,8 +37,12 @@ struct ExecObserverTests {
             logger: { line in logs.withLock { $0.append(line) } })
         observer.initialDelay = .seconds(30)
         let facts = ObservedFacts(observer)
-        try await facts.waitUntil("both facts") { $0["vpn.connected"] == .value(.bool(true)) && $0["vpn.interface"] == .text("wg0") }
-        try await facts.waitUntil("facts forgotten after exit") { $0["vpn.connected"] == .unknown && $0["vpn.interface"] == .unknown }
+        try await facts.waitUntil("both facts") {
+            $0["vpn.connected"] == .value(.bool(true)) && $0["vpn.interface"] == .text("wg0")
+        }
+        try await facts.waitUntil("facts forgotten after exit") {
+            $0["vpn.connected"] == .unknown && $0["vpn.interface"] == .unknown
+        }
         try await facts.stop()
         let lines = logs.withLock { $0 }
         #expect(lines.contains { $0.contains("'vpn'") && $0.contains("malformed") && $0.contains("garbage") })
@@ -43,7 +51,8 @@ struct ExecObserverTests {
 
     @Test func cancellationStopsALongRunningPlugin() async throws {
         let observer = ExecObserver(
-            definition: ObserverDefinition(name: "sleepy", command: ["/bin/sh", "-c", "echo '{\"up\": 1}'; exec sleep 600"]),
+            definition: ObserverDefinition(
+                name: "sleepy", command: ["/bin/sh", "-c", "echo '{\"up\": 1}'; exec sleep 600"]),
             logger: { _ in })
         let facts = ObservedFacts(observer)
         try await facts.waitFor("up", .value(.number(1)))
@@ -57,6 +66,8 @@ struct ExecObserverTests {
         let directory = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
         let plugin = ExecObserver.plugin(named: "vpn", searchPath: "/\(directory)/examples/plugins", logger: { _ in })
         #expect(plugin?.definition.command.first?.hasSuffix("examples/plugins/netrules-observer-vpn") == true)
-        #expect(ExecObserver.plugin(named: "nonexistent", searchPath: "/\(directory)/examples/plugins", logger: { _ in }) == nil)
+        #expect(
+            ExecObserver.plugin(named: "nonexistent", searchPath: "/\(directory)/examples/plugins", logger: { _ in })
+                == nil)
     }
 }

@@ -12,7 +12,8 @@ struct NL80211Tests {
     static let connect: UInt8 = 46, roam: UInt8 = 47, disconnect: UInt8 = 48
     static let ifindex: UInt16 = 3, ifname: UInt16 = 4, mac: UInt16 = 6, staInfo: UInt16 = 21, wiphyFreq: UInt16 = 38
     static let bss: UInt16 = 47, ssid: UInt16 = 52, statusCode: UInt16 = 72, reasonCode: UInt16 = 54
-    static let bssBSSID: UInt16 = 1, bssFrequency: UInt16 = 2, bssIEs: UInt16 = 6, bssSignal: UInt16 = 7, bssStatus: UInt16 = 9
+    static let bssBSSID: UInt16 = 1, bssFrequency: UInt16 = 2, bssIEs: UInt16 = 6, bssSignal: UInt16 = 7,
+        bssStatus: UInt16 = 9
     static let staSignal: UInt16 = 7
     static let ap: [UInt8] = [0x00, 0x11, 0x22, 0x33, 0x44, 0x55]
     /// An SSID with a NUL and a non-UTF-8 byte, which must survive byte for byte.
@@ -25,31 +26,46 @@ struct NL80211Tests {
 
     @Test func decodesConnectRoamAndDisconnect() {
         let index = F.attribute(Self.ifindex, F.le(UInt32(4)))
-        #expect(genl(Self.connect, index + F.attribute(Self.mac, Self.ap) + F.attribute(Self.statusCode, F.le(UInt16(0))))
-            == .connected(index: 4, bssid: MACAddress(octets: Self.ap), status: 0))
+        #expect(
+            genl(Self.connect, index + F.attribute(Self.mac, Self.ap) + F.attribute(Self.statusCode, F.le(UInt16(0))))
+                == .connected(index: 4, bssid: MACAddress(octets: Self.ap), status: 0))
         let other: [UInt8] = [0x00, 0x11, 0x22, 0x33, 0x44, 0x66]
-        #expect(genl(Self.roam, index + F.attribute(Self.mac, other)) == .roamed(index: 4, bssid: MACAddress(octets: other)))
+        #expect(
+            genl(Self.roam, index + F.attribute(Self.mac, other)) == .roamed(index: 4, bssid: MACAddress(octets: other))
+        )
         #expect(genl(Self.disconnect, index + F.attribute(Self.reasonCode, F.le(UInt16(3)))) == .disconnected(index: 4))
     }
 
     @Test func decodesAnAssociatedBSSWithItsSSIDElement() {
         // Information elements: a supported-rates element (id 1) first, then the SSID (id 0).
         let elements: [UInt8] = [1, 2, 0x82, 0x84] + [0, UInt8(Self.oddSSID.count)] + Self.oddSSID
-        let nested = F.attribute(Self.bssBSSID, Self.ap) + F.attribute(Self.bssFrequency, F.le(UInt32(5180)))
+        let nested =
+            F.attribute(Self.bssBSSID, Self.ap) + F.attribute(Self.bssFrequency, F.le(UInt32(5180)))
             + F.attribute(Self.bssIEs, elements) + F.attribute(Self.bssSignal, F.le(Int32(-6100)))
             + F.attribute(Self.bssStatus, F.le(UInt32(1)))
-        let message = genl(Self.newScanResults, F.attribute(Self.ifindex, F.le(UInt32(4))) + F.attribute(Self.bss, nested))
-        #expect(message == .bss(index: 4, bssid: MACAddress(octets: Self.ap)!, frequency: 5180, ssid: Self.oddSSID,
-                                signalDBm: -61, isAssociated: true))
+        let message = genl(
+            Self.newScanResults, F.attribute(Self.ifindex, F.le(UInt32(4))) + F.attribute(Self.bss, nested))
+        #expect(
+            message
+                == .bss(
+                    index: 4, bssid: MACAddress(octets: Self.ap)!, frequency: 5180, ssid: Self.oddSSID,
+                    signalDBm: -61, isAssociated: true))
     }
 
     @Test func decodesStationSignalAndInterface() {
         let info = F.attribute(Self.staSignal, [UInt8(bitPattern: -58)])
-        #expect(genl(Self.newStation, F.attribute(Self.ifindex, F.le(UInt32(4))) + F.attribute(Self.mac, Self.ap)
-            + F.attribute(Self.staInfo, info)) == .station(index: 4, mac: MACAddress(octets: Self.ap), signalDBm: -58))
-        let interface = F.attribute(Self.ifindex, F.le(UInt32(4))) + F.attribute(Self.ifname, Array("wlan0".utf8) + [0])
+        #expect(
+            genl(
+                Self.newStation,
+                F.attribute(Self.ifindex, F.le(UInt32(4))) + F.attribute(Self.mac, Self.ap)
+                    + F.attribute(Self.staInfo, info))
+                == .station(index: 4, mac: MACAddress(octets: Self.ap), signalDBm: -58))
+        let interface =
+            F.attribute(Self.ifindex, F.le(UInt32(4))) + F.attribute(Self.ifname, Array("wlan0".utf8) + [0])
             + F.attribute(Self.ssid, Self.oddSSID) + F.attribute(Self.wiphyFreq, F.le(UInt32(2412)))
-        #expect(genl(Self.newInterface, interface) == .interface(index: 4, name: "wlan0", ssid: Self.oddSSID, frequency: 2412))
+        #expect(
+            genl(Self.newInterface, interface)
+                == .interface(index: 4, name: "wlan0", ssid: Self.oddSSID, frequency: 2412))
     }
 
     @Test func stateKeepsTheSSIDBytesAndEscapesThemForPeople() {
@@ -73,7 +89,8 @@ struct NL80211Tests {
 
     @Test func parsesTheControllersFamilyReply() {
         let group = F.attribute(2, F.le(UInt32(5))) + F.attribute(1, Array("mlme".utf8) + [0])
-        let payload: [UInt8] = [1, 2, 0, 0] + F.attribute(1, F.le(UInt16(0x1c))) + F.attribute(2, Array("nl80211".utf8) + [0])
+        let payload: [UInt8] =
+            [1, 2, 0, 0] + F.attribute(1, F.le(UInt16(0x1c))) + F.attribute(2, Array("nl80211".utf8) + [0])
             + F.attribute(7, F.attribute(1, group))
         #expect(GenericNetlinkFamily.parse(payload) == GenericNetlinkFamily(id: 0x1c, groups: ["mlme": 5]))
     }

@@ -26,7 +26,9 @@ struct NetlinkFloodAndFiguresTests {
                 try await facts.waitFor(.interfaceState("v0"), .text("up"))
                 var commands: [String] = []
                 for i in 0..<3000 { commands.append("addr add 10.20.\(i / 250).\(i % 250 + 1)/32 dev v0") }
-                for i in stride(from: 0, to: 3000, by: 2) { commands.append("addr del 10.20.\(i / 250).\(i % 250 + 1)/32 dev v0") }
+                for i in stride(from: 0, to: 3000, by: 2) {
+                    commands.append("addr del 10.20.\(i / 250).\(i % 250 + 1)/32 dev v0")
+                }
                 commands.append("addr add 10.30.0.2/24 dev v0")
                 commands.append("route add default via 10.30.0.1")
                 try namespace.batch(commands)
@@ -36,8 +38,11 @@ struct NetlinkFloodAndFiguresTests {
                 try await facts.waitUntil("facts equal a fresh dump", timeout: .seconds(30)) { store in
                     expected.allSatisfy { store[$0.key] == $0.value }
                 }
-                #expect(observer.statistics.overflowResyncs > 0, "the flood never overflowed the socket; resync untested")
-                print("flood: \(commands.count) changes, \(observer.statistics.overflowResyncs) overflow resyncs, \(observer.statistics.reports) reports")
+                #expect(
+                    observer.statistics.overflowResyncs > 0, "the flood never overflowed the socket; resync untested")
+                print(
+                    "flood: \(commands.count) changes, \(observer.statistics.overflowResyncs) overflow resyncs, \(observer.statistics.reports) reports"
+                )
             } catch {
                 try? await facts.stop()
                 throw error
@@ -76,7 +81,9 @@ struct NetlinkFloodAndFiguresTests {
                     while case .messages = try control.receive() {}  // discard acks
                 }
                 let all = (down + up).sorted()
-                print("figures: link change -> fact update over \(all.count) changes: p50 \(Self.ms(all, 0.5)) ms, p99 \(Self.ms(all, 0.99)) ms; down p50 \(Self.ms(down.sorted(), 0.5)) ms, up p50 \(Self.ms(up.sorted(), 0.5)) ms")
+                print(
+                    "figures: link change -> fact update over \(all.count) changes: p50 \(Self.ms(all, 0.5)) ms, p99 \(Self.ms(all, 0.99)) ms; down p50 \(Self.ms(down.sorted(), 0.5)) ms, up p50 \(Self.ms(up.sorted(), 0.5)) ms"
+                )
 
                 // Idle: let IPv6 DAD and router solicitation settle, then count the reader thread's wake-ups.
                 try await Task.sleep(for: .seconds(2))
@@ -86,7 +93,9 @@ struct NetlinkFloodAndFiguresTests {
                 let after = Self.contextSwitches(thread: thread)
                 let wakeups = Double(after - before) / 10
                 print("figures: idle wake-ups of the netlink reader thread: \(wakeups)/s over 10 s")
-                print("figures: resident memory: test process \(Self.residentKiB()) KiB (\(Self.residentKiB() - rssBefore) KiB more than before the observer started)")
+                print(
+                    "figures: resident memory: test process \(Self.residentKiB()) KiB (\(Self.residentKiB() - rssBefore) KiB more than before the observer started)"
+                )
                 #expect(wakeups < 0.5)
                 #expect(Self.ms(all, 0.5) < 50)
             } catch {

@@ -35,7 +35,8 @@ struct NetworkTableTests {
         table.apply(event(F.newRoute, F.route(family: 2, gateway: [192, 168, 1, 1], index: 2, metric: 600)))
         table.apply(event(F.newRoute, F.route(family: 2, gateway: [192, 168, 1, 254], index: 2, metric: 100)))
         table.apply(event(F.newRoute, F.route(family: 2, gateway: [10, 0, 0, 1], index: 2, metric: 0, table: 100)))
-        table.apply(event(F.newNeighbour, F.neighbour(index: 2, ip: [192, 168, 1, 254], mac: [0xa, 0xb, 0xc, 0xd, 0xe, 0xf])))
+        table.apply(
+            event(F.newNeighbour, F.neighbour(index: 2, ip: [192, 168, 1, 254], mac: [0xa, 0xb, 0xc, 0xd, 0xe, 0xf])))
         var facts = table.facts(wireless: ["eth0"])
         #expect(facts[.gateway] == .text("192.168.1.254"))
         #expect(facts[.gatewayMAC] == .text("0a:0b:0c:0d:0e:0f"))
@@ -51,7 +52,8 @@ struct NetworkTableTests {
     @Test func replaceRemovesTheRouteWithTheSameKey() {
         var table = baseTable()
         table.apply(event(F.newRoute, F.route(family: 2, gateway: [192, 168, 1, 1], index: 2, metric: 100)))
-        table.apply(event(F.newRoute, flags: 0x100, F.route(family: 2, gateway: [192, 168, 1, 2], index: 2, metric: 100)))
+        table.apply(
+            event(F.newRoute, flags: 0x100, F.route(family: 2, gateway: [192, 168, 1, 2], index: 2, metric: 100)))
         #expect(table.routes.count == 1)
         #expect(table.facts(wireless: [])[.gateway] == .text("192.168.1.2"))
     }

@@ -6,7 +6,8 @@ import Testing
 
 struct ResolverTests {
     @Test func parsesNameserversInOrderAndIgnoresComments() {
-        let text = "# generated\nsearch example.org\nnameserver 192.168.1.1\n;nameserver 9.9.9.9\nnameserver\t2001:db8::53 # v6\n"
+        let text =
+            "# generated\nsearch example.org\nnameserver 192.168.1.1\n;nameserver 9.9.9.9\nnameserver\t2001:db8::53 # v6\n"
         #expect(ResolvConf.nameservers(in: text) == ["192.168.1.1", "2001:db8::53"])
     }
 

@@ -17,7 +17,8 @@ struct RouteNetlinkParsingTests {
     }
 
     @Test func decodesALink() throws {
-        let message = NetlinkMessage.parse(F.message(type: F.newLink, body: F.link(index: 3, name: "wlan0", flags: F.upFlags)))[0]
+        let message = NetlinkMessage.parse(
+            F.message(type: F.newLink, body: F.link(index: 3, name: "wlan0", flags: F.upFlags)))[0]
         guard case .newLink(let link) = RouteNetlinkEvent(message) else {
             Issue.record("not a link")
             return
@@ -30,9 +31,11 @@ struct RouteNetlinkParsingTests {
     }
 
     @Test func decodesIPv4AndIPv6Addresses() throws {
-        let v4 = NetlinkMessage.parse(F.message(
-            type: F.newAddress,
-            body: F.address(family: 2, index: 2, bytes: [192, 168, 1, 7], prefix: 24, broadcast: [192, 168, 1, 255])))[0]
+        let v4 = NetlinkMessage.parse(
+            F.message(
+                type: F.newAddress,
+                body: F.address(
+                    family: 2, index: 2, bytes: [192, 168, 1, 7], prefix: 24, broadcast: [192, 168, 1, 255])))[0]
         guard case .newAddress(let a) = RouteNetlinkEvent(v4) else {
             Issue.record("not an address")
             return
@@ -42,8 +45,9 @@ struct RouteNetlinkParsingTests {
         #expect(IPAddress.netmask(prefixLength: a.prefixLength).description == "255.255.255.0")
 
         let bytes: [UInt8] = [0x20, 0x01, 0x0d, 0xb8] + Array(repeating: 0, count: 11) + [2]
-        let tentative = NetlinkMessage.parse(F.message(
-            type: F.newAddress, body: F.address(family: 10, index: 2, bytes: bytes, prefix: 64, flags: 0x40)))[0]
+        let tentative = NetlinkMessage.parse(
+            F.message(
+                type: F.newAddress, body: F.address(family: 10, index: 2, bytes: bytes, prefix: 64, flags: 0x40)))[0]
         guard case .newAddress(let b) = RouteNetlinkEvent(tentative) else {
             Issue.record("not an address")
             return
@@ -68,7 +72,9 @@ struct RouteNetlinkParsingTests {
     }
 
     @Test func decodesANeighbour() {
-        let bytes = F.message(type: F.newNeighbour, body: F.neighbour(index: 2, ip: [10, 0, 0, 1], mac: [0, 0x11, 0x22, 0x33, 0x44, 0x55]))
+        let bytes = F.message(
+            type: F.newNeighbour,
+            body: F.neighbour(index: 2, ip: [10, 0, 0, 1], mac: [0, 0x11, 0x22, 0x33, 0x44, 0x55]))
         guard case .newNeighbour(let neighbour) = RouteNetlinkEvent(NetlinkMessage.parse(bytes)[0]) else {
             Issue.record("not a neighbour")
             return

@@ -26,7 +26,8 @@ struct HTTPClientTests {
 
     @Test func returnsRedirectWithoutFollowingIt() async throws {
         let server = try TestHTTPServer { request in
-            request.path == "/login" ? .response(status: 200, body: Array("login".utf8))
+            request.path == "/login"
+                ? .response(status: 200, body: Array("login".utf8))
                 : .response(status: 302, headers: [("Location", "/login?from=probe")])
         }
         defer { server.stop() }

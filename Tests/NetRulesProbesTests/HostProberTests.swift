@@ -2,12 +2,14 @@ import NetRulesCore
 import NetRulesHTTP
 import NetRulesTesting
 import Testing
+
 @testable import NetRulesProbes
 
 @Suite(.enabled(if: isRoot, "host probe namespace tests need root"))
 struct HostProberTests {
     static func definition(_ name: String, _ address: String, port: Int? = nil) -> HostDefinition {
-        HostDefinition(name: name, address: address, port: port, interval: .milliseconds(100),
+        HostDefinition(
+            name: name, address: address, port: port, interval: .milliseconds(100),
             timeout: .milliseconds(150), tries: 2)
     }
 
@@ -15,7 +17,9 @@ struct HostProberTests {
         let network = try TestNetwork()
         defer { network.delete() }
         try network.client.ip("route", "add", "blackhole", "10.99.0.0/16")
-        let web = try TestHTTPServer(address: TestNetwork.serverAddress, in: network.server) { _ in .response(status: 204) }
+        let web = try TestHTTPServer(address: TestNetwork.serverAddress, in: network.server) { _ in
+            .response(status: 204)
+        }
         defer { web.stop() }
         let pinger = try network.client.perform { try ICMPPinger() }
         defer { pinger.close() }
@@ -26,7 +30,8 @@ struct HostProberTests {
             Self.definition("web", TestNetwork.serverAddress, port: Int(web.port)),
             Self.definition("closed", TestNetwork.serverAddress, port: 9),
         ]
-        let prober = HostProber(hosts: hosts, clock: ContinuousClock(), pinger: pinger, executor: network.client.executor)
+        let prober = HostProber(
+            hosts: hosts, clock: ContinuousClock(), pinger: pinger, executor: network.client.executor)
         #expect(prober.hosts.map(\.name) == ["peer", "gone", "web", "closed"])
         let (updates, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
         let task = Task { try await prober.run(reporting: continuation) }
@@ -45,7 +50,9 @@ struct HostProberTests {
         #expect(down?.changes.keys.allSatisfy { $0 == .host("peer") || $0 == .host("web") } == true)
         try network.server.ip("link", "set", "nrs0", "up")
         var back: [FactKey: FactState] = down?.changes ?? [:]
-        while back.values.contains(.value("unreachable")), let update = await iterator.next() { back.merge(update.changes) { $1 } }
+        while back.values.contains(.value("unreachable")), let update = await iterator.next() {
+            back.merge(update.changes) { $1 }
+        }
         #expect(back[.host("peer")] == .value("reachable"))
     }
 
@@ -74,7 +81,10 @@ struct HostProberTests {
         let text = lines.all.joined(separator: "\n")
         #expect(text.contains("reply from 10.77.0.2: icmp_seq=1 time="))
         #expect(text.contains("no reply from 10.77.0.3: icmp_seq=2 timed out"))
-        #expect(text.contains("--- 10.77.0.2 ping statistics ---\n2 packets transmitted, 2 received, 0% packet loss\nrtt min/avg/max = "))
+        #expect(
+            text.contains(
+                "--- 10.77.0.2 ping statistics ---\n2 packets transmitted, 2 received, 0% packet loss\nrtt min/avg/max = "
+            ))
         #expect(text.contains("2 packets transmitted, 0 received, 100% packet loss"))
 
         let json = Lines()
@@ -83,7 +93,12 @@ struct HostProberTests {
             pinger: pinger, output: json.append, errorOutput: errors.append)
         #expect(failed == 1)
         #expect(json.all.count == 2)
-        #expect(json.all.first?.hasPrefix(#"{"version":1,"type":"error","host":"10.99.0.1","address":"10.99.0.1","seq":1"#) == true)
-        #expect(json.all.last == #"{"version":1,"type":"summary","host":"10.99.0.1","address":"10.99.0.1","transmitted":1,"received":0,"loss_percent":100}"#)
+        #expect(
+            json.all.first?.hasPrefix(#"{"version":1,"type":"error","host":"10.99.0.1","address":"10.99.0.1","seq":1"#)
+                == true)
+        #expect(
+            json.all.last
+                == #"{"version":1,"type":"summary","host":"10.99.0.1","address":"10.99.0.1","transmitted":1,"received":0,"loss_percent":100}"#
+        )
     }
 }

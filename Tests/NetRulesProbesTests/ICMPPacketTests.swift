@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NetRulesProbes
 
 struct ICMPPacketTests {
@@ -56,7 +57,8 @@ struct ICMPPacketTests {
     }
 
     @Test func ignoresRawPacketsOfOtherProtocols() {
-        let udp: [UInt8] = [0x45, 0, 0, 28, 0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1] + [UInt8](repeating: 0, count: 8)
+        let udp: [UInt8] =
+            [0x45, 0, 0, 28, 0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1] + [UInt8](repeating: 0, count: 8)
         #expect(ICMPPacket.parseEchoReply(udp, v6: false, includesIPHeader: true) == nil)
     }
 }

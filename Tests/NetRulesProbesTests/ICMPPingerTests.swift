@@ -1,6 +1,7 @@
 import NetRulesCore
 import NetRulesTesting
 import Testing
+
 @testable import NetRulesProbes
 
 /// Real ICMP on loopback and in namespaces (root only: namespaces and raw sockets need it).

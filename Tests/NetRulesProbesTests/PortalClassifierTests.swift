@@ -1,6 +1,7 @@
-import Testing
 import NetRulesCore
 import NetRulesHTTP
+import Testing
+
 @testable import NetRulesProbes
 
 struct PortalClassifierTests {
@@ -21,7 +22,9 @@ struct PortalClassifierTests {
         (google, HTTPResponse(status: 200, body: Array("<html>portal</html>".utf8)), .portal),
         (google, HTTPResponse(status: 307, location: "https://wifi.example/"), .portal),
     ])
-    func oneAnswerMeans(probe: ConnectivitySettings.Probe, response: HTTPResponse, expected: PortalVerdict.Connectivity?) {
+    func oneAnswerMeans(
+        probe: ConnectivitySettings.Probe, response: HTTPResponse, expected: PortalVerdict.Connectivity?
+    ) {
         #expect(PortalClassifier.conclusion(for: response, expecting: probe) == expected)
     }
 

@@ -2,6 +2,7 @@ import NetRulesCore
 import NetRulesHTTP
 import NetRulesTesting
 import Testing
+
 @testable import NetRulesProbes
 
 /// Real HTTP servers in a peer namespace, probed from a client namespace through a veth pair.
@@ -21,10 +22,14 @@ struct PortalNamespaceTests {
                 func serve(_ reply: TestHTTPServer.Reply) throws -> TestHTTPServer {
                     try TestHTTPServer(address: TestNetwork.serverAddress, in: network.server) { _ in reply }
                 }
-                apple = try serve(.response(status: 200, body: Array(
-                    "<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>\n".utf8)))
+                apple = try serve(
+                    .response(
+                        status: 200,
+                        body: Array(
+                            "<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>\n".utf8)))
                 empty204 = try serve(.response(status: 204))
-                redirect = try serve(.response(status: 302, headers: [("Location", "http://10.77.0.2/login?orig=probe")]))
+                redirect = try serve(
+                    .response(status: 302, headers: [("Location", "http://10.77.0.2/login?orig=probe")]))
                 loginForm = try serve(.response(status: 200, headers: [("Content-Type", "text/html")], body: loginPage))
                 status511 = try serve(.response(status: 511, body: Array("<a href=/login>log in</a>".utf8)))
                 silent = try serve(.hang)
@@ -39,14 +44,20 @@ struct PortalNamespaceTests {
             network.delete()
         }
 
-        func classify(_ probes: [ConnectivitySettings.Probe], timeout: Duration = .milliseconds(800)) async -> PortalVerdict {
+        func classify(_ probes: [ConnectivitySettings.Probe], timeout: Duration = .milliseconds(800)) async
+            -> PortalVerdict
+        {
             let client = HTTPClient(executor: network.client.executor)
             return await PortalClassifier(client: client, timeout: timeout, interface: "nrc0").classify(probes)
         }
     }
 
-    static func page(_ url: String) -> ConnectivitySettings.Probe { .init(url: url, expectedStatus: 200, expectedBody: "Success") }
-    static func empty(_ url: String) -> ConnectivitySettings.Probe { .init(url: url, expectedStatus: 204, expectedBody: nil) }
+    static func page(_ url: String) -> ConnectivitySettings.Probe {
+        .init(url: url, expectedStatus: 200, expectedBody: "Success")
+    }
+    static func empty(_ url: String) -> ConnectivitySettings.Probe {
+        .init(url: url, expectedStatus: 204, expectedBody: nil)
+    }
 
     @Test func verdictsForEachKindOfServer() async throws {
         let servers = try Servers()
@@ -84,7 +95,8 @@ struct PortalNamespaceTests {
         let clock = ContinuousClock()
         let started = clock.now
         let mixed = await servers.classify(
-            [Self.page(servers.silent.url("/")), Self.empty(servers.empty204.url("/generate_204"))], timeout: .seconds(5))
+            [Self.page(servers.silent.url("/")), Self.empty(servers.empty204.url("/generate_204"))],
+            timeout: .seconds(5))
         #expect(mixed.connectivity == .online)
         #expect(clock.now - started < .seconds(3), "the first conclusive answer must not wait for the silent probe")
     }
@@ -99,7 +111,9 @@ struct PortalNamespaceTests {
         #expect(unresolved.connectivity == .offline)
         #expect(unresolved.evidence.first?.error?.hasPrefix("could not resolve") == true)
 
-        let noRoute = await classifier.classify([Self.page("http://10.88.0.1/"), Self.empty("http://10.88.0.2/generate_204")])
+        let noRoute = await classifier.classify([
+            Self.page("http://10.88.0.1/"), Self.empty("http://10.88.0.2/generate_204"),
+        ])
         #expect(noRoute.connectivity == .offline)
         #expect(noRoute.evidence.count == 2 && noRoute.evidence.allSatisfy { $0.status == nil })
     }
@@ -110,21 +124,26 @@ struct PortalNamespaceTests {
         let settings = ConnectivitySettings(
             probes: [Self.page(servers.redirect.url("/hotspot-detect.html"))], onlineInterval: .seconds(300),
             timeout: .seconds(2))
-        let probe = PortalProbe(settings: settings, clock: ManualClock(), executor: servers.network.client.executor,
+        let probe = PortalProbe(
+            settings: settings, clock: ManualClock(), executor: servers.network.client.executor,
             bindToDefaultRoute: true)
         let (updates, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
         let task = Task { try await probe.run(reporting: continuation) }
         defer { task.cancel() }
         var iterator = updates.makeAsyncIterator()
         let first = await iterator.next()
-        #expect(first == FactUpdate(values: [.connectivity: "portal", .portalURL: "http://10.77.0.2/login?orig=probe"]))
+        #expect(
+            first == FactUpdate(values: [.connectivity: "portal", .portalURL: "http://10.77.0.2/login?orig=probe"]))
     }
 
     @Test func portalCommandPrintsEvidenceAsTextAndJSON() async throws {
-        let server = try TestHTTPServer { _ in .response(status: 302, headers: [("Location", "http://127.0.0.1:9/login")]) }
+        let server = try TestHTTPServer { _ in
+            .response(status: 302, headers: [("Location", "http://127.0.0.1:9/login")])
+        }
         defer { server.stop() }
         let lines = Lines()
-        #expect(await PortalCommand.run(urls: [server.url("/hotspot-detect.html")], json: false, output: lines.append) == 0)
+        #expect(
+            await PortalCommand.run(urls: [server.url("/hotspot-detect.html")], json: false, output: lines.append) == 0)
         let text = lines.all.joined(separator: "\n")
         #expect(text.contains("connectivity: portal"))
         #expect(text.contains("portal.url: http://127.0.0.1:9/login"))

@@ -1,6 +1,7 @@
-import Testing
 import NetRulesCore
 import Synchronization
+import Testing
+
 @testable import NetRulesProbes
 
 /// The observer's schedule on a manual clock: no test here sleeps.
@@ -23,7 +24,8 @@ struct PortalProbeScheduleTests {
     @Test func backsOffWhileNotOnlineThenRelaxesAndRechecksOnDemand() async throws {
         let clock = ManualClock()
         let script = Script([.portal, .offline, .offline, .online])
-        let probe = PortalProbe(settings: ConnectivitySettings(probes: [], onlineInterval: .seconds(300)), clock: clock) {
+        let probe = PortalProbe(settings: ConnectivitySettings(probes: [], onlineInterval: .seconds(300)), clock: clock)
+        {
             script.next()
         }
         let (updates, continuation) = AsyncStream.makeStream(of: FactUpdate.self, bufferingPolicy: .unbounded)

@@ -14,12 +14,14 @@ struct PluginExecutor: Sendable {
             ?? ActionCatalog.findPlugin(named: action.name, directories: directories, path: context.environment["PATH"])
         guard let executable else {
             let name = ActionCatalog.executableName(for: action.name)
-            result.outcome = .failed(ActionError(.pluginNotFound, "no executable '\(name)' in the plugin directories or PATH"))
+            result.outcome = .failed(
+                ActionError(.pluginNotFound, "no executable '\(name)' in the plugin directories or PATH"))
             return result
         }
         let process = ChildProcess(
             executablePath: executable, arguments: [Array(executable.utf8)],
-            environment: FiringEnvironment.entries(for: context, extra: [(name: "NETRULES_ACTION", value: Array(action.name.utf8))]),
+            environment: FiringEnvironment.entries(
+                for: context, extra: [(name: "NETRULES_ACTION", value: Array(action.name.utf8))]),
             workingDirectory: nil, standardInput: FiringDocument.render(context, options: action.options),
             timeout: action.timeout, terminationGrace: terminationGrace, outputLimit: outputLimit
         )

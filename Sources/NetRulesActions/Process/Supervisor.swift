@@ -103,9 +103,10 @@ struct Supervisor {
     private mutating func feedInput() {
         let input = process.standardInput
         while inputOffset < input.count {
-            let result = (try? child.standardInput.withFileDescriptor { fd in
-                input.withUnsafeBytes { sys_write(fd, UnsafeRawBufferPointer(rebasing: $0[inputOffset...])) }
-            }) ?? .failure(Errno(rawValue: EBADF))
+            let result =
+                (try? child.standardInput.withFileDescriptor { fd in
+                    input.withUnsafeBytes { sys_write(fd, UnsafeRawBufferPointer(rebasing: $0[inputOffset...])) }
+                }) ?? .failure(Errno(rawValue: EBADF))
             switch result {
             case .success(let count): inputOffset += count
             case .failure(.wouldBlock): return
@@ -121,15 +122,18 @@ struct Supervisor {
     private func read(_ descriptor: FileDescriptor, into capture: inout CapturedOutput) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
-            let result = (try? descriptor.withFileDescriptor { fd in
-                buffer.withUnsafeMutableBytes { sys_read(fd, $0) }
-            }) ?? .success(0)
+            let result =
+                (try? descriptor.withFileDescriptor { fd in
+                    buffer.withUnsafeMutableBytes { sys_read(fd, $0) }
+                }) ?? .success(0)
             switch result {
             case .success(0):
                 try? descriptor.close()
                 return false
             case .success(let count):
-                buffer.withUnsafeBytes { capture.append(UnsafeRawBufferPointer(rebasing: $0[..<count]), limit: process.outputLimit) }
+                buffer.withUnsafeBytes {
+                    capture.append(UnsafeRawBufferPointer(rebasing: $0[..<count]), limit: process.outputLimit)
+                }
             case .failure(.wouldBlock):
                 return true
             case .failure:

@@ -51,7 +51,8 @@ enum ProcessActionReport {
         }
         if outcome.timedOut {
             let limit = DurationSyntax.format(process.timeout)
-            result.outcome = .failed(ActionError(.timedOut, "the \(what) ran longer than \(limit); its process group was killed"))
+            result.outcome = .failed(
+                ActionError(.timedOut, "the \(what) ran longer than \(limit); its process group was killed"))
         } else if case .exited(let status) = outcome.termination, status != 0 {
             result.outcome = .failed(ActionError(.exitedWithFailure, "the \(what) exited with status \(status)"))
         } else if case .signaled(let signal) = outcome.termination {

@@ -70,7 +70,8 @@ func sys_poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeoutMillis
 }
 
 func sys_setNonBlocking(_ fd: CInt) -> Result<CInt, Errno> {
-    retryingOnEINTR { fcntl(fd, F_GETFL) }.flatMap { flags in retryingOnEINTR { fcntl(fd, F_SETFL, flags | O_NONBLOCK) } }
+    retryingOnEINTR { fcntl(fd, F_GETFL) }.flatMap { flags in retryingOnEINTR { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+    }
 }
 
 /// posix_spawn(3) reports its error as the return value rather than in errno.

@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import FoundationEssentials
+@preconcurrency import Glibc
 import NetRulesSystem
 
 /// The on-disk queue of webhook deliveries: one file per pending delivery.

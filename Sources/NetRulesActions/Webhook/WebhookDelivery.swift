@@ -61,24 +61,36 @@ struct WebhookDelivery: Sendable {
                 }
                 lastProblem = "HTTP \(response.status)"
                 if Self.isFinal(response.status) {
-                    return (await fail(entry, .httpStatus, "the server answered HTTP \(response.status)", status: lastStatus), made)
+                    return (
+                        await fail(
+                            entry, .httpStatus, "the server answered HTTP \(response.status)", status: lastStatus), made
+                    )
                 }
             } catch {
                 if error.code == .cancelled { return (.parked, made) }
                 lastProblem = "\(error.code)"
                 if error.code == .invalidRequest {
-                    return (await fail(entry, .transportFailed, "the request is unusable: \(error.message)", status: nil), made)
+                    return (
+                        await fail(entry, .transportFailed, "the request is unusable: \(error.message)", status: nil),
+                        made
+                    )
                 }
             }
             if entry.attemptsMade >= entry.attempts {
                 let code: ActionError.Code = lastStatus == nil ? .transportFailed : .httpStatus
-                return (await fail(entry, code, "gave up after \(entry.attemptsMade) attempts (last: \(lastProblem))", status: lastStatus), made)
+                return (
+                    await fail(
+                        entry, code, "gave up after \(entry.attemptsMade) attempts (last: \(lastProblem))",
+                        status: lastStatus), made
+                )
             }
             // Persist the count, so a restart continues the budget instead of starting over.
             let persisted = entry
             let outbox = self.outbox
             await DedicatedThread.run { try? outbox.store(persisted) }
-            let wait = Self.delay(beforeRetry: entry.attemptsMade, backoff: .milliseconds(entry.backoffMilliseconds), maximum: maximumBackoff)
+            let wait = Self.delay(
+                beforeRetry: entry.attemptsMade, backoff: .milliseconds(entry.backoffMilliseconds),
+                maximum: maximumBackoff)
             do {
                 try await clock.sleep(for: wait)
             } catch {
@@ -88,7 +100,8 @@ struct WebhookDelivery: Sendable {
     }
 
     /// Moves the entry to `failed/` (on a dedicated thread: it fsyncs two directories).
-    private func fail(_ entry: OutboxEntry, _ code: ActionError.Code, _ message: String, status: Int?) async -> Outcome {
+    private func fail(_ entry: OutboxEntry, _ code: ActionError.Code, _ message: String, status: Int?) async -> Outcome
+    {
         var error = ActionError(code, "webhook \(entry.method) delivery \(entry.idempotencyKey): \(message)")
         let outbox = self.outbox
         let moveError: ActionError? = await DedicatedThread.run {

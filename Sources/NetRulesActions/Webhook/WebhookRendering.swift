@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import FoundationEssentials
+@preconcurrency import Glibc
 import NetRulesCore
 
 /// Turns a `webhook:` action and a firing into an outbox entry.
@@ -31,7 +31,8 @@ enum WebhookRendering {
         }
         let url = String(decoding: context.render(action.url, escape: PercentEncoding.urlComponent), as: UTF8.self)
         return OutboxEntry(
-            idempotencyKey: idempotencyKey(firing: context.firing, actionIndex: actionIndex), rule: context.firing.rule, edge: context.firing.edge.rawValue,
+            idempotencyKey: idempotencyKey(firing: context.firing, actionIndex: actionIndex), rule: context.firing.rule,
+            edge: context.firing.edge.rawValue,
             actionIndex: actionIndex, enqueuedAt: wallClockNanoseconds(), method: action.method, url: url,
             headers: headers, body: body.map { Data($0) }, timeoutMilliseconds: milliseconds(action.timeout),
             attempts: max(1, action.attempts), attemptsMade: 0, backoffMilliseconds: milliseconds(action.backoff),

@@ -266,7 +266,9 @@ struct ArgumentScanner {
             }
             if command.arguments.isEmpty {
                 var message = "Unknown subcommand '\(token)'"
-                if let suggestion = EditDistance.closest(to: token, among: command.subcommands.map(\.name), limitedByLength: false) {
+                if let suggestion = EditDistance.closest(
+                    to: token, among: command.subcommands.map(\.name), limitedByLength: false)
+                {
                     message += ". Did you mean '\(suggestion)'?"
                 }
                 record(message, isUnknownName: true)

@@ -83,7 +83,8 @@ enum EngineBenchmark {
             samples.sort()
             let total = samples.reduce(Duration.zero, +)
             return (
-                Percentiles(p50: samples[samples.count / 2], p99: samples[samples.count * 99 / 100], mean: total / updates),
+                Percentiles(
+                    p50: samples[samples.count / 2], p99: samples[samples.count * 99 / 100], mean: total / updates),
                 fired
             )
         }
@@ -92,7 +93,8 @@ enum EngineBenchmark {
         // host-8's 100 rules want ssid Net-8: re-evaluated, none fires.
         let (quiet, _) = measure(.host("host-8"))
         return Report(
-            ruleCount: ruleCount, bytes: bytes.count, load: load, yamlParse: yamlParse, firingUpdate: firing, quietUpdate: quiet,
+            ruleCount: ruleCount, bytes: bytes.count, load: load, yamlParse: yamlParse, firingUpdate: firing,
+            quietUpdate: quiet,
             firingsPerUpdate: firings, rulesPerKey: ruleCount / 100)
     }
 

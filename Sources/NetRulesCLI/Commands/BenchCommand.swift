@@ -30,7 +30,8 @@ enum BenchCommand: Command {
             io.print(
                 JSONValue.object([
                     ("version", .number(1)), ("benchmark", .string("engine")), ("rules", .number(Double(r.ruleCount))),
-                    ("file_bytes", .number(Double(r.bytes))), ("load_ms", .number(DurationSyntax.seconds(r.load) * 1e3)),
+                    ("file_bytes", .number(Double(r.bytes))),
+                    ("load_ms", .number(DurationSyntax.seconds(r.load) * 1e3)),
                     ("yaml_parse_ms", .number(DurationSyntax.seconds(r.yamlParse) * 1e3)),
                     ("rules_per_key", .number(Double(r.rulesPerKey))),
                     ("update_firing_p50_us", us(r.firingUpdate.p50)), ("update_firing_p99_us", us(r.firingUpdate.p99)),

@@ -1,6 +1,6 @@
 import NetRulesConfig
-import NetRulesDaemon
 import NetRulesCore
+import NetRulesDaemon
 
 /// `netrules check FILE…`: validate rule files.
 enum CheckCommand: Command {

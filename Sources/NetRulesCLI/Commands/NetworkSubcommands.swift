@@ -98,7 +98,8 @@ enum PingSubcommand: Command {
             """,
         arguments: [ArgumentSpec(name: "host", help: "Addresses or names to ping.", isRepeating: true)],
         options: [
-            OptionSpec(long: "count", short: "c", valueName: "count", help: "Echo requests per host.", defaultValue: "3"),
+            OptionSpec(
+                long: "count", short: "c", valueName: "count", help: "Echo requests per host.", defaultValue: "3"),
             OptionSpec(
                 long: "interval", short: "i", valueName: "seconds", help: "Time between requests.", defaultValue: "1"),
             OptionSpec(

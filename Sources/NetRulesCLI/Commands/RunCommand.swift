@@ -14,12 +14,15 @@ enum RunCommand: Command {
             (systemd Type=notify), readiness, reloads and shutdown are reported.
             """,
         arguments: [
-            ArgumentSpec(name: "rules", help: "Rule files or directories of *.yaml files.", isOptional: true, isRepeating: true)
+            ArgumentSpec(
+                name: "rules", help: "Rule files or directories of *.yaml files.", isOptional: true, isRepeating: true)
         ],
         options: [
             OptionSpec(
                 long: "state-dir", valueName: "dir",
-                help: "What survives a restart: rule state, the webhook outbox (default: /var/lib/netrules as root, else $XDG_STATE_HOME/netrules)."),
+                help:
+                    "What survives a restart: rule state, the webhook outbox (default: /var/lib/netrules as root, else $XDG_STATE_HOME/netrules)."
+            ),
             OptionSpec(
                 long: "control-socket", valueName: "path",
                 help: "The socket status, watch and explain use (default: /run/netrules/control.sock as root)."),
@@ -36,7 +39,8 @@ enum RunCommand: Command {
             controlSocket: arguments.value("control-socket"))
         let ruleFiles = arguments.positional("rules").isEmpty ? [paths.ruleDirectory] : arguments.positional("rules")
         let level = Logger.Level.allCases.first { $0.description == arguments.value("log-level") } ?? .notice
-        let logger = Logger(label: "netrules.daemon", level: level, sink: StandardErrorLogSink(environment: environment))
+        let logger = Logger(
+            label: "netrules.daemon", level: level, sink: StandardErrorLogSink(environment: environment))
         let notifier = SystemdNotifier(environment: environment)
         let isRoot = geteuid() == 0
 

@@ -18,7 +18,8 @@ enum SimulateCommand: Command {
             """,
         arguments: [ArgumentSpec(name: "rules", help: "Rule files or directories of *.yaml files.", isRepeating: true)],
         options: [
-            OptionSpec(long: "timeline", short: "t", valueName: "file", help: "The timeline to replay.", isRequired: true),
+            OptionSpec(
+                long: "timeline", short: "t", valueName: "file", help: "The timeline to replay.", isRequired: true),
             OptionSpec(long: "json", help: "Print one JSON object per firing (JSON Lines)."),
             OptionSpec(long: "execute", help: "Run the firings' actions for real."),
             OptionSpec(
@@ -64,7 +65,8 @@ enum SimulateCommand: Command {
         -> Int32
     {
         let fm = FileManager.default
-        let directory = stateDirectory ?? fm.temporaryDirectory.appendingPathComponent("netrules-simulate-\(UUID())").path
+        let directory =
+            stateDirectory ?? fm.temporaryDirectory.appendingPathComponent("netrules-simulate-\(UUID())").path
         defer { if stateDirectory == nil { try? fm.removeItem(atPath: directory) } }
         let err = io.stderr
         let runner = ActionRunner(

@@ -41,7 +41,8 @@ public struct ActionParser: Sendable {
         let actionEntries = mapping.entries.filter { !Self.entryKeys.contains($0.key.text) }
         guard let (key, value) = actionEntries.first else {
             context.error(
-                "the action names no kind", at: mapping.mark, path: path, hint: "start it with run:, webhook: or write:")
+                "the action names no kind", at: mapping.mark, path: path, hint: "start it with run:, webhook: or write:"
+            )
             return nil
         }
         if actionEntries.count > 1 {
@@ -78,7 +79,8 @@ public struct ActionParser: Sendable {
     {
         let builtins = registry.actionKinds.map(\.name)
         if let near = EditDistance.closest(to: key.text, among: builtins), EditDistance.between(key.text, near) <= 2 {
-            context.error("unknown action '\(key.text)'", at: key.mark, path: path.key(key.text), hint: "did you mean '\(near)'?")
+            context.error(
+                "unknown action '\(key.text)'", at: key.mark, path: path.key(key.text), hint: "did you mean '\(near)'?")
             return nil
         }
         guard PluginAction.isValidName(key.text) else {
@@ -109,7 +111,8 @@ extension PluginAction {
     static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && !name.hasPrefix("-")
             && name.unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_"
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
+                    || $0 == "_"
             }
     }
 }
@@ -138,7 +141,9 @@ extension ValidationContext {
             var members: [ConfigMember] = []
             var ok = true
             for (key, value) in m.entries {
-                if let v = configValue(value, path.key(key.text)) { members.append(ConfigMember(key.text, v)) } else {
+                if let v = configValue(value, path.key(key.text)) {
+                    members.append(ConfigMember(key.text, v))
+                } else {
                     ok = false
                 }
             }

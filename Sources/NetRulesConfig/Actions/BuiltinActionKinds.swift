@@ -49,7 +49,8 @@ struct RunActionKind: ActionKind {
             if let env = parser.context.environment(e, path.key("env")) { environment = env } else { ok = false }
         }
         guard ok, let command else { return nil }
-        return RunAction(command: command, timeout: timeout, workingDirectory: workingDirectory, environment: environment)
+        return RunAction(
+            command: command, timeout: timeout, workingDirectory: workingDirectory, environment: environment)
     }
 }
 
@@ -77,7 +78,8 @@ struct WebhookActionKind: ActionKind {
                         "attempts": Schema.number("Total attempts (default: 5)."),
                         "backoff": Schema.duration("First retry delay, doubled each time, with jitter (default: 1s)."),
                     ], required: []),
-                "when": Schema.enumeration(["online", "always"], "'online' holds delivery until connectivity is online."),
+                "when": Schema.enumeration(
+                    ["online", "always"], "'online' holds delivery until connectivity is online."),
             ], required: ["url"])
     }
 
@@ -110,7 +112,11 @@ struct WebhookActionKind: ActionKind {
             }
         }
         if let h = m["headers"] {
-            if let headers = parser.context.headers(h, path.key("headers")) { action.headers = headers } else { ok = false }
+            if let headers = parser.context.headers(h, path.key("headers")) {
+                action.headers = headers
+            } else {
+                ok = false
+            }
         }
         if let json = m.entry("json"), let body = m.entry("body") {
             parser.context.error(
@@ -137,7 +143,9 @@ struct WebhookActionKind: ActionKind {
                     }
                 }
                 if let b = rm["backoff"] {
-                    if let d = parser.context.duration(b, path.key("retry").key("backoff")) { action.backoff = d } else {
+                    if let d = parser.context.duration(b, path.key("retry").key("backoff")) {
+                        action.backoff = d
+                    } else {
                         ok = false
                     }
                 }
@@ -223,7 +231,8 @@ extension ValidationContext {
         var out: [(String, Template)] = []
         var ok = true
         for (key, value) in m.entries {
-            let valid = !key.text.isEmpty && !key.text.contains("=")
+            let valid =
+                !key.text.isEmpty && !key.text.contains("=")
                 && key.text.unicodeScalars.allSatisfy {
                     ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
                 } && !("0"..."9").contains(key.text.unicodeScalars.first!)
@@ -242,9 +251,11 @@ extension ValidationContext {
         var out: [(String, Template)] = []
         var ok = true
         for (key, value) in m.entries {
-            let token = !key.text.isEmpty
+            let token =
+                !key.text.isEmpty
                 && key.text.unicodeScalars.allSatisfy {
-                    $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains($0)
+                    $0.isASCII && $0.value > 0x20 && $0.value < 0x7F
+                        && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains($0)
                 }
             if !token {
                 error("'\(key.text)' is not a valid HTTP header name", at: key.mark, path: path.key(key.text))

@@ -36,7 +36,8 @@ public struct ConditionParser: Sendable {
         for (key, value) in mapping.entries {
             guard let kind = registry.conditionKind(key.text) else {
                 let known = registry.conditionKinds.map(\.key)
-                let hint = EditDistance.closest(to: key.text, among: known).map { "did you mean '\($0)'?" }
+                let hint =
+                    EditDistance.closest(to: key.text, among: known).map { "did you mean '\($0)'?" }
                     ?? "known conditions: \(known.joined(separator: ", "))"
                 context.error("unknown condition '\(key.text)'", at: key.mark, path: path.key(key.text), hint: hint)
                 ok = false

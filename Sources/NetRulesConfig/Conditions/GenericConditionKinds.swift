@@ -49,7 +49,9 @@ struct FactConditionKind: ConditionKind {
             let p = path.key(key.text)
             switch key.text {
             case "equals":
-                if let t = parser.context.text(value, p, what: "a value") { tests.append(.equals(.string(t))) } else {
+                if let t = parser.context.text(value, p, what: "a value") {
+                    tests.append(.equals(.string(t)))
+                } else {
                     ok = false
                 }
             case "in":
@@ -59,7 +61,11 @@ struct FactConditionKind: ConditionKind {
                     ok = false
                 }
             case "matches":
-                if let pattern = parser.context.pattern(value, p) { tests.append(.matches(pattern)) } else { ok = false }
+                if let pattern = parser.context.pattern(value, p) {
+                    tests.append(.matches(pattern))
+                } else {
+                    ok = false
+                }
             case "above":
                 if let n = parser.context.number(value, p) { tests.append(.above(n)) } else { ok = false }
             default:
@@ -94,7 +100,8 @@ struct LogicConditionKind: ConditionKind {
 
     var schema: JSONValue {
         .object([
-            ("type", .string("array")), ("minItems", .number(1)), ("items", .object([("$ref", .string("#/$defs/condition"))])),
+            ("type", .string("array")), ("minItems", .number(1)),
+            ("items", .object([("$ref", .string("#/$defs/condition"))])),
             ("description", .string(summary)),
         ])
     }

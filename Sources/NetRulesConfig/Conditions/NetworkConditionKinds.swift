@@ -8,7 +8,8 @@ struct SSIDConditionKind: ConditionKind {
     var schema: JSONValue {
         Schema.anyOf([
             Schema.stringOrList("An SSID, compared byte for byte."),
-            Schema.object(["matches": Schema.string("A regular expression searched in the SSID.")], required: ["matches"]),
+            Schema.object(
+                ["matches": Schema.string("A regular expression searched in the SSID.")], required: ["matches"]),
         ])
     }
 
@@ -130,7 +131,8 @@ struct InterfaceConditionKind: ConditionKind {
     func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ConditionParser) -> (any Condition)? {
         guard let mapping = node.mapping else {
             parser.context.error(
-                "expected '{ name: IFACE, state: up | down }', found \(node.kindDescription)", at: node.mark, path: path,
+                "expected '{ name: IFACE, state: up | down }', found \(node.kindDescription)", at: node.mark,
+                path: path,
                 hint: node.scalar.map { "write 'interface: { name: \($0.text), state: up }'" })
             return nil
         }
@@ -206,7 +208,10 @@ struct SignalConditionKind: ConditionKind {
 
     var schema: JSONValue {
         Schema.object(
-            ["above": Schema.number("Signal strictly above, in dBm."), "below": Schema.number("Signal strictly below.")],
+            [
+                "above": Schema.number("Signal strictly above, in dBm."),
+                "below": Schema.number("Signal strictly below."),
+            ],
             required: [], minProperties: 1)
     }
 
@@ -251,7 +256,8 @@ extension ConditionParser {
             }
             _ = item
         }
-        let spelling = "\(name): " + (items.count == 1 ? items[0].text : "[\(items.map(\.text).joined(separator: ", "))]")
+        let spelling =
+            "\(name): " + (items.count == 1 ? items[0].text : "[\(items.map(\.text).joined(separator: ", "))]")
         return ok ? FactInSetCondition(key: key, accepted: accepted, spelling: spelling) : nil
     }
 }

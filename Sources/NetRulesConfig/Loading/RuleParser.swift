@@ -57,7 +57,9 @@ struct RuleParser {
                 for (i, item) in items.enumerated() {
                     let itemNode = on.sequence?.items[i] ?? on
                     let p = on.sequence == nil ? path.key("on") : path.key("on").index(i)
-                    if let w = context.word(itemNode, p, oneOf: ["enter", "exit"]) { set.insert(Edge(rawValue: w)!) } else {
+                    if let w = context.word(itemNode, p, oneOf: ["enter", "exit"]) {
+                        set.insert(Edge(rawValue: w)!)
+                    } else {
                         ok = false
                     }
                     _ = item

@@ -25,7 +25,9 @@ extension ValidationContext {
     }
 
     /// One scalar or a list of scalars, as `ssid: A` / `ssid: [A, B]` allow.
-    public mutating func oneOrMany(_ node: YAMLNode, _ path: KeyPath, what: String) -> [(text: String, mark: SourceMark)]? {
+    public mutating func oneOrMany(_ node: YAMLNode, _ path: KeyPath, what: String) -> [(
+        text: String, mark: SourceMark
+    )]? {
         if let s = node.scalar, !s.isNull { return [(s.text, s.mark)] }
         guard let list = node.sequence else {
             expected("\(what) or a list of them", found: node, path: path)
@@ -119,8 +121,9 @@ extension ValidationContext {
         } catch {
             // Plain and single-line quoted scalars map offsets to columns; otherwise point at the scalar.
             var mark = scalar.mark
-            if !text.contains("\n") && (scalar.style == .plain || scalar.style == .singleQuoted
-                || (scalar.style == .doubleQuoted && !text.contains("\\")))
+            if !text.contains("\n")
+                && (scalar.style == .plain || scalar.style == .singleQuoted
+                    || (scalar.style == .doubleQuoted && !text.contains("\\")))
             {
                 mark.column += error.offset + (scalar.style == .plain ? 0 : 1)
             }
@@ -132,7 +135,8 @@ extension ValidationContext {
     /// Reports every key of `mapping` not in `known`, with a "did you mean".
     public mutating func rejectUnknownKeys(_ mapping: YAMLMapping, _ path: KeyPath, known: [String], what: String) {
         for (key, _) in mapping.entries where !known.contains(key.text) {
-            let hint = EditDistance.closest(to: key.text, among: known).map { "did you mean '\($0)'?" }
+            let hint =
+                EditDistance.closest(to: key.text, among: known).map { "did you mean '\($0)'?" }
                 ?? "known keys: \(known.joined(separator: ", "))"
             error("unknown key '\(key.text)' in \(what)", at: key.mark, path: path.key(key.text), hint: hint)
         }

@@ -18,10 +18,13 @@ public enum RuleFileSchema {
         var actionOptions: [JSONValue] = registry.actionKinds.map { kind in
             .object([
                 ("type", .string("object")),
-                ("properties", .object([
-                    (kind.name, withDescription(kind.schema, kind.summary)),
-                    ("continue_on_error", Schema.boolean("Run the firing's next actions even if this one fails.")),
-                ])),
+                (
+                    "properties",
+                    .object([
+                        (kind.name, withDescription(kind.schema, kind.summary)),
+                        ("continue_on_error", Schema.boolean("Run the firing's next actions even if this one fails.")),
+                    ])
+                ),
                 ("required", .array([.string(kind.name)])),
                 ("additionalProperties", .bool(false)),
             ])
@@ -65,30 +68,52 @@ public enum RuleFileSchema {
             ("type", .string("object")),
             ("required", .array([.string("version")])),
             ("additionalProperties", .bool(false)),
-            ("properties", .object([
-                ("version", .object([("const", .number(1)), ("description", .string("The rule language version."))])),
-                ("rules", .object([("type", .string("array")), ("items", rule)])),
-                ("hosts", .object([("type", .string("object")), ("additionalProperties", host)])),
-                ("connectivity", Schema.object(
-                    [
-                        "probes": .object([
-                            ("type", .string("array")), ("minItems", .number(1)),
-                            ("items", Schema.object(
-                                [
-                                    "url": Schema.string("A plain http:// URL."),
-                                    "status": Schema.number("The status meaning online (default: 200)."),
-                                    "body": Schema.string("The page text meaning online (default: Success); null for empty."),
-                                ], required: ["url"])),
-                        ]),
-                        "interval": Schema.duration("Re-check period once online (default: 5m)."),
-                        "timeout": Schema.duration("Per-probe timeout (default: 5s)."),
-                    ], required: [])),
-                ("observers", Schema.anyOf([
-                    .object([("type", .string("array")), ("items", Schema.string("A plugin name: netrules-observer-NAME."))]),
-                    .object([("type", .string("object")), ("additionalProperties", Schema.stringOrList("A program and its arguments."))]),
-                ])),
-                ("plugins", Schema.stringOrList("Directories searched for plugins before PATH.")),
-            ])),
+            (
+                "properties",
+                .object([
+                    (
+                        "version",
+                        .object([("const", .number(1)), ("description", .string("The rule language version."))])
+                    ),
+                    ("rules", .object([("type", .string("array")), ("items", rule)])),
+                    ("hosts", .object([("type", .string("object")), ("additionalProperties", host)])),
+                    (
+                        "connectivity",
+                        Schema.object(
+                            [
+                                "probes": .object([
+                                    ("type", .string("array")), ("minItems", .number(1)),
+                                    (
+                                        "items",
+                                        Schema.object(
+                                            [
+                                                "url": Schema.string("A plain http:// URL."),
+                                                "status": Schema.number("The status meaning online (default: 200)."),
+                                                "body": Schema.string(
+                                                    "The page text meaning online (default: Success); null for empty."),
+                                            ], required: ["url"])
+                                    ),
+                                ]),
+                                "interval": Schema.duration("Re-check period once online (default: 5m)."),
+                                "timeout": Schema.duration("Per-probe timeout (default: 5s)."),
+                            ], required: [])
+                    ),
+                    (
+                        "observers",
+                        Schema.anyOf([
+                            .object([
+                                ("type", .string("array")),
+                                ("items", Schema.string("A plugin name: netrules-observer-NAME.")),
+                            ]),
+                            .object([
+                                ("type", .string("object")),
+                                ("additionalProperties", Schema.stringOrList("A program and its arguments.")),
+                            ]),
+                        ])
+                    ),
+                    ("plugins", Schema.stringOrList("Directories searched for plugins before PATH.")),
+                ])
+            ),
             ("$defs", .object([("condition", condition)])),
         ])
     }

@@ -90,7 +90,9 @@ extension ValidationContext {
                     }
                     var body: String? = status == 204 ? nil : "Success"
                     if let b = pm["body"] {
-                        if let s = b.scalar { body = s.isNull ? nil : s.text } else {
+                        if let s = b.scalar {
+                            body = s.isNull ? nil : s.text
+                        } else {
                             expected("the expected page text", found: b, path: p.key("body"))
                             ok = false
                         }
@@ -129,7 +131,9 @@ extension ValidationContext {
                         continue
                     }
                     guard let command = m["command"] else {
-                        if let program = find(name) { out.append(ObserverDefinition(name: name, command: [program])) } else {
+                        if let program = find(name) {
+                            out.append(ObserverDefinition(name: name, command: [program]))
+                        } else {
                             error(
                                 "no observer plugin '\(name)': 'netrules-observer-\(name)' was not found in the plugin directories or PATH",
                                 at: nameNode.mark, path: p.key("name"), hint: "or give its 'command'")

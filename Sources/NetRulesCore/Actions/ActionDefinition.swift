@@ -125,8 +125,9 @@ public struct PluginAction: ActionDefinition {
     /// Where the executable was found at load time, when it was.
     public var executablePath: String?
 
-    public init(name: String, options: ConfigValue, timeout: Duration = RunAction.defaultTimeout, executablePath: String?)
-    {
+    public init(
+        name: String, options: ConfigValue, timeout: Duration = RunAction.defaultTimeout, executablePath: String?
+    ) {
         self.name = name
         self.options = options
         self.timeout = timeout

@@ -144,10 +144,12 @@ public struct GatewayCondition: Condition {
     public func evaluate(_ facts: FactStore) -> Truth {
         var result = Truth.false
         for key in readKeys {
-            result = result || NetRulesCore.evaluate(facts[key]) { value in
-                guard let ip = IPAddress(value.plainText) else { return false }
-                return accepted.contains(ip)
-            }
+            result =
+                result
+                || NetRulesCore.evaluate(facts[key]) { value in
+                    guard let ip = IPAddress(value.plainText) else { return false }
+                    return accepted.contains(ip)
+                }
         }
         return result
     }

@@ -31,7 +31,9 @@ public struct RuleState: Hashable, Sendable, Codable {
     /// Firings before this instant are dropped.
     public var cooldownUntil: Instant?
 
-    public init(confirmed: Bool? = nil, current: TruthValue = .unknown, hold: Hold? = nil, cooldownUntil: Instant? = nil) {
+    public init(
+        confirmed: Bool? = nil, current: TruthValue = .unknown, hold: Hold? = nil, cooldownUntil: Instant? = nil
+    ) {
         self.confirmed = confirmed
         self.current = current
         self.hold = hold

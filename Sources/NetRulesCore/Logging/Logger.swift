@@ -67,25 +67,39 @@ public struct Logger: Sendable {
                 line: line))
     }
 
-    public func trace(_ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line) {
+    public func trace(
+        _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
+    ) {
         log(.trace, m(), metadata: metadata, file: file, line: line)
     }
-    public func debug(_ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line) {
+    public func debug(
+        _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
+    ) {
         log(.debug, m(), metadata: metadata, file: file, line: line)
     }
-    public func info(_ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line) {
+    public func info(
+        _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
+    ) {
         log(.info, m(), metadata: metadata, file: file, line: line)
     }
-    public func notice(_ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line) {
+    public func notice(
+        _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
+    ) {
         log(.notice, m(), metadata: metadata, file: file, line: line)
     }
-    public func warning(_ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line) {
+    public func warning(
+        _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
+    ) {
         log(.warning, m(), metadata: metadata, file: file, line: line)
     }
-    public func error(_ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line) {
+    public func error(
+        _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
+    ) {
         log(.error, m(), metadata: metadata, file: file, line: line)
     }
-    public func critical(_ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line) {
+    public func critical(
+        _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
+    ) {
         log(.critical, m(), metadata: metadata, file: file, line: line)
     }
 

@@ -2,8 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesLinux
-import Synchronization
 import NetRulesSystem
+import Synchronization
 
 /// The daemon's control socket: a UNIX stream socket on which `netrules status`, `watch` and
 /// `explain` ask the running daemon about its facts and rules.

@@ -1,4 +1,5 @@
 import NetRulesSystem
+
 /// A failure of the control socket that a person must act on: another daemon owns the socket, the
 /// socket refuses this user, or its path is unusable.
 ///

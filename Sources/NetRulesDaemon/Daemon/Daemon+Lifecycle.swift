@@ -114,7 +114,9 @@ extension Daemon {
             group.cancelAll()
             return first
         }
-        if !finished { logger.warning("shutdown: actions still running after the grace period; their firings stay in flight") }
+        if !finished {
+            logger.warning("shutdown: actions still running after the grace period; their firings stay in flight")
+        }
     }
 
     // MARK: - Persistence
@@ -134,7 +136,8 @@ extension Daemon {
             let hold = rule.hold.map { RuleState.Hold(target: $0.target, deadline: instant(ofWall: $0.deadline)) }
             states[name] = (
                 rule.fingerprint,
-                RuleState(confirmed: rule.confirmed, hold: hold, cooldownUntil: rule.cooldownUntil.map(instant(ofWall:)))
+                RuleState(
+                    confirmed: rule.confirmed, hold: hold, cooldownUntil: rule.cooldownUntil.map(instant(ofWall:)))
             )
         }
         engine.restore(states)
@@ -150,7 +153,8 @@ extension Daemon {
         let pending = inflight
         inflight = []
         for saved in pending {
-            guard let index = engine.index(ofRule: saved.rule), engine.rules[index].fingerprint == saved.fingerprint else {
+            guard let index = engine.index(ofRule: saved.rule), engine.rules[index].fingerprint == saved.fingerprint
+            else {
                 logger.warning("dropping an in-flight firing of '\(saved.rule)': the rule changed or is gone")
                 continue
             }

@@ -247,7 +247,8 @@ public actor Daemon: DaemonQueries {
     public func engineTime() async -> Instant? { now() }
 
     public func factChanges() async -> AsyncStream<FactChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: FactChange.self, bufferingPolicy: .bufferingNewest(4096))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: FactChange.self, bufferingPolicy: .bufferingNewest(4096))
         let id = nextWatcher
         nextWatcher += 1
         watchers[id] = continuation

@@ -43,7 +43,8 @@ public enum RuleFiles {
         }
         let searchPath = environment["PATH"]
         let loader = RuleLoader(
-            findActionPlugin: { name, dirs in ActionCatalog.findPlugin(named: name, directories: dirs, path: searchPath) },
+            findActionPlugin: { name, dirs in ActionCatalog.findPlugin(named: name, directories: dirs, path: searchPath)
+            },
             findObserverPlugin: { name, dirs in
                 ActionCatalog.findExecutable("netrules-observer-\(name)", directories: dirs, path: searchPath)
             }

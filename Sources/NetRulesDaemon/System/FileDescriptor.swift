@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesLinux
-import Synchronization
 import NetRulesSystem
+import Synchronization
 
 /// The single owner of one open file descriptor: it closes it exactly once.
 ///

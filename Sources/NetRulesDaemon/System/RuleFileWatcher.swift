@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesLinux
-import Synchronization
 import NetRulesSystem
+import Synchronization
 
 /// Reports that rule files changed, so the daemon can reload them without a `SIGHUP`.
 ///

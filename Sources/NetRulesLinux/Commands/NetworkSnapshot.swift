@@ -63,9 +63,10 @@ public struct NetworkSnapshot: Sendable {
                 state: NetworkTable.isUp(link) ? "up" : "down",
                 mac: link.hardwareAddress.map(\.description),
                 ipv4: addresses.filter { !$0.address.isV6 }.map {
-                    IPv4Address(cidr: "\($0.address)/\($0.prefixLength)",
-                                netmask: IPAddress.netmask(prefixLength: $0.prefixLength).description,
-                                broadcast: $0.broadcast?.description)
+                    IPv4Address(
+                        cidr: "\($0.address)/\($0.prefixLength)",
+                        netmask: IPAddress.netmask(prefixLength: $0.prefixLength).description,
+                        broadcast: $0.broadcast?.description)
                 },
                 ipv6: addresses.filter { $0.address.isV6 }.map { "\($0.address)/\($0.prefixLength)" })
         }

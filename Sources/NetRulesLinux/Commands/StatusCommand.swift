@@ -59,32 +59,40 @@ public enum StatusCommand {
 
     /// The human text: one fact per line, keys in a column, interface details indented beneath.
     static func renderText(_ snapshot: NetworkSnapshot) -> String {
-        let order: [FactKey] = [.ip, .gateway, .gatewayMAC, .gateway6, .dns, .network, .ssid, .bssid, .signal, .frequency, .interface]
+        let order: [FactKey] = [
+            .ip, .gateway, .gatewayMAC, .gateway6, .dns, .network, .ssid, .bssid, .signal, .frequency, .interface,
+        ]
         let interfaceKeys = snapshot.interfaces.map { FactKey.interfaceState($0.name) }
         let width = (interfaceKeys + order).map(\.rawValue.count).max()! + 2
         func pad(_ text: String) -> String { text + String(repeating: " ", count: max(1, width - text.count)) }
         func show(_ key: FactKey) -> String {
             let state = snapshot.facts[key] ?? .unknown
             switch state {
-            case .value(.list(let items)): return items.isEmpty ? "none" : items.map(\.plainText).joined(separator: ", ")
+            case .value(.list(let items)):
+                return items.isEmpty ? "none" : items.map(\.plainText).joined(separator: ", ")
             case .value(let value): return value.plainText
             case .absent: return "none"
-            case .unknown: return [.ssid, .bssid, .signal, .frequency, .interface].contains(key)
-                ? "unknown (no Wi-Fi information from the kernel)" : "unknown"
+            case .unknown:
+                return [.ssid, .bssid, .signal, .frequency, .interface].contains(key)
+                    ? "unknown (no Wi-Fi information from the kernel)" : "unknown"
             }
         }
         var lines: [String] = []
         for interface in snapshot.interfaces {
-            lines.append(pad("interfaces.\(interface.name)") + interface.state + (interface.mac.map { "  mac \($0)" } ?? ""))
+            lines.append(
+                pad("interfaces.\(interface.name)") + interface.state + (interface.mac.map { "  mac \($0)" } ?? ""))
             for address in interface.ipv4 {
-                lines.append(pad("") + "inet  \(address.cidr)  netmask \(address.netmask)"
-                    + (address.broadcast.map { "  broadcast \($0)" } ?? ""))
+                lines.append(
+                    pad("") + "inet  \(address.cidr)  netmask \(address.netmask)"
+                        + (address.broadcast.map { "  broadcast \($0)" } ?? ""))
             }
             for address in interface.ipv6 { lines.append(pad("") + "inet6 \(address)") }
         }
         for key in order {
             var text = show(key)
-            if key == .gateway, snapshot.facts[key]?.value != nil, let via = snapshot.gatewayInterface { text += " via \(via)" }
+            if key == .gateway, snapshot.facts[key]?.value != nil, let via = snapshot.gatewayInterface {
+                text += " via \(via)"
+            }
             if key == .signal, snapshot.facts[key]?.value != nil { text += " dBm" }
             if key == .frequency, snapshot.facts[key]?.value != nil { text += " MHz" }
             lines.append(pad(key.rawValue) + text)

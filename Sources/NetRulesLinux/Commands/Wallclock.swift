@@ -29,7 +29,8 @@ struct Wallclock: Sendable {
     var timeOfDay: String {
         let f = fields
         let millis = String(milliseconds)
-        return "\(two(f.tm_hour)):\(two(f.tm_min)):\(two(f.tm_sec)).\(String(repeating: "0", count: 3 - millis.count))\(millis)"
+        return
+            "\(two(f.tm_hour)):\(two(f.tm_min)):\(two(f.tm_sec)).\(String(repeating: "0", count: 3 - millis.count))\(millis)"
     }
 
     private func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }

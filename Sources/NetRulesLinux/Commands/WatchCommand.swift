@@ -25,7 +25,8 @@ public enum WatchCommand {
             WiFiObserver(logger: { errorOutput($0 + "\n") }),
         ]
         // State-like facts: if the printer falls behind, older updates may go but the newest stays.
-        let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self, bufferingPolicy: .bufferingNewest(1024))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: FactUpdate.self, bufferingPolicy: .bufferingNewest(1024))
         await withTaskGroup(of: Void.self) { group in
             for observer in observers {
                 group.addTask {
@@ -41,8 +42,10 @@ public enum WatchCommand {
                 let old = store
                 let at = Wallclock.now()
                 for key in store.apply(update).sorted() {
-                    output(json ? line(json: key, old: old[key], new: store[key], at: at)
-                           : line(text: key, old: old[key], new: store[key], at: at))
+                    output(
+                        json
+                            ? line(json: key, old: old[key], new: store[key], at: at)
+                            : line(text: key, old: old[key], new: store[key], at: at))
                 }
                 if Task.isCancelled { break }
             }
@@ -53,7 +56,9 @@ public enum WatchCommand {
 
     /// One JSON line for a change.
     static func line(json key: FactKey, old: FactState, new: FactState, at: Wallclock) -> String {
-        var members: [String: JSONValue] = ["version": .number(1), "key": .string(key.rawValue), "at": .string(at.iso8601)]
+        var members: [String: JSONValue] = [
+            "version": .number(1), "key": .string(key.rawValue), "at": .string(at.iso8601),
+        ]
         members["old"] = FactJSON.encode(old)
         members["new"] = FactJSON.encode(new)
         return FactJSON.object(members).compact + "\n"
@@ -62,7 +67,9 @@ public enum WatchCommand {
     /// One text line for a change.
     static func line(text key: FactKey, old: FactState, new: FactState, at: Wallclock) -> String {
         func show(_ state: FactState) -> String {
-            if case .value(.list(let items)) = state { return "[" + items.map(\.plainText).joined(separator: ", ") + "]" }
+            if case .value(.list(let items)) = state {
+                return "[" + items.map(\.plainText).joined(separator: ", ") + "]"
+            }
             return state.description
         }
         return "\(at.timeOfDay)  \(key)  \(show(old)) -> \(show(new))\n"

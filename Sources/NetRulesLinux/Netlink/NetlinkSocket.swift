@@ -22,8 +22,11 @@ final class NetlinkSocket: Sendable {
     /// Opens and binds a netlink socket of `netlinkProtocol` (`NETLINK_ROUTE`, `NETLINK_GENERIC`).
     /// - Throws: `SystemCallError` from `socket` or `bind`.
     init(protocol netlinkProtocol: CInt) throws {
-        let fd = try sys_socket(AF_NETLINK, CInt(SOCK_RAW.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
-            | CInt(SOCK_NONBLOCK.rawValue), netlinkProtocol).get(call: "socket")
+        let fd = try sys_socket(
+            AF_NETLINK,
+            CInt(SOCK_RAW.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
+                | CInt(SOCK_NONBLOCK.rawValue), netlinkProtocol
+        ).get(call: "socket")
         descriptor = FileDescriptor(taking: fd)
         var address = sockaddr_nl()
         address.nl_family = sa_family_t(AF_NETLINK)
@@ -48,7 +51,8 @@ final class NetlinkSocket: Sendable {
 
     /// Subscribes to a multicast group by number (`RTNLGRP_LINK`, an nl80211 group id, …).
     func join(group: UInt32) throws {
-        try setOption(level: SOL_NETLINK, name: NETLINK_ADD_MEMBERSHIP, value: CInt(bitPattern: group), call: "setsockopt")
+        try setOption(
+            level: SOL_NETLINK, name: NETLINK_ADD_MEMBERSHIP, value: CInt(bitPattern: group), call: "setsockopt")
     }
 
     /// Sets the kernel's receive buffer. As root `SO_RCVBUFFORCE` lifts the `rmem_max` cap; a test
@@ -77,8 +81,9 @@ final class NetlinkSocket: Sendable {
             try withUnsafePointer(to: &kernel) { pointer in
                 try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                     try bytes.withUnsafeBytes { buffer in
-                        let result = sys_sendto(fd, buffer.baseAddress!, buffer.count, 0, address,
-                                                socklen_t(MemoryLayout<sockaddr_nl>.size))
+                        let result = sys_sendto(
+                            fd, buffer.baseAddress!, buffer.count, 0, address,
+                            socklen_t(MemoryLayout<sockaddr_nl>.size))
                         return try result.get(call: "sendto")
                     }
                 }
@@ -115,7 +120,9 @@ final class NetlinkSocket: Sendable {
         try descriptor.withFileDescriptor { fd in
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
             if let wake { fds.append(pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)) }
-            _ = try fds.withUnsafeMutableBufferPointer { try sys_poll($0.baseAddress!, $0.count, timeout).get(call: "poll") }
+            _ = try fds.withUnsafeMutableBufferPointer {
+                try sys_poll($0.baseAddress!, $0.count, timeout).get(call: "poll")
+            }
             if fds.count > 1 && fds[1].revents != 0 { throw CancellationError() }
             return fds[0].revents != 0
         }

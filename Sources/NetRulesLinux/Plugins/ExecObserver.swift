@@ -62,7 +62,8 @@ public struct ExecObserver: Observer {
             if !cancelled {
                 // Say why before the facts go unknown, so whoever sees the facts change can read why.
                 if clock.now - started >= stableAfter { delay = initialDelay }
-                let why = outcome.failure.map { "could not run: \($0)" } ?? "exited with status \(outcome.exitStatus ?? -1)"
+                let why =
+                    outcome.failure.map { "could not run: \($0)" } ?? "exited with status \(outcome.exitStatus ?? -1)"
                 logger("observer plugin '\(name)' \(why); its facts are unknown; restarting in \(delay.seconds)s")
             }
             if !outcome.reportedKeys.isEmpty {

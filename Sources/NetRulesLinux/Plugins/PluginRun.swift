@@ -51,12 +51,17 @@ enum PluginRun {
                 keys.formUnion(update.changes.keys)
                 if !update.isEmpty { updates.yield(update) }
             case .failure(let malformed):
-                logger("observer plugin '\(definition.name)': skipped a malformed line (\(malformed)): \(FactValue.escaped(Array(line.prefix(200))))")
+                logger(
+                    "observer plugin '\(definition.name)': skipped a malformed line (\(malformed)): \(FactValue.escaped(Array(line.prefix(200))))"
+                )
             }
         }
         while true {
             let (readable, cancelled) = try output.withFileDescriptor { fd in
-                var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+                var fds = [
+                    pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0),
+                ]
                 _ = try sys_poll(&fds, fds.count, -1).get(call: "poll")
                 return (fds[0].revents != 0, fds[1].revents != 0)
             }

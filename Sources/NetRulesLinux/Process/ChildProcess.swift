@@ -46,7 +46,8 @@ final class ChildProcess: Sendable {
         var empty = sigset_t()
         sigemptyset(&empty)
         posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
         let program = argv[0].contains("/") ? argv[0] : (lookUp(argv[0]) ?? argv[0])
         let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
@@ -109,7 +110,9 @@ final class ChildProcess: Sendable {
                 try output.withFileDescriptor { fd in
                     var buffer = [UInt8](repeating: 0, count: 4096)
                     while true {
-                        let count = try buffer.withUnsafeMutableBytes { try sys_read(fd, $0.baseAddress!, $0.count).get(call: "read") }
+                        let count = try buffer.withUnsafeMutableBytes {
+                            try sys_read(fd, $0.baseAddress!, $0.count).get(call: "read")
+                        }
                         if count == 0 { break }
                         collected += buffer[0..<count]
                     }

@@ -40,14 +40,17 @@ public struct ResolverObserver: Observer {
     }
 
     private static func watch(path: String, wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation) throws {
-        let inotify = FileDescriptor(taking: try sys_inotify_init1(CInt(IN_CLOEXEC | IN_NONBLOCK)).get(call: "inotify_init1"))
+        let inotify = FileDescriptor(
+            taking: try sys_inotify_init1(CInt(IN_CLOEXEC | IN_NONBLOCK)).get(call: "inotify_init1"))
         defer { try? inotify.close() }
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE)
         var watched: Set<String> = []
         func addWatches() throws {
             for directory in [directoryName(path), readLinkTarget(path).map(directoryName)].compactMap({ $0 })
             where !watched.contains(directory) {
-                _ = try inotify.withFileDescriptor { fd in try sys_inotify_add_watch(fd, directory, mask).get(call: "inotify_add_watch") }
+                _ = try inotify.withFileDescriptor { fd in
+                    try sys_inotify_add_watch(fd, directory, mask).get(call: "inotify_add_watch")
+                }
                 watched.insert(directory)
             }
         }
@@ -63,15 +66,20 @@ public struct ResolverObserver: Observer {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let readable = try inotify.withFileDescriptor { fd in
-                var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+                var fds = [
+                    pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0),
+                ]
                 _ = try sys_poll(&fds, fds.count, -1).get(call: "poll")
                 return (fds[0].revents != 0, fds[1].revents != 0)
             }
             if readable.1 { return }
             // Drain every queued event; what changed does not matter, only the file's content does.
-            while case .success(let count) = (try inotify.withFileDescriptor { fd in
-                buffer.withUnsafeMutableBytes { sys_read(fd, $0.baseAddress!, $0.count) }
-            }), count > 0 {}
+            while case .success(let count) =
+                (try inotify.withFileDescriptor { fd in
+                    buffer.withUnsafeMutableBytes { sys_read(fd, $0.baseAddress!, $0.count) }
+                }), count > 0
+            {}
             // A new symlink target may live in a directory we do not watch yet.
             try? addWatches()
             report()

@@ -20,7 +20,8 @@ struct LinkMessage: Hashable, Sendable {
     /// Parses the body of a link message; nil when it is too short to hold an `ifinfomsg`.
     static func parse(_ payload: [UInt8]) -> LinkMessage? {
         guard let info = payload.readStruct(as: ifinfomsg.self) else { return nil }
-        let attributes = NetlinkAttributes(payload, from: Int(CNetRulesLinux_NLMSG_ALIGN(UInt32(MemoryLayout<ifinfomsg>.size))))
+        let attributes = NetlinkAttributes(
+            payload, from: Int(CNetRulesLinux_NLMSG_ALIGN(UInt32(MemoryLayout<ifinfomsg>.size))))
         return LinkMessage(
             index: info.ifi_index,
             name: attributes.string(Int32(IFLA_IFNAME)) ?? "if\(info.ifi_index)",

@@ -23,7 +23,8 @@ struct NeighbourMessage: Hashable, Sendable {
     /// Parses the body of a neighbour message; nil for other families or a missing `NDA_DST`.
     static func parse(_ payload: [UInt8]) -> NeighbourMessage? {
         guard let info = payload.readStruct(as: ndmsg.self) else { return nil }
-        let attributes = NetlinkAttributes(payload, from: Int(CNetRulesLinux_NLMSG_ALIGN(UInt32(MemoryLayout<ndmsg>.size))))
+        let attributes = NetlinkAttributes(
+            payload, from: Int(CNetRulesLinux_NLMSG_ALIGN(UInt32(MemoryLayout<ndmsg>.size))))
         guard let raw = attributes[Int32(NDA_DST)],
             let destination = IPAddress(family: Int32(info.ndm_family), bytes: raw)
         else { return nil }

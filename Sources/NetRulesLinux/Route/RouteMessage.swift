@@ -30,15 +30,17 @@ struct RouteMessage: Hashable, Sendable {
 
     /// What a route replaced with `NLM_F_REPLACE` shares with the route it replaces.
     var replacementKey: RouteKey {
-        RouteKey(family: family, destination: destination, destinationLength: destinationLength,
-                 typeOfService: typeOfService, table: table, priority: priority, gateway: nil, outputIndex: nil)
+        RouteKey(
+            family: family, destination: destination, destinationLength: destinationLength,
+            typeOfService: typeOfService, table: table, priority: priority, gateway: nil, outputIndex: nil)
     }
 
     /// The full identity: IPv6 keeps several routes that differ only in next hop, IPv4 (with `append`) too.
     var key: RouteKey {
-        RouteKey(family: family, destination: destination, destinationLength: destinationLength,
-                 typeOfService: typeOfService, table: table, priority: priority, gateway: gateway,
-                 outputIndex: outputIndex)
+        RouteKey(
+            family: family, destination: destination, destinationLength: destinationLength,
+            typeOfService: typeOfService, table: table, priority: priority, gateway: gateway,
+            outputIndex: outputIndex)
     }
 
     /// Parses the body of a route message; nil for families other than IPv4/IPv6.
@@ -46,7 +48,8 @@ struct RouteMessage: Hashable, Sendable {
         guard let info = payload.readStruct(as: rtmsg.self) else { return nil }
         let family = Int32(info.rtm_family)
         guard family == AF_INET || family == AF_INET6 else { return nil }
-        let attributes = NetlinkAttributes(payload, from: Int(CNetRulesLinux_NLMSG_ALIGN(UInt32(MemoryLayout<rtmsg>.size))))
+        let attributes = NetlinkAttributes(
+            payload, from: Int(CNetRulesLinux_NLMSG_ALIGN(UInt32(MemoryLayout<rtmsg>.size))))
         var gateway = attributes[Int32(RTA_GATEWAY.rawValue)].flatMap { IPAddress(family: family, bytes: $0) }
         var outputIndex: Int32? = attributes.integer(Int32(RTA_OIF.rawValue))
         if outputIndex == nil, let hops = attributes[Int32(RTA_MULTIPATH.rawValue)],
@@ -58,7 +61,8 @@ struct RouteMessage: Hashable, Sendable {
             let start = Int(CNetRulesLinux_RTA_ALIGN(UInt32(MemoryLayout<rtnexthop>.size)))
             if end > start {
                 let nested = NetlinkAttributes(Array(hops[start..<end]))
-                gateway = gateway ?? nested[Int32(RTA_GATEWAY.rawValue)].flatMap { IPAddress(family: family, bytes: $0) }
+                gateway =
+                    gateway ?? nested[Int32(RTA_GATEWAY.rawValue)].flatMap { IPAddress(family: family, bytes: $0) }
             }
         }
         return RouteMessage(

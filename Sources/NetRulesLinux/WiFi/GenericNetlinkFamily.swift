@@ -38,7 +38,8 @@ struct GenericNetlinkFamily: Hashable, Sendable {
     static func lookUp(_ name: String, sequence: UInt32) -> NetlinkMessage {
         var attributes = NetlinkAttributeWriter()
         attributes.append(Int32(CTRL_ATTR_FAMILY_NAME), string: name)
-        return request(type: UInt16(GENL_ID_CTRL), command: UInt8(CTRL_CMD_GETFAMILY), dump: false,
-                       sequence: sequence, attributes: attributes)
+        return request(
+            type: UInt16(GENL_ID_CTRL), command: UInt8(CTRL_CMD_GETFAMILY), dump: false,
+            sequence: sequence, attributes: attributes)
     }
 }

@@ -64,8 +64,10 @@ final class NL80211Client {
         sequence &+= 1
         var attributes = NetlinkAttributeWriter()
         if let index { attributes.append(Int32(NL80211_ATTR_IFINDEX.rawValue), integer: UInt32(bitPattern: index)) }
-        try requests.send(GenericNetlinkFamily.request(
-            type: family.id, command: UInt8(command.rawValue), dump: true, sequence: sequence, attributes: attributes))
+        try requests.send(
+            GenericNetlinkFamily.request(
+                type: family.id, command: UInt8(command.rawValue), dump: true, sequence: sequence,
+                attributes: attributes))
         return try NL80211Client.receiveReply(on: requests, sequence: sequence)
             .filter { $0.type == family.id }
             .compactMap { NL80211Message.parse($0.payload) }

@@ -33,7 +33,8 @@ enum NL80211Message: Hashable, Sendable {
                 ssid: attributes[attribute(NL80211_ATTR_SSID)],
                 frequency: attributes.integer(attribute(NL80211_ATTR_WIPHY_FREQ)))
         case NL80211_CMD_CONNECT.rawValue:
-            return .connected(index: index, bssid: mac, status: attributes.integer(attribute(NL80211_ATTR_STATUS_CODE)) ?? 0)
+            return .connected(
+                index: index, bssid: mac, status: attributes.integer(attribute(NL80211_ATTR_STATUS_CODE)) ?? 0)
         case NL80211_CMD_ROAM.rawValue:
             return .roamed(index: index, bssid: mac)
         case NL80211_CMD_DISCONNECT.rawValue:

@@ -53,7 +53,9 @@ public struct WiFiObserver: Observer {
             wake.signal()
         }
         guard !available else { return }
-        logger("wifi: this kernel has no nl80211 (cfg80211 is not available); ssid, bssid, signal and frequency stay unknown")
+        logger(
+            "wifi: this kernel has no nl80211 (cfg80211 is not available); ssid, bssid, signal and frequency stay unknown"
+        )
         // The facts are unknown already; reporting them as unknown would erase what an observer
         // plugin reports for them. Nothing will change: wait for cancellation without a timer (a
         // long Task.sleep re-arms a libdispatch timer every second on Linux).

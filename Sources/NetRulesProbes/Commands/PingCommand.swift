@@ -46,7 +46,8 @@ public enum PingCommand {
         let summaries = await withTaskGroup(of: Summary.self) { group in
             for host in hosts {
                 group.addTask {
-                    await pingHost(host, pinger: pinger, count: count, interval: interval, timeout: timeout, json: json,
+                    await pingHost(
+                        host, pinger: pinger, count: count, interval: interval, timeout: timeout, json: json,
                         output: output, errorOutput: errorOutput)
                 }
             }
@@ -70,11 +71,15 @@ public enum PingCommand {
         }
 
         var text: String {
-            var lines = ["--- \(host) ping statistics ---",
-                "\(transmitted) packets transmitted, \(rtts.count) received, \(lossPercent)% packet loss"]
+            var lines = [
+                "--- \(host) ping statistics ---",
+                "\(transmitted) packets transmitted, \(rtts.count) received, \(lossPercent)% packet loss",
+            ]
             if let min = rtts.min(), let max = rtts.max() {
                 let avg = rtts.reduce(Duration.zero, +) / rtts.count
-                lines.append("rtt min/avg/max = \(formatMilliseconds(min))/\(formatMilliseconds(avg))/\(formatMilliseconds(max)) ms")
+                lines.append(
+                    "rtt min/avg/max = \(formatMilliseconds(min))/\(formatMilliseconds(avg))/\(formatMilliseconds(max)) ms"
+                )
             }
             return lines.joined(separator: "\n")
         }
@@ -118,11 +123,13 @@ public enum PingCommand {
                     let rtt: Duration?
                     do throws(ICMPError) {
                         rtt = try await pinger.ping(address, timeout: timeout)
-                        line = event(rtt == nil ? "timeout" : "reply", host: host, address: address, sequence: sequence,
+                        line = event(
+                            rtt == nil ? "timeout" : "reply", host: host, address: address, sequence: sequence,
                             rtt: rtt, message: nil, json: json)
                     } catch {
                         rtt = nil
-                        line = event("error", host: host, address: address, sequence: sequence, rtt: nil,
+                        line = event(
+                            "error", host: host, address: address, sequence: sequence, rtt: nil,
                             message: error.message, json: json)
                     }
                     output(line)

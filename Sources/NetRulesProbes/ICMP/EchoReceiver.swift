@@ -127,7 +127,10 @@ final class EchoReceiver: Sendable {
                 _ = try sent.get()
             }
         } catch {
-            let failure = ICMPError(code: .sendFailed, message: "cannot send to \(target.ipAddress.map { "\($0)" } ?? "?"): \(error.errno.message)", cause: error)
+            let failure = ICMPError(
+                code: .sendFailed,
+                message: "cannot send to \(target.ipAddress.map { "\($0)" } ?? "?"): \(error.errno.message)",
+                cause: error)
             state.withLock { $0.entries.removeValue(forKey: key) }?.continuation?.resume(returning: .failure(failure))
         }
     }
@@ -164,7 +167,8 @@ final class EchoReceiver: Sendable {
         let endpoints = [v4, v6].compactMap { $0 }
         var pollSet = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         for endpoint in endpoints {
-            pollSet.append(pollfd(fd: (try? endpoint.socket.withFileDescriptor { $0 }) ?? -1, events: Int16(POLLIN), revents: 0))
+            pollSet.append(
+                pollfd(fd: (try? endpoint.socket.withFileDescriptor { $0 }) ?? -1, events: Int16(POLLIN), revents: 0))
         }
         var buffer = [UInt8](repeating: 0, count: 2048)
         while true {
@@ -201,13 +205,15 @@ final class EchoReceiver: Sendable {
             }
             let now = clock.now
             guard case .success(let count) = received else { return }  // EAGAIN: drained.
-            guard let reply = ICMPPacket.parseEchoReply(
-                buffer[0..<count], v6: endpoint.v6, includesIPHeader: endpoint.kind == .raw && !endpoint.v6),
+            guard
+                let reply = ICMPPacket.parseEchoReply(
+                    buffer[0..<count], v6: endpoint.v6, includesIPHeader: endpoint.kind == .raw && !endpoint.v6),
                 reply.identifier == endpoint.identifier, reply.payload.starts(with: token)
             else { continue }
             let key = Key(v6: endpoint.v6, sequence: reply.sequence)
             let entry = state.withLock { state -> Entry? in
-                guard let entry = state.entries[key], entry.continuation != nil, entry.address == source.ipAddress else {
+                guard let entry = state.entries[key], entry.continuation != nil, entry.address == source.ipAddress
+                else {
                     return nil
                 }
                 return state.entries.removeValue(forKey: key)

@@ -35,7 +35,8 @@ struct ICMPEndpoint: Sendable {
                 _ = try any.withSockAddr { address, length throws(SystemCallError) in
                     try sys_bind(fd, address, length).get(call: "bind")
                 }
-                _ = try bound.withMutableSockAddr { address, length in sys_getsockname(fd, address, &length) }.get(call: "getsockname")
+                _ = try bound.withMutableSockAddr { address, length in sys_getsockname(fd, address, &length) }.get(
+                    call: "getsockname")
             }
             enlargeReceiveBuffer(socket)
             return .success(ICMPEndpoint(socket: socket, kind: .datagram, v6: v6, identifier: bound.port))
@@ -43,7 +44,8 @@ struct ICMPEndpoint: Sendable {
             datagramError = error
         }
         if datagramError.errno == .addressFamilyNotSupported {
-            return .failure(ICMPError(code: .unavailable, message: "IPv\(v6 ? 6 : 4) is not available", cause: datagramError))
+            return .failure(
+                ICMPError(code: .unavailable, message: "IPv\(v6 ? 6 : 4) is not available", cause: datagramError))
         }
         do {
             let socket = try FileDescriptor.socket(domain: domain, type: CInt(SOCK_RAW.rawValue), protocol: proto)

@@ -1,4 +1,5 @@
 import NetRulesSystem
+
 /// Why an ICMP echo could not be sent or awaited (a lost packet is not an error: it is a timeout).
 public struct ICMPError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure; extensible, so switch with a `default`.

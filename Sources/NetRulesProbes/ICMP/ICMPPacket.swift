@@ -62,7 +62,9 @@ enum ICMPPacket {
             guard let first = packet.first, first >> 4 == 4 else { return nil }
             let headerLength = Int(first & 0x0F) * 4
             // Byte 9 of the IPv4 header is the protocol: 1 is ICMP.
-            guard headerLength >= 20, packet.count >= headerLength, packet[packet.startIndex + 9] == 1 else { return nil }
+            guard headerLength >= 20, packet.count >= headerLength, packet[packet.startIndex + 9] == 1 else {
+                return nil
+            }
             packet = packet.dropFirst(headerLength)
         }
         guard packet.count >= headerLength else { return nil }

@@ -60,7 +60,9 @@ struct PortalClassifier: Sendable {
     }
 
     /// What one response means on its own (pure; the tests walk every branch).
-    static func conclusion(for response: HTTPResponse, expecting probe: ConnectivitySettings.Probe) -> PortalVerdict.Connectivity? {
+    static func conclusion(for response: HTTPResponse, expecting probe: ConnectivitySettings.Probe) -> PortalVerdict
+        .Connectivity?
+    {
         if response.status == probe.expectedStatus && matches(response.body, probe.expectedBody) {
             return .online
         }
@@ -96,7 +98,13 @@ struct PortalClassifier: Sendable {
         var out = ""
         var inTag = false
         for character in html {
-            if character == "<" { inTag = true } else if character == ">" { inTag = false } else if !inTag { out.append(character) }
+            if character == "<" {
+                inTag = true
+            } else if character == ">" {
+                inTag = false
+            } else if !inTag {
+                out.append(character)
+            }
         }
         return out
     }
@@ -104,7 +112,8 @@ struct PortalClassifier: Sendable {
 
 extension StringProtocol {
     func trimmingWhitespace() -> String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
+        else {
             return ""
         }
         return String(self[first...last])

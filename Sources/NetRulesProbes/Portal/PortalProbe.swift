@@ -26,12 +26,16 @@ public struct PortalProbe: Observer {
     ///   - settings: The probes and their expected answers.
     ///   - clock: Paces the re-checks (`ContinuousClock` in production).
     ///   - bindToDefaultRoute: Whether to bind each probe to the default route's interface.
-    public init(settings: ConnectivitySettings, clock: any Clock<Duration> = ContinuousClock(), bindToDefaultRoute: Bool = true) {
+    public init(
+        settings: ConnectivitySettings, clock: any Clock<Duration> = ContinuousClock(), bindToDefaultRoute: Bool = true
+    ) {
         self.init(settings: settings, clock: clock, executor: .dispatch, bindToDefaultRoute: bindToDefaultRoute)
     }
 
     /// Creates the observer with an executor for its blocking work (tests use a namespace).
-    package init(settings: ConnectivitySettings, clock: any Clock<Duration>, executor: BlockingExecutor, bindToDefaultRoute: Bool) {
+    package init(
+        settings: ConnectivitySettings, clock: any Clock<Duration>, executor: BlockingExecutor, bindToDefaultRoute: Bool
+    ) {
         let client = HTTPClient(executor: executor)
         self.init(settings: settings, clock: clock) {
             let interface = bindToDefaultRoute ? await executor.run { DefaultRoute.interfaceName() } : nil
@@ -41,7 +45,10 @@ public struct PortalProbe: Observer {
     }
 
     /// Creates the observer around any classification (tests count and script verdicts).
-    package init(settings: ConnectivitySettings, clock: any Clock<Duration>, classify: @escaping @Sendable () async -> PortalVerdict) {
+    package init(
+        settings: ConnectivitySettings, clock: any Clock<Duration>,
+        classify: @escaping @Sendable () async -> PortalVerdict
+    ) {
         self.settings = settings
         self.clock = clock
         self.classify = classify

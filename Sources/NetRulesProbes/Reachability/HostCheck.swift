@@ -15,8 +15,9 @@ struct HostCheck: Sendable {
 
     /// Whether `host` answered in this round.
     func isReachable(_ host: HostDefinition) async -> Bool {
-        guard case .success(let addresses) = await Resolver.resolve(
-            host.address, timeout: Self.resolveTimeout, executor: executor),
+        guard
+            case .success(let addresses) = await Resolver.resolve(
+                host.address, timeout: Self.resolveTimeout, executor: executor),
             let address = addresses.first
         else { return false }
         for _ in 0..<max(1, host.tries) {
@@ -30,7 +31,9 @@ struct HostCheck: Sendable {
         if let port = host.port {
             let clock = ContinuousClock()
             let started = clock.now
-            if case .success = await TCPProbe.connect(to: address, port: UInt16(port), timeout: host.timeout, executor: executor) {
+            if case .success = await TCPProbe.connect(
+                to: address, port: UInt16(port), timeout: host.timeout, executor: executor)
+            {
                 return true
             }
             // A refusal comes back at once; wait out the try so tries stay spaced by the timeout.

@@ -68,7 +68,8 @@ enum Resolver {
 
 /// A continuation that the first of several finishers resumes; later ones are ignored.
 final class Race<Value: Sendable>: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<Value, Never>?, early: Value?, done: Bool)>((nil, nil, false))
+    private let state = Mutex<(continuation: CheckedContinuation<Value, Never>?, early: Value?, done: Bool)>(
+        (nil, nil, false))
 
     func install(_ continuation: CheckedContinuation<Value, Never>) {
         let early = state.withLock { state -> Value? in

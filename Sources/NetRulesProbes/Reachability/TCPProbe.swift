@@ -18,11 +18,14 @@ enum TCPProbe {
         await executor.run { attempt(address, port: port, timeout: timeout) }
     }
 
-    private static func attempt(_ address: IPAddress, port: UInt16, timeout: Duration) -> Result<Duration, SystemCallError> {
+    private static func attempt(_ address: IPAddress, port: UInt16, timeout: Duration) -> Result<
+        Duration, SystemCallError
+    > {
         let clock = ContinuousClock()
         let started = clock.now
         do throws(SystemCallError) {
-            let socket = try FileDescriptor.socket(domain: address.isV6 ? AF_INET6 : AF_INET, type: CInt(SOCK_STREAM.rawValue), protocol: 0)
+            let socket = try FileDescriptor.socket(
+                domain: address.isV6 ? AF_INET6 : AF_INET, type: CInt(SOCK_STREAM.rawValue), protocol: 0)
             defer { try? socket.close() }
             try socket.withFileDescriptor { fd throws(SystemCallError) in
                 let target = SocketAddress(address, port: port)
@@ -40,7 +43,9 @@ enum TCPProbe {
                     let remaining = CInt(clamping: CurlLikeMilliseconds.roundUp(deadline - clock.now))
                     let ready = try sys_poll(&pfd, 1, remaining).get(call: "poll")
                     if ready > 0 { break }
-                    if clock.now >= deadline { throw SystemCallError(call: "connect", errno: Errno(rawValue: ETIMEDOUT)) }
+                    if clock.now >= deadline {
+                        throw SystemCallError(call: "connect", errno: Errno(rawValue: ETIMEDOUT))
+                    }
                 }
                 let error = try sys_getsockopt_int(fd, SOL_SOCKET, SO_ERROR).get(call: "getsockopt")
                 if error != 0 { throw SystemCallError(call: "connect", errno: Errno(rawValue: error)) }

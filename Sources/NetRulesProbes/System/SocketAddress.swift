@@ -36,7 +36,9 @@ struct SocketAddress: Sendable {
     init?(_ pointer: UnsafePointer<sockaddr>, length: socklen_t) {
         guard length <= socklen_t(MemoryLayout<sockaddr_storage>.size) else { return nil }
         self.length = length
-        withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: Int(length))) }
+        withUnsafeMutableBytes(of: &storage) {
+            $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: Int(length)))
+        }
     }
 
     var isV6: Bool { storage.ss_family == sa_family_t(AF_INET6) }
@@ -61,12 +63,15 @@ struct SocketAddress: Sendable {
     /// The port (for ICMP datagram sockets: the echo identifier the kernel assigned).
     var port: UInt16 {
         withUnsafeBytes(of: storage) { raw in
-            isV6 ? UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port)
+            isV6
+                ? UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port)
                 : UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port)
         }
     }
 
-    func withSockAddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemCallError) -> T) throws(SystemCallError) -> T {
+    func withSockAddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemCallError) -> T)
+        throws(SystemCallError) -> T
+    {
         var copy = storage
         return try withUnsafePointer(to: &copy) { pointer throws(SystemCallError) in
             try body(UnsafeRawPointer(pointer).assumingMemoryBound(to: sockaddr.self), length)

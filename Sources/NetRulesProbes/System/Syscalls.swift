@@ -25,7 +25,9 @@ func sys_getsockopt_int(_ fd: CInt, _ level: CInt, _ name: CInt) -> Result<CInt,
     return retryingOnEINTR { getsockopt(fd, level, name, &value, &length) }.map { _ in value }
 }
 
-func sys_getsockname(_ fd: CInt, _ address: UnsafeMutablePointer<sockaddr>, _ length: inout socklen_t) -> Result<CInt, Errno> {
+func sys_getsockname(_ fd: CInt, _ address: UnsafeMutablePointer<sockaddr>, _ length: inout socklen_t) -> Result<
+    CInt, Errno
+> {
     retryingOnEINTR { getsockname(fd, address, &length) }
 }
 

@@ -91,7 +91,9 @@ public final class TestHTTPServer: @unchecked Sendable {
         sin.sin_family = sa_family_t(AF_INET)
         guard inet_pton(AF_INET, address, &sin.sin_addr) == 1 else { throw TestError("bad address \(address)") }
         let bound = withUnsafePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, Glibc.listen(fd, 64) == 0 else { throw TestError("bind/listen: errno \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -151,7 +153,8 @@ public final class TestHTTPServer: @unchecked Sendable {
         var headers: [(String, String)] = []
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            headers.append(
+                (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         let length = headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? 0
         var body = Array(data[headerEnd!...])

@@ -51,7 +51,9 @@ public final class TestNamespace: Sendable {
         let path = "/var/run/netns/\(name)"
         let thread = Thread {
             defer { done.signal() }
-            box.result = Result { try TestNamespace.join(path); return try body() }
+            box.result = Result {
+                try TestNamespace.join(path); return try body()
+            }
         }
         thread.start()
         done.wait()

@@ -74,16 +74,17 @@ final class TemporaryDirectory: Sendable {
 /// SSIDs an attacker might broadcast. Each must reach actions byte-exact and execute nothing.
 /// Every entry that could run something would create the file `pwned` in the working directory.
 enum HostileSSIDs {
-    static let corpus: [[UInt8]] = [
-        "$(touch pwned)", "`touch pwned`", "'; touch pwned; '", "\"; touch pwned; \"", "a\ntouch pwned",
-        "x; touch pwned", "x | touch pwned", "x & touch pwned", "x && touch pwned", "${IFS}touch${IFS}pwned",
-        "$HOME", "\\", "'", "''''", "\"", "-n", "--", "*", "~", "a\rb", "tab\there", "{{ssid}}", "%s%n%x",
-        "> pwned", "<(touch pwned)", "!!", "é café ☕", "\u{202E}evil", " leading and trailing ",
-    ].map { Array($0.utf8) } + [
-        [0xFF, 0xFE, 0x80, 0x41],  // not UTF-8
-        [0xC3, 0x28, 0x27, 0x3B, 0x60],  // invalid sequence, quote, semicolon, backtick
-        [0xED, 0xA0, 0x80],  // a UTF-8-encoded surrogate: invalid
-        Array("$(touch pwned)`touch pwned`';\"|&".utf8),  // 32 bytes, the maximum
-        Array(repeating: 0x27, count: 32),  // 32 single quotes
-    ]
+    static let corpus: [[UInt8]] =
+        [
+            "$(touch pwned)", "`touch pwned`", "'; touch pwned; '", "\"; touch pwned; \"", "a\ntouch pwned",
+            "x; touch pwned", "x | touch pwned", "x & touch pwned", "x && touch pwned", "${IFS}touch${IFS}pwned",
+            "$HOME", "\\", "'", "''''", "\"", "-n", "--", "*", "~", "a\rb", "tab\there", "{{ssid}}", "%s%n%x",
+            "> pwned", "<(touch pwned)", "!!", "é café ☕", "\u{202E}evil", " leading and trailing ",
+        ].map { Array($0.utf8) } + [
+            [0xFF, 0xFE, 0x80, 0x41],  // not UTF-8
+            [0xC3, 0x28, 0x27, 0x3B, 0x60],  // invalid sequence, quote, semicolon, backtick
+            [0xED, 0xA0, 0x80],  // a UTF-8-encoded surrogate: invalid
+            Array("$(touch pwned)`touch pwned`';\"|&".utf8),  // 32 bytes, the maximum
+            Array(repeating: 0x27, count: 32),  // 32 single quotes
+        ]
 }

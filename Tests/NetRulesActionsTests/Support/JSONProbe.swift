@@ -9,7 +9,9 @@ indirect enum JSONProbe: Equatable {
     static func string(in document: [UInt8], at path: [String]) -> [UInt8]? {
         guard var value = parse(document) else { return nil }
         for key in path {
-            guard case .object(let members) = value, let next = members.first(where: { $0.0 == key })?.1 else { return nil }
+            guard case .object(let members) = value, let next = members.first(where: { $0.0 == key })?.1 else {
+                return nil
+            }
             value = next
         }
         if case .string(let bytes) = value { return bytes }
@@ -47,7 +49,9 @@ indirect enum JSONProbe: Equatable {
                 if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
                 while true {
                     skipSpace()
-                    guard case .string(let key)? = value(), let name = String(validating: key, as: UTF8.self) else { return nil }
+                    guard case .string(let key)? = value(), let name = String(validating: key, as: UTF8.self) else {
+                        return nil
+                    }
                     skipSpace()
                     guard bytes[index] == UInt8(ascii: ":") else { return nil }
                     index += 1
@@ -102,12 +106,16 @@ indirect enum JSONProbe: Equatable {
                 case UInt8(ascii: "b"): out.append(0x08)
                 case UInt8(ascii: "f"): out.append(0x0C)
                 case UInt8(ascii: "u"):
-                    guard let unit = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16) else { return nil }
+                    guard let unit = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
+                    else { return nil }
                     index += 4
                     if (0xDC80...0xDCFF).contains(unit) {
                         out.append(UInt8(unit - 0xDC00))
                     } else if (0xD800...0xDBFF).contains(unit), bytes[index] == UInt8(ascii: "\\") {
-                        guard let low = UInt32(String(decoding: bytes[(index + 2)..<(index + 6)], as: UTF8.self), radix: 16) else { return nil }
+                        guard
+                            let low = UInt32(
+                                String(decoding: bytes[(index + 2)..<(index + 6)], as: UTF8.self), radix: 16)
+                        else { return nil }
                         index += 6
                         out += Array(String(Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))!).utf8)
                     } else {

@@ -48,7 +48,9 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 128) == 0 else { throw ServerError("bind/listen: errno \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -132,7 +134,8 @@ final class LoopbackHTTPServer: @unchecked Sendable {
             while value.first == 0x20 { value.removeFirst() }
             headers.append((String(decoding: line[..<colon], as: UTF8.self), value))
         }
-        let length = headers.first { $0.name.lowercased() == "content-length" }
+        let length =
+            headers.first { $0.name.lowercased() == "content-length" }
             .flatMap { Int(String(decoding: $0.value, as: UTF8.self)) } ?? 0
         while data.count < headerEnd! + length {
             let n = recv(fd, &buffer, buffer.count, 0)
@@ -142,7 +145,8 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         let body = Array(data[headerEnd!..<(headerEnd! + length)])
         data.removeFirst(headerEnd! + length)
         return Request(
-            method: String(decoding: requestLine[0], as: UTF8.self), target: Array(requestLine[1]), headers: headers, body: body)
+            method: String(decoding: requestLine[0], as: UTF8.self), target: Array(requestLine[1]), headers: headers,
+            body: body)
     }
 }
 

@@ -12,12 +12,15 @@ final class RunnerHarness: Sendable {
     private let collected = Locked<[ActionResult]>([])
     private let collector: Task<Void, Never>
 
-    init(concurrency: Int = 4, environment: [String: String] = ["PATH": "/usr/bin:/bin"], pluginDirectories: [String] = [],
-         stateDirectory: String? = nil)
-    {
+    init(
+        concurrency: Int = 4, environment: [String: String] = ["PATH": "/usr/bin:/bin"],
+        pluginDirectories: [String] = [],
+        stateDirectory: String? = nil
+    ) {
         let lines = self.lines
         runner = ActionRunner(
-            stateDirectory: stateDirectory ?? directory.file("state"), concurrency: concurrency, environment: environment,
+            stateDirectory: stateDirectory ?? directory.file("state"), concurrency: concurrency,
+            environment: environment,
             pluginDirectories: pluginDirectories, logger: { line in lines.withLock { $0.append(line) } },
             terminationGrace: .milliseconds(200)
         )

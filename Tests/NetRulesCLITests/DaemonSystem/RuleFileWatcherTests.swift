@@ -1,11 +1,11 @@
 import Foundation
 @preconcurrency import Glibc
 import NetRulesLinux
+import NetRulesSystem
 import Synchronization
 import Testing
 
 @testable import NetRulesDaemon
-import NetRulesSystem
 
 /// Counts reports and lets a test await a count (cancellable, so a guard timeout can end the wait).
 private final class ReportCounter: Sendable {

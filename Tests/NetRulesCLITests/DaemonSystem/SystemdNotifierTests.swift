@@ -1,9 +1,9 @@
 @preconcurrency import Glibc
 import NetRulesLinux
+import NetRulesSystem
 import Testing
 
 @testable import NetRulesDaemon
-import NetRulesSystem
 
 /// A datagram socket bound where systemd's would be, reading what the notifier sends.
 private final class NotifyListener {

@@ -94,7 +94,8 @@ final class Testbed: Sendable {
     }
 
     /// Starts an HTTP server in the peer namespace; it is stopped at tear-down.
-    func serve(_ handler: @escaping @Sendable (TestHTTPServer.Request) -> TestHTTPServer.Reply) throws -> TestHTTPServer {
+    func serve(_ handler: @escaping @Sendable (TestHTTPServer.Request) -> TestHTTPServer.Reply) throws -> TestHTTPServer
+    {
         let server = try TestHTTPServer(address: Self.peerAddress, in: peer, handler: handler)
         owned.withLock { $0.servers.append(server) }
         return server
@@ -118,7 +119,8 @@ final class Testbed: Sendable {
         env.merge(environment) { $1 }
         let daemon = try DaemonProcess(
             namespace: host.name,
-            arguments: ["run"] + rules + ["--state-dir", path("state"), "--control-socket", path("control.sock")] + options,
+            arguments: ["run"] + rules + ["--state-dir", path("state"), "--control-socket", path("control.sock")]
+                + options,
             environment: env, log: path("daemon.log"))
         owned.withLock { $0.daemons.append(daemon) }
         if awaitReady {
@@ -143,7 +145,8 @@ final class Testbed: Sendable {
 
     /// The running daemon's facts as `netrules status --json` reads them over the control socket.
     func daemonFacts() -> String {
-        (try? TestNamespace.shell(DaemonProcess.executable, "status", "--json", "--control-socket", path("control.sock")))
+        (try? TestNamespace.shell(
+            DaemonProcess.executable, "status", "--json", "--control-socket", path("control.sock")))
             ?? "(no answer on the control socket)"
     }
 

@@ -30,8 +30,10 @@ enum RouteFixtures {
     }
 
     /// `struct ifaddrmsg` (8 bytes) + IFA_ADDRESS (1), IFA_LOCAL (2), IFA_BROADCAST (4), IFA_FLAGS (8).
-    static func address(family: UInt8, index: UInt32, bytes: [UInt8], prefix: UInt8, flags: UInt32 = 0x80,
-                        broadcast: [UInt8]? = nil) -> [UInt8] {
+    static func address(
+        family: UInt8, index: UInt32, bytes: [UInt8], prefix: UInt8, flags: UInt32 = 0x80,
+        broadcast: [UInt8]? = nil
+    ) -> [UInt8] {
         var out: [UInt8] = [family, prefix, UInt8(truncatingIfNeeded: flags), 0] + le(index)
         out += attribute(1, bytes)
         if family == 2 { out += attribute(2, bytes) }
@@ -42,8 +44,10 @@ enum RouteFixtures {
 
     /// `struct rtmsg` (12 bytes: family, dst_len, src_len, tos, table, protocol, scope, type, flags)
     /// + RTA_TABLE (15), RTA_PRIORITY (6), RTA_GATEWAY (5), RTA_OIF (4), RTA_DST (1).
-    static func route(family: UInt8, destination: [UInt8]? = nil, length: UInt8 = 0, gateway: [UInt8]?,
-                      index: Int32, metric: UInt32, table: UInt32 = 254) -> [UInt8] {
+    static func route(
+        family: UInt8, destination: [UInt8]? = nil, length: UInt8 = 0, gateway: [UInt8]?,
+        index: Int32, metric: UInt32, table: UInt32 = 254
+    ) -> [UInt8] {
         var out: [UInt8] = [family, length, 0, 0, UInt8(truncatingIfNeeded: min(table, 255)), 3, 0, 1] + le(UInt32(0))
         out += attribute(15, le(table))
         out += attribute(6, le(metric))

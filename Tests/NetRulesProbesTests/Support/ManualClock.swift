@@ -43,7 +43,11 @@ final class ManualClock: Clock, @unchecked Sendable {
                     return false
                 }
                 if due {
-                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                    if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } else {
+                        continuation.resume()
+                    }
                 } else {
                     sleepsContinuation.yield(deadline.offset - now.offset)
                 }
