@@ -177,3 +177,47 @@ struct NetworkCommandTests {
         }
     }
 }
+
+/// Observer and action plugins are found when the rules load.
+struct PluginLookupTests {
+    static func rules(_ body: String) throws -> (directory: URL, file: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nr-plugins-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("rules.yaml")
+        try body.write(to: file, atomically: true, encoding: .utf8)
+        return (directory, file.path)
+    }
+
+    @Test func observerPluginsAreFoundInThePluginDirectories() async throws {
+        let plugins = CommandTests.path("examples/plugins")
+        let (directory, file) = try Self.rules(
+            """
+            version: 1
+            plugins: [\(plugins)]
+            observers: [vpn]
+            rules:
+              - { name: vpn-up, when: { fact: { key: vpn.connected, equals: "true" } }, do: [ { run: "true" } ] }
+            """)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let r = await CommandTests.run("check", file)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stdout == "ok: 1 rule\n")
+    }
+
+    @Test func aMissingObserverPluginIsALoadError() async throws {
+        let (directory, file) = try Self.rules(
+            """
+            version: 1
+            observers: [no-such-observer]
+            rules:
+              - { name: r, when: { ssid: A }, do: [ { run: "true" } ] }
+            """)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let r = await CommandTests.run("check", file)
+        #expect(r.code == 65)
+        #expect(
+            r.stderr.hasPrefix(
+                "\(file):2:13: error: no observer plugin 'no-such-observer': 'netrules-observer-no-such-observer' was not found in the plugin directories or PATH\n"
+            ))
+    }
+}

@@ -61,13 +61,4 @@ struct ExecObserverTests {
         try await facts.stop()
         #expect(clock.now - started < .seconds(2))
     }
-
-    @Test func findsPluginsOnThePluginPath() {
-        let directory = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
-        let plugin = ExecObserver.plugin(named: "vpn", searchPath: "/\(directory)/examples/plugins", logger: { _ in })
-        #expect(plugin?.definition.command.first?.hasSuffix("examples/plugins/netrules-observer-vpn") == true)
-        #expect(
-            ExecObserver.plugin(named: "nonexistent", searchPath: "/\(directory)/examples/plugins", logger: { _ in })
-                == nil)
-    }
 }

@@ -30,22 +30,6 @@ public struct ExecObserver: Observer {
         self.logger = logger
     }
 
-    /// The plugin search path: `NETRULES_PLUGIN_PATH`, else `/usr/local/lib/netrules/plugins:/usr/lib/netrules/plugins`.
-    public static var defaultSearchPath: String {
-        getenv("NETRULES_PLUGIN_PATH").map { String(cString: $0) }
-            ?? "/usr/local/lib/netrules/plugins:/usr/lib/netrules/plugins"
-    }
-
-    /// Finds `netrules-observer-NAME` on the plugin path; nil when there is no such executable.
-    public static func plugin(
-        named name: String, searchPath: String = defaultSearchPath, logger: @escaping @Sendable (String) -> Void
-    ) -> ExecObserver? {
-        guard !name.contains("/"), let path = ChildProcess.lookUp("netrules-observer-\(name)", path: searchPath) else {
-            return nil
-        }
-        return ExecObserver(definition: ObserverDefinition(name: name, command: [path]), logger: logger)
-    }
-
     /// Runs the plugin, restarting it, until cancelled.
     public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
         var delay = initialDelay
