@@ -110,7 +110,7 @@ public enum FactValue: Hashable, Sendable {
         scalar.value < 0x20 || scalar.value == 0x7F
     }
 
-    static func hexByte(_ byte: UInt8) -> String {
+    public static func hexByte(_ byte: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
     }
