@@ -7,13 +7,14 @@ extension Daemon {
     // MARK: - Rules
 
     /// Loads and fully validates the rule files; nil (after logging why) when they cannot be used.
-    func load() -> LoadResult? {
+    /// `unreadable` tells a file that could not be read (exit 1) from invalid content (exit 65).
+    func load() -> (result: LoadResult?, unreadable: Bool) {
         let result: LoadResult
         do {
             result = try RuleFiles.load(options.ruleFiles, environment: options.environment)
         } catch {
             logger.error("\(error)")
-            return nil
+            return (nil, true)
         }
         // One record per diagnostic, on one line (`file:line:column: error: message`), as a log needs.
         for diagnostic in result.diagnostics {
@@ -24,15 +25,15 @@ extension Daemon {
             options.trustProblem($0, $1)
         }
         for problem in distrusted { logger.error(problem) }
-        guard !result.hasErrors, distrusted.isEmpty else { return nil }
-        return result
+        guard !result.hasErrors, distrusted.isEmpty else { return (nil, false) }
+        return (result, false)
     }
 
     /// Re-reads the rules and swaps them in atomically, or keeps the running ones.
     func reloadRules() async {
         options.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
         defer { options.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules") }
-        guard let loaded = load() else {
+        guard let loaded = load().result else {
             logger.error("reload failed: keeping the \(ruleSet.rules.count) rules already running")
             return
         }

@@ -68,9 +68,11 @@ public actor Daemon: DaemonQueries {
     /// Asks for a graceful shutdown (SIGTERM, SIGINT). Safe from any thread.
     public nonisolated func shutdown() { eventSink.yield(.shutdown) }
 
-    /// Runs until `shutdown()`; returns the exit code (65 when the rules are invalid at start).
+    /// Runs until `shutdown()`; returns the exit code: 0 after a clean shutdown, 65 when the rules
+    /// are invalid at start, 1 when they cannot be read.
     public func run() async -> Int32 {
-        guard let loaded = load() else { return 65 }
+        let (result, unreadable) = load()
+        guard let loaded = result else { return unreadable ? 1 : 65 }
         ruleSet = loaded.ruleSet
         engine = Engine(rules: ruleSet.rules)
         do {
