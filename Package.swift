@@ -35,7 +35,7 @@ let package = Package(
 
         // MARK: Operating-system parts
         // Errno, SystemCallError, the fd owner and dedicated threads, shared by the OS targets (STYLE §11–§13).
-        .target(name: "NetRulesSystem", swiftSettings: swiftSettings),
+        .target(name: "NetRulesSystem", dependencies: ["CNetRulesLinux"], swiftSettings: swiftSettings),
         .target(
             name: "NetRulesLinux",
             dependencies: ["NetRulesCore", "NetRulesSystem", "CNetRulesLinux"],

@@ -27,24 +27,57 @@ public enum DedicatedThread {
     /// Starts `body` on a new detached thread with a compact stack; if no thread can be created,
     /// runs it on the caller's.
     ///
-    /// - Parameter body: The blocking work.
-    public static func start(_ body: @escaping @Sendable () -> Void) {
+    /// - Parameters:
+    ///   - name: The thread's name (see `spawn`), or nil to leave the inherited one.
+    ///   - body: The blocking work.
+    public static func start(name: String? = nil, _ body: @escaping @Sendable () -> Void) {
         do {
-            try spawn(stackSize: compactStackSize, body)
+            try spawn(name: name, stackSize: compactStackSize, body)
         } catch {
             body()
+        }
+    }
+
+    /// Runs `body` on a new detached thread and returns its result, or throws what it throws.
+    ///
+    /// Unlike `run`, this never falls back to the caller's thread: a loop that blocks for hours
+    /// must not park a thread of the cooperative pool, so failing to create the thread is an error.
+    ///
+    /// - Parameters:
+    ///   - name: The thread's name (see `spawn`), or nil to leave the inherited one.
+    ///   - stackSize: The thread's stack in bytes, or nil for the system default (8 MiB).
+    ///   - body: The blocking work, which must return on its own.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or `SystemCallError` from `pthread_create` (`body` has not run then).
+    public static func spawnAndWait<R: Sendable>(
+        name: String? = nil,
+        stackSize: Int? = nil,
+        _ body: @escaping @Sendable () throws -> R
+    ) async throws -> R {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
+            do {
+                try spawn(name: name, stackSize: stackSize) { continuation.resume(with: Result { try body() }) }
+            } catch {
+                continuation.resume(throwing: error)
+            }
         }
     }
 
     /// Starts `body` on a new detached thread (`pthread_create(3)`).
     ///
     /// - Parameters:
+    ///   - name: The thread's name, as `ps -L` and `top -H` show it (the kernel keeps the first
+    ///     15 bytes), or nil to leave the name inherited from the creating thread.
     ///   - stackSize: The thread's stack in bytes, or nil for the system default (8 MiB).
     ///   - body: The work, which must return on its own.
     /// - Throws: `SystemCallError` from `pthread_create` (for example `EAGAIN` at a thread limit);
     ///   `body` has not run then.
-    public static func spawn(stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) throws(SystemCallError) {
-        let box = Unmanaged.passRetained(Body(body)).toOpaque()
+    public static func spawn(
+        name: String? = nil,
+        stackSize: Int? = nil,
+        _ body: @escaping @Sendable () -> Void
+    ) throws(SystemCallError) {
+        let box = Unmanaged.passRetained(Body(name: name, body)).toOpaque()
         // Allocated rather than `pthread_attr_t()`: with MemberImportVisibility the zero
         // initializer of this C struct resolves through whichever module imported it first.
         let attributes = UnsafeMutablePointer<pthread_attr_t>.allocate(capacity: 1)
@@ -59,7 +92,9 @@ public enum DedicatedThread {
         let result = sys_pthread_create(
             &thread, attributes,
             { raw in
-                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().body()
+                let start = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
+                if let name = start.name { sys_set_thread_name(name) }
+                start.body()
                 return nil
             }, box)
         if case .failure(let errno) = result {
@@ -70,7 +105,11 @@ public enum DedicatedThread {
 
     /// What a new thread runs; passed through `pthread_create`'s context pointer.
     private final class Body: Sendable {
+        let name: String?
         let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        init(name: String?, _ body: @escaping @Sendable () -> Void) {
+            self.name = name
+            self.body = body
+        }
     }
 }

@@ -1,3 +1,4 @@
+internal import CNetRulesLinux
 @preconcurrency import Glibc
 
 // Layer (a) of STYLE §11 for this target: the only code here that calls the C library.
@@ -17,4 +18,12 @@ func sys_pthread_create(
 ) -> Result<CInt, Errno> {
     let result = pthread_create(thread, attributes, start, context)
     return result == 0 ? .success(0) : .failure(Errno(rawValue: result))
+}
+
+/// Names the calling thread (`prctl(PR_SET_NAME)`, prctl(2)), as `ps -L` and `top -H` show it.
+///
+/// The kernel keeps 15 bytes; longer names are cut to 15 characters first. It cannot fail for the
+/// calling thread.
+func sys_set_thread_name(_ name: String) {
+    String(name.prefix(15)).withCString { CNetRulesLinux_set_thread_name($0) }
 }

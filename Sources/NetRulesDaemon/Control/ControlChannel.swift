@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesLinux
+import NetRulesSystem
 
 /// One accepted connection's reads and writes: lines in, JSON lines out, each wait bounded and
 /// done off the cooperative pool (`ControlThread.wait`).
@@ -22,10 +23,10 @@ struct ControlChannel: Sendable {
         var description: String { "the client did not read its answer in time" }
     }
 
-    let descriptor: ControlDescriptor
+    let descriptor: FileDescriptor
     let writeTimeout: Duration
 
-    init(_ descriptor: ControlDescriptor, writeTimeout: Duration) {
+    init(_ descriptor: FileDescriptor, writeTimeout: Duration) {
         self.descriptor = descriptor
         self.writeTimeout = writeTimeout
     }
@@ -87,7 +88,7 @@ struct ControlChannel: Sendable {
             _ = try await ControlThread.wait(for: fd, events: Int16(POLLIN), timeout: nil)
             do {
                 if try scratch.withUnsafeMutableBytes({ try descriptor.read(into: $0) }) == .endOfFile { return }
-            } catch is ControlSystemCallError {
+            } catch is SystemCallError {
                 return  // ECONNRESET and the like: gone all the same.
             }
         }

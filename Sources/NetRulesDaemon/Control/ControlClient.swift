@@ -13,13 +13,13 @@ public final class ControlClient: Sendable {
     public let path: String
     /// How long a one-shot request may take in all.
     public let timeout: Duration
-    private let descriptor: ControlDescriptor
+    private let descriptor: FileDescriptor
     private let wake: ControlWakeEvent
 
     /// The longest answer line accepted; a status of thousands of facts fits many times over.
     static let maximumAnswerLength = 16 * 1024 * 1024
 
-    private init(path: String, timeout: Duration, descriptor: ControlDescriptor, wake: ControlWakeEvent) {
+    private init(path: String, timeout: Duration, descriptor: FileDescriptor, wake: ControlWakeEvent) {
         self.path = path
         self.timeout = timeout
         self.descriptor = descriptor
@@ -38,12 +38,12 @@ public final class ControlClient: Sendable {
     ///   naming the socket; a `SystemCallError` for other failures.
     public static func connect(path: String, timeout: Duration = .seconds(10)) throws -> ControlClient? {
         let flags = CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue)
-        let descriptor = ControlDescriptor(taking: try ControlSyscalls.socket(flags).control("socket"))
+        let descriptor = FileDescriptor(taking: try ControlSyscalls.socket(flags).get(call: "socket"))
         let fd = try descriptor.withFileDescriptor { $0 }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
-            switch try ControlDescriptor.withAddress(path, { ControlSyscalls.connect(fd, $0, $1) }) {
+            switch try FileDescriptor.withAddress(path, { ControlSyscalls.connect(fd, $0, $1) }) {
             case .success:
                 return ControlClient(path: path, timeout: timeout, descriptor: descriptor, wake: try ControlWakeEvent())
             case .failure(let e) where e.rawValue == ENOENT || e.rawValue == ECONNREFUSED:
@@ -53,12 +53,12 @@ public final class ControlClient: Sendable {
                     .permissionDenied,
                     "permission denied connecting to the netrules daemon's control socket \(path); "
                         + "it runs as another user (try with sudo)",
-                    cause: ControlSystemCallError(call: "connect", errno: e))
+                    cause: SystemCallError(call: "connect", errno: e))
             case .failure(let e) where e.rawValue == EAGAIN && clock.now < deadline:
                 // A full backlog: a UNIX socket does not queue the attempt, so try again shortly.
                 usleep(10_000)
             case .failure(let e):
-                throw ControlSystemCallError(call: "connect", errno: e)
+                throw SystemCallError(call: "connect", errno: e)
             }
         }
     }
@@ -83,7 +83,7 @@ public final class ControlClient: Sendable {
     /// cooperative pool stays free; cancelling the task abandons the request.
     public func response(to object: JSONValue) async throws -> JSONValue {
         try await withTaskCancellationHandler {
-            try await ControlThread.run { try self.request(object) }
+            try await DedicatedThread.spawnAndWait { try self.request(object) }
         } onCancel: {
             self.cancel()
         }
@@ -95,10 +95,10 @@ public final class ControlClient: Sendable {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: JSONValue.self)
         continuation.onTermination = { _ in self.cancel() }
         do {
-            try ControlThread.detach {
+            try DedicatedThread.spawn {
                 // This thread is the connection's last user: closing here is what tells the daemon
                 // the watcher left, without waiting for the client object to go away.
-                defer { self.descriptor.close() }
+                defer { try? self.descriptor.close() }
                 do {
                     try self.send(object, deadline: ContinuousClock().now + self.timeout)
                     var buffer: [UInt8] = []
@@ -160,13 +160,13 @@ public final class ControlClient: Sendable {
     private func wait(_ events: Int16, deadline: ContinuousClock.Instant?) throws {
         let left = deadline.map { ContinuousClock().now.duration(to: $0) }
         if let left, left <= .zero {
-            throw ControlSystemCallError(call: "poll", errno: ControlErrno(rawValue: ETIMEDOUT))
+            throw SystemCallError(call: "poll", errno: Errno(rawValue: ETIMEDOUT))
         }
         let fd = try descriptor.withFileDescriptor { $0 }
         switch try ControlThread.poll(fd, events: events, wake: wake, timeout: left) {
         case .ready: return
         case .woken: throw CancellationError()
-        case .timedOut: throw ControlSystemCallError(call: "poll", errno: ControlErrno(rawValue: ETIMEDOUT))
+        case .timedOut: throw SystemCallError(call: "poll", errno: Errno(rawValue: ETIMEDOUT))
         }
     }
 

@@ -54,7 +54,7 @@ public struct ControlServer: Sendable {
     public func run() async throws {
         let (listener, identity) = try ControlSocketFile.listen(at: path, backlog: 16)
         defer {
-            listener.close()
+            try? listener.close()
             ControlSocketFile.remove(path, ifStill: identity)
         }
         logger.info("control socket listening", metadata: [("control.socket", path)])
@@ -72,7 +72,7 @@ public struct ControlServer: Sendable {
                             return true
                         }
                         group.addTask {
-                            defer { connection.close() }
+                            defer { try? connection.close() }
                             if admitted {
                                 await serve(connection)
                                 active.value.withLock { $0 -= 1 }
@@ -83,7 +83,7 @@ public struct ControlServer: Sendable {
                     }
                 } catch is CancellationError {
                     break
-                } catch let error as ControlSystemCallError
+                } catch let error as SystemCallError
                     where [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errno.rawValue)
                 {
                     // Out of descriptors: pending connections stay queued; back off instead of spinning.
@@ -108,24 +108,23 @@ public struct ControlServer: Sendable {
     // MARK: - Connections
 
     /// The next pending connection, or nil when none is waiting.
-    private func accept(_ listener: ControlDescriptor) throws -> ControlDescriptor? {
+    private func accept(_ listener: FileDescriptor) throws -> FileDescriptor? {
         let flags = CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue)
         while true {
             let result = try listener.withFileDescriptor { ControlSyscalls.accept4($0, flags) }
             switch result {
-            case .success(let fd): return ControlDescriptor(taking: fd)
             case .failure(let e) where e.rawValue == EAGAIN: return nil
             // The client gave up before we got to it; not our problem.
             case .failure(let e) where e.rawValue == ECONNABORTED: continue
-            case .failure(let e): throw ControlSystemCallError(call: "accept4", errno: e)
+            default: return FileDescriptor(taking: try result.get(call: "accept4"))
             }
         }
     }
 
-    private func serve(_ connection: ControlDescriptor) async {
+    private func serve(_ connection: FileDescriptor) async {
         let channel = ControlChannel(connection, writeTimeout: writeTimeout)
         do {
-            let uid = try connection.withFileDescriptor { ControlSyscalls.peerUID($0) }.control("getsockopt")
+            let uid = try connection.withFileDescriptor { ControlSyscalls.peerUID($0) }.get(call: "getsockopt")
             guard ControlServer.admits(peer: uid, daemon: ControlSyscalls.geteuid()) else {
                 logger.notice("control socket refused a client", metadata: [("peer.uid", "\(uid)")])
                 refuse(connection, ControlDocuments.error("permission denied: uid \(uid) may not use this socket"))
@@ -191,7 +190,7 @@ public struct ControlServer: Sendable {
     }
 
     /// Writes one error line if the socket takes it at once, without waiting for a slow peer.
-    private func refuse(_ connection: ControlDescriptor, _ document: JSONValue) {
+    private func refuse(_ connection: FileDescriptor, _ document: JSONValue) {
         let bytes = Array((document.compact + "\n").utf8)
         _ = try? bytes.withUnsafeBytes { try connection.send($0) }
     }

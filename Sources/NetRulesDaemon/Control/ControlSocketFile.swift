@@ -12,35 +12,35 @@ enum ControlSocketFile {
 
     /// Creates, binds and starts listening on the socket at `path`.
     /// - Throws: `ControlSocketError` (`.anotherDaemon`, `.invalidPath`) or a `SystemCallError`.
-    static func listen(at path: String, backlog: CInt) throws -> (ControlDescriptor, Identity) {
+    static func listen(at path: String, backlog: CInt) throws -> (FileDescriptor, Identity) {
         try createDirectory(parentOf: path)
         try removeStale(at: path)
         let fd = try ControlSyscalls.socket(
             CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
                 | CInt(SOCK_NONBLOCK.rawValue)
-        ).control("socket")
-        let descriptor = ControlDescriptor(taking: fd)
+        ).get(call: "socket")
+        let descriptor = FileDescriptor(taking: fd)
         do {
-            try ControlDescriptor.withAddress(path) { address, length in
+            try FileDescriptor.withAddress(path) { address, length in
                 switch ControlSyscalls.bind(fd, address, length) {
                 case .success: return
                 case .failure(let e) where e.rawValue == EADDRINUSE:
                     // Lost a race with another daemon starting at the same moment.
                     throw anotherDaemon(path)
-                case .failure(let e): throw ControlSystemCallError(call: "bind", errno: e)
+                case .failure(let e): throw SystemCallError(call: "bind", errno: e)
                 }
             }
             // Nobody can connect before listen(), so tightening the mode here leaves no window,
             // and unlike umask it does not change the mode of files other threads create meanwhile.
-            _ = try ControlSyscalls.chmod(path, 0o600).control("chmod")
-            let info = try ControlSyscalls.lstat(path).control("lstat")
-            _ = try ControlSyscalls.listen(fd, backlog).control("listen")
+            _ = try ControlSyscalls.chmod(path, 0o600).get(call: "chmod")
+            let info = try ControlSyscalls.lstat(path).get(call: "lstat")
+            _ = try ControlSyscalls.listen(fd, backlog).get(call: "listen")
             return (descriptor, Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
         } catch let error as ControlSocketError where error.code == .anotherDaemon {
-            descriptor.close()
+            try? descriptor.close()
             throw error
         } catch {
-            descriptor.close()
+            try? descriptor.close()
             _ = ControlSyscalls.unlink(path)
             throw error
         }
@@ -66,9 +66,9 @@ enum ControlSocketFile {
             if case .success = ControlSyscalls.lstat(prefix) { continue }
             let mode: mode_t = prefix == "/run/netrules" ? 0o755 : 0o700
             switch ControlSyscalls.mkdir(prefix, mode) {
-            case .success: _ = try ControlSyscalls.chmod(prefix, mode).control("chmod")
+            case .success: _ = try ControlSyscalls.chmod(prefix, mode).get(call: "chmod")
             case .failure(let e) where e.rawValue == EEXIST: continue
-            case .failure(let e): throw ControlSystemCallError(call: "mkdir", errno: e)
+            case .failure(let e): throw SystemCallError(call: "mkdir", errno: e)
             }
         }
     }
@@ -79,7 +79,7 @@ enum ControlSocketFile {
         switch ControlSyscalls.lstat(path) {
         case .success(let i): info = i
         case .failure(let e) where e.rawValue == ENOENT: return
-        case .failure(let e): throw ControlSystemCallError(call: "lstat", errno: e)
+        case .failure(let e): throw SystemCallError(call: "lstat", errno: e)
         }
         guard info.st_mode & S_IFMT == S_IFSOCK else {
             throw ControlSocketError(.invalidPath, "'\(path)' exists and is not a socket; not replacing it")
@@ -87,10 +87,10 @@ enum ControlSocketFile {
         let probe = try ControlSyscalls.socket(
             CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
                 | CInt(SOCK_NONBLOCK.rawValue)
-        ).control("socket")
-        let descriptor = ControlDescriptor(taking: probe)
-        defer { descriptor.close() }
-        let result = try ControlDescriptor.withAddress(path) { ControlSyscalls.connect(probe, $0, $1) }
+        ).get(call: "socket")
+        let descriptor = FileDescriptor(taking: probe)
+        defer { try? descriptor.close() }
+        let result = try FileDescriptor.withAddress(path) { ControlSyscalls.connect(probe, $0, $1) }
         switch result {
         case .success:
             throw anotherDaemon(path)
@@ -104,7 +104,7 @@ enum ControlSocketFile {
         case .failure(let e):
             throw ControlSocketError(
                 .permissionDenied, "cannot check the existing control socket \(path)",
-                cause: ControlSystemCallError(call: "connect", errno: e))
+                cause: SystemCallError(call: "connect", errno: e))
         }
     }
 

@@ -29,7 +29,7 @@ enum ControlThread {
         try Task.checkCancellation()
         let wake = try ControlWakeEvent()
         let outcome = try await withTaskCancellationHandler {
-            try await run { try poll(fd, events: events, wake: wake, timeout: timeout) }
+            try await DedicatedThread.spawnAndWait { try poll(fd, events: events, wake: wake, timeout: timeout) }
         } onCancel: {
             wake.signal()
         }
@@ -54,55 +54,12 @@ enum ControlThread {
             }
             switch ControlSyscalls.poll(&fds, fds.count, milliseconds) {
             case .failure(let e) where e.rawValue == EINTR: continue
-            case .failure(let e): throw ControlSystemCallError(call: "poll", errno: e)
+            case .failure(let e): throw SystemCallError(call: "poll", errno: e)
             case .success(0): if deadline != nil { continue }  // the loop head reports the timeout
             case .success:
                 if fds[1].revents != 0 { return .woken }
                 if fds[0].revents != 0 { return .ready }
             }
         }
-    }
-
-    /// Runs `body` on a new detached thread and returns its result.
-    static func run<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
-            do {
-                try detach {
-                    do {
-                        continuation.resume(returning: try body())
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
-                }
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-    }
-
-    /// Starts `body` on a new detached thread; it must return on its own (watch a wake event).
-    static func detach(_ body: @escaping @Sendable () -> Void) throws {
-        let box = Unmanaged.passRetained(ThreadWork(body))
-        var thread = pthread_t()
-        let result = pthread_create(
-            &thread, nil,
-            { raw in
-                Unmanaged<ThreadWork>.fromOpaque(raw!).takeRetainedValue().body()
-                return nil
-            }, box.toOpaque())
-        guard result == 0 else {
-            box.release()
-            throw ControlSystemCallError(call: "pthread_create", errno: ControlErrno(rawValue: result))
-        }
-        pthread_detach(thread)
-    }
-}
-
-/// What a new thread runs; passed through `pthread_create`'s context pointer.
-private final class ThreadWork: Sendable {
-    let body: @Sendable () -> Void
-
-    init(_ body: @escaping @Sendable () -> Void) {
-        self.body = body
     }
 }

@@ -1,6 +1,7 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
 import NetRulesLinux
+import NetRulesSystem
 
 /// An `eventfd` that a blocked `poll` also watches, so another thread can wake it to stop.
 ///
@@ -9,18 +10,18 @@ import NetRulesLinux
 /// descriptor closes in `deinit`, when neither the poller nor the signaller holds the event any
 /// more, so `signal()` can never write to a reused number.
 final class ControlWakeEvent: Sendable {
-    private let descriptor: ControlDescriptor
+    private let descriptor: FileDescriptor
 
     init() throws {
-        let fd = try ControlSyscalls.eventfd(CInt(EFD_CLOEXEC | EFD_NONBLOCK)).control("eventfd")
-        descriptor = ControlDescriptor(taking: fd)
+        let fd = try ControlSyscalls.eventfd(CInt(EFD_CLOEXEC | EFD_NONBLOCK)).get(call: "eventfd")
+        descriptor = FileDescriptor(taking: fd)
     }
 
     /// Wakes every poller; idempotent.
     func signal() {
         var one: UInt64 = 1
         _ = try? descriptor.withFileDescriptor { fd in
-            withUnsafeBytes(of: &one) { _ = ControlSyscalls.write(fd, $0.baseAddress!, 8) }
+            withUnsafeBytes(of: &one) { _ = try? ControlSyscalls.write(fd, $0.baseAddress!, 8).get(call: "write") }
         }
     }
 

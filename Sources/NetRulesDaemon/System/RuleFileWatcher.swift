@@ -46,13 +46,13 @@ public final class RuleFileWatcher: Sendable {
         self.paths = paths
         self.debounce = debounce
         self.maximumDelay = max(maximumDelay, debounce)
-        inotify = FileDescriptor(taking: try sys_inotify_init1(CInt(IN_CLOEXEC | IN_NONBLOCK)).get("inotify_init1"))
+        inotify = FileDescriptor(taking: try sys_inotify_init1(CInt(IN_CLOEXEC | IN_NONBLOCK)).get(call: "inotify_init1"))
         wake = try WakeEvent()
         var set = RuleWatchSet()
         set.planned = RuleWatchSet.plan(paths)
         for directory in set.unwatched {
             let watch = try inotify.withFileDescriptor { fd in
-                try sys_inotify_add_watch(fd, directory, RuleWatchSet.mask).get("inotify_add_watch")
+                try sys_inotify_add_watch(fd, directory, RuleWatchSet.mask).get(call: "inotify_add_watch")
             }
             set.watches[watch, default: []].insert(directory)
         }
@@ -71,11 +71,13 @@ public final class RuleFileWatcher: Sendable {
             throw SystemCallError(call: "RuleFileWatcher.run", errno: .badFileDescriptor)
         }
         defer {
-            inotify.close()
+            try? inotify.close()
             wake.close()
         }
         try await withTaskCancellationHandler {
-            try await DedicatedThread.run(name: "netrules-rules") { [self] in
+            try await DedicatedThread.spawnAndWait(
+                name: "netrules-rules", stackSize: DedicatedThread.compactStackSize
+            ) { [self] in
                 try watch(changes)
             }
         } onCancel: {
@@ -104,7 +106,7 @@ public final class RuleFileWatcher: Sendable {
                 pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
             ]
-            _ = try sys_poll(&fds, fds.count, timeout).get("poll")
+            _ = try sys_poll(&fds, fds.count, timeout).get(call: "poll")
             if fds[1].revents != 0 { return }
             if fds[0].revents != 0, try readEvents(into: &buffer) {
                 let now = clock.now
@@ -154,7 +156,7 @@ public final class RuleFileWatcher: Sendable {
                 // A directory that is gone stays unwatched until an event in another watch brings it back.
                 guard
                     let watch = try? inotify.withFileDescriptor({ fd in
-                        try sys_inotify_add_watch(fd, directory, RuleWatchSet.mask).get("inotify_add_watch")
+                        try sys_inotify_add_watch(fd, directory, RuleWatchSet.mask).get(call: "inotify_add_watch")
                     })
                 else { continue }
                 set.watches[watch, default: []].insert(directory)

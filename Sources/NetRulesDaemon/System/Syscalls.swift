@@ -5,36 +5,9 @@ import NetRulesSystem
 
 // Layer (a) of STYLE §11: the only code in this target's System and Logging folders that calls the
 // C library's system calls. Each function captures `errno` right after the call, before anything
-// else can overwrite it. `Errno` and `SystemCallError` are NetRulesLinux's public types, reused
-// rather than redeclared so the daemon has one error shape for system calls.
-
-/// Runs a call returning a C int-like result, mapping -1 to the errno it left.
-@inline(__always)
-func valueOrErrno<T: FixedWidthInteger>(_ body: () -> T) -> Result<T, Errno> {
-    let value = body()
-    if value == -1 { return .failure(Errno(rawValue: errno)) }
-    return .success(value)
-}
-
-/// Layer (b): retries a call interrupted by a signal, unless told not to.
-@inline(__always)
-func retryingOnEINTR<T: FixedWidthInteger>(retryOnInterrupt: Bool = true, _ body: () -> T) -> Result<T, Errno> {
-    while true {
-        let result = valueOrErrno(body)
-        if case .failure(let errno) = result, errno == .interrupted, retryOnInterrupt { continue }
-        return result
-    }
-}
-
-extension Result where Failure == Errno {
-    /// Layer (c) helper: the value, or a `SystemCallError` naming the call.
-    func get(_ call: String) throws(SystemCallError) -> Success {
-        switch self {
-        case .success(let value): return value
-        case .failure(let errno): throw SystemCallError(call: call, errno: errno)
-        }
-    }
-}
+// else can overwrite it, through NetRulesSystem's layer (b): `valueOrErrno` runs once,
+// `retryingOnEINTR` retries EINTR. `Errno` and `SystemCallError` are NetRulesSystem's too, so the
+// daemon has one error shape for system calls.
 
 // MARK: Descriptors
 

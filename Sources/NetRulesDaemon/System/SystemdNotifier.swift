@@ -78,9 +78,9 @@ public struct SystemdNotifier: Sendable, Equatable {
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: name) }
         let length = socklen_t(MemoryLayout<sa_family_t>.size + name.count + terminator)
 
-        let fd = try sys_socket(AF_UNIX, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0).get("socket")
+        let fd = try sys_socket(AF_UNIX, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0).get(call: "socket")
         let socket = FileDescriptor(taking: fd)
-        defer { socket.close() }
+        defer { try? socket.close() }
         let payload = Array(state.utf8)
         let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
@@ -90,7 +90,7 @@ public struct SystemdNotifier: Sendable, Equatable {
                 }
             }
         }
-        _ = try sent.get("sendto")
+        _ = try sent.get(call: "sendto")
     }
 
     /// `READY=1`, with an optional status line: start-up (or a reload) has finished.

@@ -1,6 +1,7 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
 import NetRulesLinux
+import NetRulesSystem
 
 /// An `eventfd` that a blocked `poll` also waits on, so another thread can wake it to stop.
 ///
@@ -10,7 +11,7 @@ final class WakeEvent: Sendable {
     let descriptor: FileDescriptor
 
     init() throws {
-        let fd = try sys_eventfd(0, CInt(EFD_CLOEXEC | EFD_NONBLOCK)).get("eventfd")
+        let fd = try sys_eventfd(0, CInt(EFD_CLOEXEC | EFD_NONBLOCK)).get(call: "eventfd")
         descriptor = FileDescriptor(taking: fd)
     }
 
@@ -23,5 +24,5 @@ final class WakeEvent: Sendable {
     }
 
     /// Closes the eventfd.
-    func close() { descriptor.close() }
+    func close() { try? descriptor.close() }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 
 @testable import NetRulesDaemon
 
@@ -60,13 +61,13 @@ struct ControlFixture {
     /// The blocking socket calls run on a dedicated thread, not on the cooperative pool the server
     /// under test needs. `SO_RCVTIMEO` bounds the wait, as a failure guard only.
     static func exchange(_ path: String, sending bytes: [UInt8], halfClose: Bool = true) async throws -> String {
-        try await ControlThread.run {
+        try await DedicatedThread.spawnAndWait {
             let fd = socket(AF_UNIX, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)
             precondition(fd >= 0)
             defer { close(fd) }
             var timeout = timeval(tv_sec: 10, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            let connected = try ControlDescriptor.withAddress(path) { connect(fd, $0, $1) }
+            let connected = try FileDescriptor.withAddress(path) { connect(fd, $0, $1) }
             precondition(connected == 0, "connect failed: \(errno)")
             var offset = 0
             while offset < bytes.count {

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 import Testing
 
 @testable import NetRulesDaemon
@@ -163,7 +164,7 @@ struct ControlServerTests {
         let path = directory + "/control.sock"
         // A socket file nobody listens on: what a daemon killed with SIGKILL leaves behind.
         let fd = socket(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0)
-        #expect(try ControlDescriptor.withAddress(path) { bind(fd, $0, $1) } == 0)
+        #expect(try FileDescriptor.withAddress(path) { bind(fd, $0, $1) } == 0)
         close(fd)
         #expect(try ControlClient.connect(path: path) == nil)
         let fixture = try await ControlFixture.start(Self.fake(), directory: directory)
