@@ -18,8 +18,7 @@ enum ControlSyscalls {
         valueOrErrno { Glibc.socket(AF_UNIX, type, 0) }
     }
 
-    static func bind(_ fd: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Result<CInt, Errno>
-    {
+    static func bind(_ fd: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Result<CInt, Errno> {
         valueOrErrno { Glibc.bind(fd, address, length) }
     }
 

@@ -46,7 +46,8 @@ public final class RuleFileWatcher: Sendable {
         self.paths = paths
         self.debounce = debounce
         self.maximumDelay = max(maximumDelay, debounce)
-        inotify = FileDescriptor(taking: try sys_inotify_init1(CInt(IN_CLOEXEC | IN_NONBLOCK)).get(call: "inotify_init1"))
+        inotify = FileDescriptor(
+            taking: try sys_inotify_init1(CInt(IN_CLOEXEC | IN_NONBLOCK)).get(call: "inotify_init1"))
         wake = try WakeEvent()
         var set = RuleWatchSet()
         set.planned = RuleWatchSet.plan(paths)
