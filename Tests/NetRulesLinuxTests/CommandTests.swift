@@ -59,7 +59,7 @@ struct CommandTests {
         let json = StatusCommand.renderJSON(try await snapshot())
         #expect(
             json.hasPrefix(
-                #"{"facts":{"dns":[],"gateway":"10.9.0.1","gateway.mac":"02:00:5e:00:53:01","gateway6":null,"#))
+                #"{"version":1,"facts":{"dns":[],"gateway":"10.9.0.1","gateway.mac":"02:00:5e:00:53:01","gateway6":null,"#))
         #expect(
             json.contains(
                 #""interfaces.v0":"up","interfaces.v1":"up","ip":["10.9.0.2/24","2001:db8::2/64"],"network":"wired"}"#))
@@ -67,7 +67,7 @@ struct CommandTests {
             json.contains(
                 #""v0":{"ipv4":[{"address":"10.9.0.2/24","broadcast":"10.9.0.255","netmask":"255.255.255.0"}],"ipv6":["2001:db8::2/64"],"mac":"02:00:5e:00:53:10","state":"up"}"#
             ))
-        #expect(json.hasSuffix(#""version":1}"#))
+        #expect(json.hasSuffix(#""state":"up"}}}"#))
     }
 }
 
@@ -87,8 +87,8 @@ struct WatchCommandTests {
         task.cancel()
         #expect(await task.value == 0)
         let line = try #require(lines.withLock { $0.first { $0.contains(#""key":"interfaces.lo""#) } })
-        #expect(line.hasPrefix(#"{"at":""#))
-        #expect(line.hasSuffix(#""key":"interfaces.lo","new":"up","version":1}"# + "\n"))
+        #expect(line.hasPrefix(#"{"version":1,"key":"interfaces.lo","new":"up","at":""#))
+        #expect(line.hasSuffix("Z\"}\n"))
     }
 
     @Test func textLinesShowOldAndNew() {
@@ -98,6 +98,6 @@ struct WatchCommandTests {
                 == "01:02:03.045  gateway  10.0.0.1 -> null\n")
         #expect(
             WatchCommand.line(json: .ssid, old: .unknown, new: .value(.bytes([0x41, 0xff])), at: at)
-                == #"{"at":"1970-01-01T01:02:03.045Z","key":"ssid","new":"A\\xff","version":1}"# + "\n")
+                == #"{"version":1,"key":"ssid","new":"A\\xff","at":"1970-01-01T01:02:03.045Z"}"# + "\n")
     }
 }

@@ -32,13 +32,15 @@ public enum ControlDocuments {
         document.controlMember("error")?.controlString
     }
 
-    /// One `watch` line, exactly as `netrules watch --json` prints it without a daemon: members
-    /// sorted by name, `old`/`new` left out when unknown and `null` when known absent.
+    /// One `watch` line, exactly as `netrules watch --json` prints it without a daemon: `version`,
+    /// `key`, `old`, `new`, `at`, with `old`/`new` left out when unknown and `null` when known absent.
     public static func change(_ change: FactChange) -> JSONValue {
-        var members: [(String, JSONValue)] = [("at", .string(change.at)), ("key", .string(change.key.rawValue))]
-        if change.new.isKnown { members.append(("new", JSONValue(change.new))) }
+        var members: [(String, JSONValue)] = [
+            ("version", .number(Double(version))), ("key", .string(change.key.rawValue)),
+        ]
         if change.old.isKnown { members.append(("old", JSONValue(change.old))) }
-        members.append(("version", .number(Double(version))))
+        if change.new.isKnown { members.append(("new", JSONValue(change.new))) }
+        members.append(("at", .string(change.at)))
         return .object(members)
     }
 

@@ -52,8 +52,9 @@ public enum StatusCommand {
                 "ipv6": .array(interface.ipv6.map(JSONValue.string)),
             ])
         }
-        return FactJSON.object([
-            "version": .number(1), "facts": FactJSON.object(facts), "interfaces": FactJSON.object(interfaces),
+        // `version` first, as in every other document; the fact keys inside are sorted.
+        return JSONValue.object([
+            ("version", .number(1)), ("facts", FactJSON.object(facts)), ("interfaces", FactJSON.object(interfaces)),
         ]).compact
     }
 

@@ -56,12 +56,12 @@ public enum WatchCommand {
 
     /// One JSON line for a change.
     static func line(json key: FactKey, old: FactState, new: FactState, at: Wallclock) -> String {
-        var members: [String: JSONValue] = [
-            "version": .number(1), "key": .string(key.rawValue), "at": .string(at.iso8601),
-        ]
-        members["old"] = FactJSON.encode(old)
-        members["new"] = FactJSON.encode(new)
-        return FactJSON.object(members).compact + "\n"
+        // In the order the contract names them: version, key, old, new, at (old/new left out when unknown).
+        var members: [(String, JSONValue)] = [("version", .number(1)), ("key", .string(key.rawValue))]
+        if let old = FactJSON.encode(old) { members.append(("old", old)) }
+        if let new = FactJSON.encode(new) { members.append(("new", new)) }
+        members.append(("at", .string(at.iso8601)))
+        return JSONValue.object(members).compact + "\n"
     }
 
     /// One text line for a change.

@@ -116,13 +116,13 @@ struct ControlServerTests {
         var initial: [String] = []
         for _ in 0..<4 { initial.append(try #require(try await lines.next()).compact) }
         let at = #/"at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"/#
-        #expect(initial.allSatisfy { $0.contains(at) && !$0.contains(#""old""#) && $0.hasSuffix(#","version":1}"#) })
+        #expect(initial.allSatisfy { $0.contains(at) && !$0.contains(#""old""#) && $0.hasPrefix(#"{"version":1,"#) })
         #expect(
             initial.map { $0.replacing(at, with: #""at":"T""#) } == [
-                #"{"at":"T","key":"dns","new":["1.1.1.1","9.9.9.9"],"version":1}"#,
-                #"{"at":"T","key":"gateway","new":null,"version":1}"#,
-                #"{"at":"T","key":"network","new":"wired","version":1}"#,
-                #"{"at":"T","key":"ssid","new":"Office","version":1}"#,
+                #"{"version":1,"key":"dns","new":["1.1.1.1","9.9.9.9"],"at":"T"}"#,
+                #"{"version":1,"key":"gateway","new":null,"at":"T"}"#,
+                #"{"version":1,"key":"network","new":"wired","at":"T"}"#,
+                #"{"version":1,"key":"ssid","new":"Office","at":"T"}"#,
             ])
         await queries.waitForSubscriber()
         await queries.publish(
@@ -130,11 +130,11 @@ struct ControlServerTests {
         await queries.publish(
             FactChange(key: "gateway", old: .absent, new: .value(.string("10.0.0.1")), at: "2026-01-02T03:04:06Z"))
         #expect(
-            try await lines.next()?.compact == #"{"at":"2026-01-02T03:04:05Z","key":"ssid","old":"Office","version":1}"#
+            try await lines.next()?.compact == #"{"version":1,"key":"ssid","old":"Office","at":"2026-01-02T03:04:05Z"}"#
         )
         #expect(
             try await lines.next()?.compact
-                == #"{"at":"2026-01-02T03:04:06Z","key":"gateway","new":"10.0.0.1","old":null,"version":1}"#)
+                == #"{"version":1,"key":"gateway","old":null,"new":"10.0.0.1","at":"2026-01-02T03:04:06Z"}"#)
         client.cancel()
         // The server notices the hang-up and lets go of the daemon's stream.
         await queries.waitUntilNoSubscriber()
