@@ -59,7 +59,8 @@ struct CommandTests {
         let json = StatusCommand.renderJSON(try await snapshot())
         #expect(
             json.hasPrefix(
-                #"{"version":1,"facts":{"dns":[],"gateway":"10.9.0.1","gateway.mac":"02:00:5e:00:53:01","gateway6":null,"#))
+                #"{"version":1,"facts":{"dns":[],"gateway":"10.9.0.1","gateway.mac":"02:00:5e:00:53:01","gateway6":null,"#
+            ))
         #expect(
             json.contains(
                 #""interfaces.v0":"up","interfaces.v1":"up","ip":["10.9.0.2/24","2001:db8::2/64"],"network":"wired"}"#))
