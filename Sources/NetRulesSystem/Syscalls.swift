@@ -27,3 +27,11 @@ func sys_pthread_create(
 func sys_set_thread_name(_ name: String) {
     String(name.prefix(15)).withCString { CNetRulesLinux_set_thread_name($0) }
 }
+
+func sys_eventfd(_ initial: CUnsignedInt, _ flags: CInt) -> Result<CInt, Errno> {
+    valueOrErrno { eventfd(initial, flags) }
+}
+
+func sys_write(_ fd: CInt, _ buffer: UnsafeRawPointer, _ count: Int) -> Result<Int, Errno> {
+    retryingOnEINTR { write(fd, buffer, count) }
+}

@@ -29,10 +29,6 @@ func sys_poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeout: CInt
     retryingOnEINTR { poll(fds, nfds_t(count), timeout) }
 }
 
-func sys_eventfd(_ initial: CUnsignedInt, _ flags: CInt) -> Result<CInt, Errno> {
-    valueOrErrno { eventfd(initial, flags) }
-}
-
 func sys_fstat(_ fd: CInt, _ buffer: UnsafeMutablePointer<stat>) -> Result<CInt, Errno> {
     valueOrErrno { fstat(fd, buffer) }
 }

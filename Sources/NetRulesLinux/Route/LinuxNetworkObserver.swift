@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 import Synchronization
 
 /// The built-in observer of interfaces, addresses, routes and neighbours, over rtnetlink.

@@ -55,10 +55,6 @@ func sys_poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeout: CInt
     retryingOnEINTR { poll(fds, nfds_t(count), timeout) }
 }
 
-func sys_eventfd(_ initial: CUnsignedInt, _ flags: CInt) -> Result<CInt, Errno> {
-    valueOrErrno { eventfd(initial, flags) }
-}
-
 func sys_open(_ path: String, _ flags: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { open(path, flags) }
 }

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 
 /// The built-in Wi-Fi observer over nl80211: `ssid`, `bssid`, `signal`, `frequency`, `interface`.
 ///

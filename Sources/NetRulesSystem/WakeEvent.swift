@@ -1,27 +1,32 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
-import NetRulesSystem
 
 /// An `eventfd` that a blocked `poll` also waits on, so another thread can wake it to stop.
 ///
 /// `signal()` is safe from any thread, including a task cancellation handler. The counter stays
 /// set once signalled, so a wake-up that happens before the reader starts polling is not lost.
-final class WakeEvent: Sendable {
-    let descriptor: FileDescriptor
+public final class WakeEvent: Sendable {
+    /// The eventfd's owner.
+    public let descriptor: FileDescriptor
 
-    init() throws {
+    /// Creates the eventfd (close-on-exec, non-blocking).
+    /// - Throws: `SystemCallError` from eventfd(2).
+    public init() throws(SystemCallError) {
         let fd = try sys_eventfd(0, CInt(EFD_CLOEXEC | EFD_NONBLOCK)).get(call: "eventfd")
         descriptor = FileDescriptor(taking: fd)
     }
 
     /// Wakes every poller; idempotent.
-    func signal() {
+    public func signal() {
         var one: UInt64 = 1
         _ = try? descriptor.withFileDescriptor { fd in
             withUnsafeBytes(of: &one) { _ = sys_write(fd, $0.baseAddress!, 8) }
         }
     }
 
-    /// The raw fd, for a `pollfd` array.
-    var fd: CInt { (try? descriptor.withFileDescriptor { $0 }) ?? -1 }
+    /// The raw fd, for a `pollfd` array; -1 once closed.
+    public var fd: CInt { (try? descriptor.withFileDescriptor { $0 }) ?? -1 }
+
+    /// Closes the eventfd.
+    public func close() { try? descriptor.close() }
 }
