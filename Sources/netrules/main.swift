@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NetRulesCLI
 
 let code = await NetRulesCommandLine.run(

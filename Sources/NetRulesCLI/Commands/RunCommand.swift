@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+internal import Glibc
 import NetRulesCore
 import NetRulesDaemon
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NetRulesCore
 
 /// What must survive a restart: each rule's state and the firings not yet fully handed to the
@@ -86,57 +86,105 @@ struct PersistedState {
 
     /// Decodes a saved state; nil (with a reason) when the file is not one we wrote.
     static func decode(_ bytes: [UInt8]) -> (state: PersistedState?, problem: String?) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-            object["version"] as? Int == 1
-        else { return (nil, "not a version 1 state file") }
-        var state = PersistedState()
-        state.nextFiringNumber = object["next_firing"] as? Int ?? 1
-        for (name, value) in object["rules"] as? [String: Any] ?? [:] {
-            guard let r = value as? [String: Any], let fingerprint = r["fingerprint"] as? String else { continue }
-            var rule = SavedRule(fingerprint: fingerprint, confirmed: r["confirmed"] as? Bool)
-            rule.cooldownUntil = r["cooldown_until"] as? Double
-            if let h = r["hold"] as? [String: Any], let t = h["target"] as? Bool, let d = h["deadline"] as? Double {
-                rule.hold = (t, d)
-            }
-            state.rules[name] = rule
+        let file: StateFile
+        do {
+            file = try JSONDecoder().decode(StateFile.self, from: Data(bytes))
+        } catch {
+            return (nil, "not a state file: \(error)")
         }
-        for value in object["inflight"] as? [[String: Any]] ?? [] {
-            guard let id = value["id"] as? String, let rule = value["rule"] as? String,
-                let fingerprint = value["fingerprint"] as? String,
-                let edge = (value["edge"] as? String).flatMap(Edge.init(rawValue:)), let time = value["time"] as? String
-            else { continue }
-            let facts = (value["facts"] as? [String: Any] ?? [:]).compactMap { key, v in
-                decode(v).map { (FactKey(key), $0) }
+        guard file.version == 1 else { return (nil, "not a version 1 state file") }
+        var state = PersistedState()
+        state.nextFiringNumber = file.next_firing ?? 1
+        for (name, r) in file.rules ?? [:] {
+            state.rules[name] = SavedRule(
+                fingerprint: r.fingerprint, confirmed: r.confirmed, cooldownUntil: r.cooldown_until,
+                hold: r.hold.map { ($0.target, $0.deadline) })
+        }
+        for f in file.inflight ?? [] {
+            guard let edge = Edge(rawValue: f.edge) else { continue }
+            let facts = f.facts.map { key, value in
+                (FactKey(key), value.map { FactState.value($0.factValue) } ?? .absent)
             }
             state.inflight.append(
-                SavedFiring(id: id, rule: rule, fingerprint: fingerprint, edge: edge, time: time, facts: facts))
+                SavedFiring(id: f.id, rule: f.rule, fingerprint: f.fingerprint, edge: edge, time: f.time, facts: facts))
         }
         return (state, nil)
     }
+}
 
-    /// Fact states from JSON, keeping non-UTF-8 bytes exact: `{"s": "Office"}`, `{"x": "4fff"}`,
-    /// `{"n": -61}`, `{"b": true}`, `{"l": [...]}`, `null` for absent.
-    static func decode(_ any: Any) -> FactState? {
-        if any is NSNull { return .absent }
-        return decodeValue(any).map(FactState.value)
+/// The state file's shape, for decoding (the names are the file's keys).
+private struct StateFile: Decodable {
+    struct Rule: Decodable {
+        var fingerprint: String
+        var confirmed: Bool?
+        var cooldown_until: Double?
+        var hold: Hold?
     }
 
-    static func decodeValue(_ any: Any) -> FactValue? {
-        guard let o = any as? [String: Any] else { return nil }
-        if let s = o["s"] as? String { return .string(s) }
-        if let x = o["x"] as? String {
+    struct Hold: Decodable {
+        var target: Bool
+        var deadline: Double
+    }
+
+    struct Firing: Decodable {
+        var id: String
+        var rule: String
+        var fingerprint: String
+        var edge: String
+        var time: String
+        var facts: [String: StoredValue?]
+    }
+
+    var version: Int
+    var next_firing: Int?
+    var rules: [String: Rule]?
+    var inflight: [Firing]?
+}
+
+/// A fact value as stored: `{"s": "Office"}`, `{"x": "4fff"}` (bytes, hex), `{"n": -61}`,
+/// `{"b": true}`, `{"l": [...]}`.
+private indirect enum StoredValue: Decodable {
+    case text(String)
+    case bytes([UInt8])
+    case number(Double)
+    case bool(Bool)
+    case list([StoredValue])
+
+    private enum Key: String, CodingKey {
+        case s, x, n, b, l
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        if let s = try c.decodeIfPresent(String.self, forKey: .s) {
+            self = .text(s)
+        } else if let x = try c.decodeIfPresent(String.self, forKey: .x) {
             var bytes: [UInt8] = []
-            var chars = Array(x.utf8)
-            while chars.count >= 2 {
-                guard let b = UInt8(String(decoding: chars[0..<2], as: UTF8.self), radix: 16) else { return nil }
-                bytes.append(b)
-                chars.removeFirst(2)
+            var digits = Substring(x)
+            while digits.count >= 2 {
+                guard let byte = UInt8(digits.prefix(2), radix: 16) else {
+                    throw DecodingError.dataCorruptedError(forKey: .x, in: c, debugDescription: "not hex")
+                }
+                bytes.append(byte)
+                digits = digits.dropFirst(2)
             }
-            return .bytes(bytes)
+            self = .bytes(bytes)
+        } else if let n = try c.decodeIfPresent(Double.self, forKey: .n) {
+            self = .number(n)
+        } else if let b = try c.decodeIfPresent(Bool.self, forKey: .b) {
+            self = .bool(b)
+        } else {
+            self = .list(try c.decode([StoredValue].self, forKey: .l))
         }
-        if let n = o["n"] as? Double { return .number(n) }
-        if let b = o["b"] as? Bool { return .bool(b) }
-        if let l = o["l"] as? [Any] { return .list(l.compactMap(decodeValue)) }
-        return nil
+    }
+
+    var factValue: FactValue {
+        switch self {
+        case .text(let s): .string(s)
+        case .bytes(let b): .bytes(b)
+        case .number(let n): .number(n)
+        case .bool(let b): .bool(b)
+        case .list(let items): .list(items.map(\.factValue))
+        }
     }
 }

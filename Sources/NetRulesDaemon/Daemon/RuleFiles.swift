@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
@@ -13,16 +14,16 @@ public enum RuleFiles {
     /// Expands directories to their `*.yaml`/`*.yml` files (sorted), keeps files as given.
     public static func expand(_ paths: [String]) throws(ReadError) -> [String] {
         var files: [String] = []
-        let fm = FileManager.default
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
                 throw ReadError(description: "cannot read '\(path)': no such file or directory")
             }
-            if isDirectory.boolValue {
-                let entries = (try? fm.contentsOfDirectory(atPath: path)) ?? []
+            if info.st_mode & S_IFMT == S_IFDIR {
+                let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+                let directory = path.hasSuffix("/") ? path : path + "/"
                 files += entries.filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }
-                    .sorted().map { (path as NSString).appendingPathComponent($0) }
+                    .sorted().map { directory + $0 }
             } else {
                 files.append(path)
             }

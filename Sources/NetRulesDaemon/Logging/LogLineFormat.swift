@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NetRulesCore
 
 /// How a log record becomes one line of text: the stderr sink's format.

@@ -1,0 +1,14 @@
+import FoundationEssentials
+import NetRulesDaemon
+import Testing
+
+struct WallClockTests {
+    @Test(arguments: [
+        (0.0, "1970-01-01T00:00:00Z"), (951_782_400.0, "2000-02-29T00:00:00Z"),
+        (1_795_962_241.7, "2026-11-29T14:24:01Z"),
+        (4_102_444_799.0, "2099-12-31T23:59:59Z"), (-1.0, "1969-12-31T23:59:59Z"),
+    ])
+    func formatsRFC3339InUTC(seconds: Double, expected: String) {
+        #expect(WallClock.rfc3339(Date(timeIntervalSince1970: seconds)) == expected)
+    }
+}
