@@ -172,7 +172,7 @@ public final class ControlClient: Sendable {
 
     private func parse(_ line: [UInt8]) throws -> JSONValue {
         do {
-            return try ControlJSON.parse(line)
+            return try JSONValue.parse(line)
         } catch {
             throw ControlSocketError(
                 .protocolViolation, "the daemon's answer on \(path) is not JSON: \(error)", cause: error)

@@ -29,7 +29,7 @@ public enum ControlDocuments {
 
     /// The message of an error document, or nil when `document` is not one.
     public static func errorMessage(in document: JSONValue) -> String? {
-        document.controlMember("error")?.controlString
+        document.member("error")?.stringValue
     }
 
     /// One `watch` line, exactly as `netrules watch --json` prints it without a daemon: `version`,

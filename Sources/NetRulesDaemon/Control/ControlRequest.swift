@@ -30,21 +30,21 @@ public enum ControlRequest: Equatable, Sendable {
     static func parse(_ line: [UInt8]) -> Result<ControlRequest, RequestError> {
         let document: JSONValue
         do {
-            document = try ControlJSON.parse(line)
+            document = try JSONValue.parse(line)
         } catch {
             return .failure(RequestError(message: "invalid request: \(error)"))
         }
         guard case .object = document else {
             return .failure(RequestError(message: "invalid request: expected a JSON object"))
         }
-        guard let version = document.controlMember("version")?.controlNumber else {
+        guard let version = document.member("version")?.numberValue else {
             return .failure(RequestError(message: "invalid request: missing \"version\""))
         }
         guard version == Double(ControlDocuments.version) else {
             return .failure(
                 RequestError(message: "unsupported version \(FactValue.format(version)); this daemon speaks version 1"))
         }
-        guard let command = document.controlMember("command")?.controlString else {
+        guard let command = document.member("command")?.stringValue else {
             return .failure(RequestError(message: "invalid request: missing \"command\""))
         }
         switch command {
@@ -52,7 +52,7 @@ public enum ControlRequest: Equatable, Sendable {
         case "watch": return .success(.watch)
         case "rules": return .success(.rules)
         case "explain":
-            guard let rule = document.controlMember("rule")?.controlString else {
+            guard let rule = document.member("rule")?.stringValue else {
                 return .failure(RequestError(message: "explain needs a \"rule\""))
             }
             return .success(.explain(rule: rule))

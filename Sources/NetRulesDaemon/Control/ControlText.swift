@@ -8,7 +8,7 @@ public enum ControlText {
     /// Absent facts and empty lists read `none`, list items are joined with `, `, as the
     /// daemon-less `status` shows them.
     public static func status(_ document: JSONValue) -> String {
-        guard case .object(let facts)? = document.controlMember("facts") else {
+        guard case .object(let facts)? = document.member("facts") else {
             return "netrules daemon: 0 facts\n"
         }
         var lines = ["netrules daemon: \(facts.count) fact\(facts.count == 1 ? "" : "s")"]
@@ -28,10 +28,10 @@ public enum ControlText {
     /// One `watch` line, as the daemon-less `watch` prints it: `HH:MM:SS  KEY  OLD -> NEW`, with
     /// `unknown` for a left-out side and `null` for known absent.
     public static func change(_ document: JSONValue) -> String {
-        let at = document.controlMember("at")?.controlString ?? ""
+        let at = document.member("at")?.stringValue ?? ""
         let time = at.split(separator: "T").last.map { $0.hasSuffix("Z") ? String($0.dropLast()) : String($0) } ?? at
-        let key = document.controlMember("key")?.controlString ?? "?"
-        return "\(time)  \(key)  \(state(document.controlMember("old"))) -> \(state(document.controlMember("new")))\n"
+        let key = document.member("key")?.stringValue ?? "?"
+        return "\(time)  \(key)  \(state(document.member("old"))) -> \(state(document.member("new")))\n"
     }
 
     /// `rule NAME: TRUE (source: SOURCE)`, the condition tree one node a line (the layout of
@@ -40,26 +40,26 @@ public enum ControlText {
     ///   - document: an `explain` answer (`ControlDocuments.explain`).
     ///   - source: where the facts came from: `daemon` or `snapshot`.
     public static func explain(_ document: JSONValue, source: String) -> String {
-        let rule = document.controlMember("rule")?.controlString ?? "?"
-        let truth = document.controlMember("truth")?.controlString ?? "unknown"
+        let rule = document.member("rule")?.stringValue ?? "?"
+        let truth = document.member("truth")?.stringValue ?? "unknown"
         var lines = ["rule \(rule): \(truth.uppercased()) (source: \(source))"]
         func walk(_ node: JSONValue, depth: Int) {
-            let truth = node.controlMember("truth")?.controlString ?? "unknown"
-            let condition = node.controlMember("condition")?.controlString ?? ""
+            let truth = node.member("truth")?.stringValue ?? "unknown"
+            let condition = node.member("condition")?.stringValue ?? ""
             // The same columns as `Explanation.text`: the truth padded to 8, two spaces per level.
             let padded = truth.count >= 8 ? truth + " " : truth + String(repeating: " ", count: 8 - truth.count)
             lines.append(String(repeating: "  ", count: depth) + padded + condition)
-            if case .array(let children)? = node.controlMember("children") {
+            if case .array(let children)? = node.member("children") {
                 for child in children { walk(child, depth: depth + 1) }
             }
         }
-        if let tree = document.controlMember("tree") { walk(tree, depth: 0) }
+        if let tree = document.member("tree") { walk(tree, depth: 0) }
         var facts: [(String, String)] = []
-        if case .object(let known)? = document.controlMember("facts") {
+        if case .object(let known)? = document.member("facts") {
             facts += known.map { ($0.0, state($0.1)) }
         }
-        if case .array(let unknown)? = document.controlMember("unknown") {
-            facts += unknown.compactMap { $0.controlString.map { ($0, "unknown") } }
+        if case .array(let unknown)? = document.member("unknown") {
+            facts += unknown.compactMap { $0.stringValue.map { ($0, "unknown") } }
         }
         facts.sort { $0.0 < $1.0 }
         lines.append("facts read:" + (facts.isEmpty ? " none" : ""))

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import NetRulesCore
 
 /// One line of an observer plugin's output: a JSON object of facts, decoded into an update.
@@ -15,7 +14,7 @@ enum PluginLine {
     static func parse(_ line: String) -> Result<FactUpdate, Malformed> {
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(line.utf8))
+            value = try JSONValue.parse(Array(line.utf8))
         } catch {
             return .failure(Malformed(description: "not JSON"))
         }
@@ -27,7 +26,7 @@ enum PluginLine {
             guard !key.isEmpty, !key.contains(where: { $0 == " " || $0 == "\t" }) else {
                 return .failure(Malformed(description: "fact key \"\(key)\" is empty or contains spaces"))
             }
-            guard let state = member.factState else {
+            guard let state = Self.factState(member) else {
                 return .failure(Malformed(description: "fact \"\(key)\" holds an object; facts are values or lists"))
             }
             update[FactKey(key)] = state
@@ -35,41 +34,20 @@ enum PluginLine {
         return .success(update)
     }
 
-    /// A decoded JSON value.
-    enum JSONValue: Decodable {
-        case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+    /// A JSON value as a fact: `null` is known absent; objects are refused (nil).
+    static func factState(_ value: JSONValue) -> FactState? {
+        if case .null = value { return .absent }
+        return factValue(value).map(FactState.value)
+    }
 
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .null
-            } else if let b = try? container.decode(Bool.self) {
-                self = .bool(b)
-            } else if let n = try? container.decode(Double.self) {
-                self = .number(n)
-            } else if let s = try? container.decode(String.self) {
-                self = .string(s)
-            } else if let a = try? container.decode([JSONValue].self) {
-                self = .array(a)
-            } else {
-                self = .object(try container.decode([String: JSONValue].self))
-            }
-        }
-
-        var factValue: FactValue? {
-            switch self {
-            case .null, .object: nil
-            case .bool(let b): .bool(b)
-            case .number(let n): .number(n)
-            case .string(let s): .string(s)
-            case .array(let items):
-                items.allSatisfy { $0.factValue != nil } ? .list(items.compactMap(\.factValue)) : nil
-            }
-        }
-
-        var factState: FactState? {
-            if case .null = self { return .absent }
-            return factValue.map(FactState.value)
+    static func factValue(_ value: JSONValue) -> FactValue? {
+        switch value {
+        case .null, .object: nil
+        case .bool(let b): .bool(b)
+        case .number, .literal: value.numberValue.map(FactValue.number)
+        case .string(let s): .string(s)
+        case .array(let items):
+            items.allSatisfy { factValue($0) != nil } ? .list(items.compactMap(factValue)) : nil
         }
     }
 }

@@ -1,20 +1,19 @@
-import NetRulesCore
-
-/// A small, strict JSON reader for the control protocol's lines (RFC 8259).
+/// A small, strict JSON reader (RFC 8259), for the control protocol's lines and observer plugins'
+/// output: one parser for every JSON netrules reads.
 ///
 /// It keeps members in document order and numbers as written (`.literal`), so a document read and
 /// printed again with `compact` comes out as it came in: `status --json` can print the daemon's
 /// answer as is. Nesting is capped so a hostile line cannot exhaust the stack.
-enum ControlJSON {
-    /// Why a line is not JSON.
-    struct SyntaxError: Error, CustomStringConvertible, Sendable {
-        var offset: Int
-        var reason: String
-        var description: String { "\(reason) at byte \(offset)" }
+extension JSONValue {
+    /// Why a text is not JSON.
+    public struct SyntaxError: Error, CustomStringConvertible, Sendable {
+        public var offset: Int
+        public var reason: String
+        public var description: String { "\(reason) at byte \(offset)" }
     }
 
     /// Parses one complete document; trailing whitespace is allowed, anything else is an error.
-    static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
         var reader = Reader(bytes: bytes)
         let value = try reader.value(depth: 0)
         reader.skipWhitespace()
@@ -217,19 +216,19 @@ enum ControlJSON {
 
 extension JSONValue {
     /// The value of the object member `key`, when this is an object that has one.
-    func controlMember(_ key: String) -> JSONValue? {
+    public func member(_ key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.0 == key }?.1
     }
 
     /// The text of a string value.
-    var controlString: String? {
+    public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
     /// The value of a number, whether built (`.number`) or read (`.literal`).
-    var controlNumber: Double? {
+    public var numberValue: Double? {
         switch self {
         case .number(let n): n
         case .literal(let text): Double(text)
