@@ -25,7 +25,7 @@ struct SSIDConditionKind: ConditionKind {
         }
         guard let names = parser.context.oneOrMany(node, path, what: "an SSID") else { return nil }
         var ok = true
-        for (name, mark) in names where name.utf8.count > 32 {
+        for (name, mark, _) in names where name.utf8.count > 32 {
             parser.context.error(
                 "an SSID is at most 32 bytes; this one has \(name.utf8.count)", at: mark, path: path)
             ok = false
@@ -42,21 +42,10 @@ struct BSSIDConditionKind: ConditionKind {
     var schema: JSONValue { Schema.stringOrList("A MAC address such as a4:2b:8c:92:47:3c.") }
 
     func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ConditionParser) -> (any Condition)? {
-        guard let items = parser.context.oneOrMany(node, path, what: "a MAC address") else { return nil }
-        var macs: Set<MACAddress> = []
-        var ok = true
-        for (i, item) in items.enumerated() {
-            if let mac = MACAddress(item.text) {
-                macs.insert(mac)
-            } else {
-                let itemPath = node.sequence == nil ? path : path.index(i)
-                parser.context.error(
-                    "'\(item.text)' is not a MAC address", at: item.mark, path: itemPath,
-                    hint: "write six hex octets, e.g. a4:2b:8c:92:47:3c")
-                ok = false
-            }
-        }
-        return ok ? BSSIDCondition(macs) : nil
+        let macs = parser.context.oneOrMany(
+            node, path, what: "a MAC address", parse: MACAddress.init,
+            problem: { ("'\($0)' is not a MAC address", "write six hex octets, e.g. a4:2b:8c:92:47:3c") })
+        return macs.map { BSSIDCondition(Set($0)) }
     }
 }
 
@@ -161,18 +150,10 @@ struct GatewayConditionKind: ConditionKind {
     var schema: JSONValue { Schema.stringOrList("An IP address.") }
 
     func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ConditionParser) -> (any Condition)? {
-        guard let items = parser.context.oneOrMany(node, path, what: "an IP address") else { return nil }
-        var ips: Set<IPAddress> = []
-        var ok = true
-        for item in items {
-            if let ip = IPAddress(item.text) {
-                ips.insert(ip)
-            } else {
-                parser.context.error("'\(item.text)' is not an IP address", at: item.mark, path: path)
-                ok = false
-            }
-        }
-        return ok ? GatewayCondition(ips) : nil
+        let ips = parser.context.oneOrMany(
+            node, path, what: "an IP address", parse: IPAddress.init, problem: { ("'\($0)' is not an IP address", nil) }
+        )
+        return ips.map { GatewayCondition(Set($0)) }
     }
 }
 
@@ -184,20 +165,10 @@ struct AddressConditionKind: ConditionKind {
     var schema: JSONValue { Schema.stringOrList("An address block in CIDR notation, or a single address.") }
 
     func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ConditionParser) -> (any Condition)? {
-        guard let items = parser.context.oneOrMany(node, path, what: "an address block") else { return nil }
-        var blocks: [CIDR] = []
-        var ok = true
-        for item in items {
-            if let block = CIDR(item.text) {
-                blocks.append(block)
-            } else {
-                parser.context.error(
-                    "'\(item.text)' is not an address block", at: item.mark, path: path,
-                    hint: "write it like 10.0.0.0/8 or fd00::/8")
-                ok = false
-            }
-        }
-        return ok ? AddressCondition(blocks) : nil
+        let blocks = parser.context.oneOrMany(
+            node, path, what: "an address block", parse: CIDR.init,
+            problem: { ("'\($0)' is not an address block", "write it like 10.0.0.0/8 or fd00::/8") })
+        return blocks.map(AddressCondition.init)
     }
 }
 
@@ -242,23 +213,9 @@ extension ConditionParser {
     mutating func wordSet(_ node: YAMLNode, _ path: KeyPath, key: FactKey, name: String, words: [String])
         -> (any Condition)?
     {
-        guard let items = context.oneOrMany(node, path, what: "one of \(words.joined(separator: ", "))") else {
-            return nil
-        }
-        var accepted: Set<String> = []
-        var ok = true
-        for (i, item) in items.enumerated() {
-            let itemNode = node.sequence?.items[i] ?? node
-            if let w = context.word(itemNode, node.sequence == nil ? path : path.index(i), oneOf: words) {
-                accepted.insert(w)
-            } else {
-                ok = false
-            }
-            _ = item
-        }
-        let spelling =
-            "\(name): " + (items.count == 1 ? items[0].text : "[\(items.map(\.text).joined(separator: ", "))]")
-        return ok ? FactInSetCondition(key: key, accepted: accepted, spelling: spelling) : nil
+        guard let accepted = context.words(node, path, oneOf: words) else { return nil }
+        let spelling = "\(name): " + (accepted.count == 1 ? accepted[0] : "[\(accepted.joined(separator: ", "))]")
+        return FactInSetCondition(key: key, accepted: Set(accepted), spelling: spelling)
     }
 }
 

@@ -52,19 +52,8 @@ struct RuleParser {
 
         var edges: Set<Edge> = [.enter]
         if let on = m["on"] {
-            if let items = context.oneOrMany(on, path.key("on"), what: "'enter' or 'exit'") {
-                var set: Set<Edge> = []
-                for (i, item) in items.enumerated() {
-                    let itemNode = on.sequence?.items[i] ?? on
-                    let p = on.sequence == nil ? path.key("on") : path.key("on").index(i)
-                    if let w = context.word(itemNode, p, oneOf: ["enter", "exit"]) {
-                        set.insert(Edge(rawValue: w)!)
-                    } else {
-                        ok = false
-                    }
-                    _ = item
-                }
-                edges = set
+            if let words = context.words(on, path.key("on"), oneOf: ["enter", "exit"]) {
+                edges = Set(words.compactMap(Edge.init(rawValue:)))
             } else {
                 ok = false
             }

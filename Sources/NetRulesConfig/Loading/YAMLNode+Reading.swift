@@ -24,11 +24,12 @@ extension ValidationContext {
         return nil
     }
 
-    /// One scalar or a list of scalars, as `ssid: A` / `ssid: [A, B]` allow.
+    /// One scalar or a list of scalars, as `ssid: A` / `ssid: [A, B]` allow, each with its own
+    /// mark and key path (the list's path plus the index) for diagnostics.
     public mutating func oneOrMany(_ node: YAMLNode, _ path: KeyPath, what: String) -> [(
-        text: String, mark: SourceMark
+        text: String, mark: SourceMark, path: KeyPath
     )]? {
-        if let s = node.scalar, !s.isNull { return [(s.text, s.mark)] }
+        if let s = node.scalar, !s.isNull { return [(s.text, s.mark, path)] }
         guard let list = node.sequence else {
             expected("\(what) or a list of them", found: node, path: path)
             return nil
@@ -37,12 +38,55 @@ extension ValidationContext {
             error("the list is empty", at: list.mark, path: path, hint: "give at least one \(what.droppingArticle)")
             return nil
         }
-        var out: [(String, SourceMark)] = []
+        var out: [(String, SourceMark, KeyPath)] = []
         var ok = true
         for (i, item) in list.items.enumerated() {
-            if let t = text(item, path.index(i), what: what) { out.append((t, item.mark)) } else { ok = false }
+            if let t = text(item, path.index(i), what: what) {
+                out.append((t, item.mark, path.index(i)))
+            } else {
+                ok = false
+            }
         }
         return ok ? out : nil
+    }
+
+    /// One value or a list of them, each turned into a `T` by `parse`; every value that does not
+    /// parse is reported at its own position, with the message and hint `problem` gives for it.
+    public mutating func oneOrMany<T>(
+        _ node: YAMLNode, _ path: KeyPath, what: String, parse: (String) -> T?,
+        problem: (String) -> (message: String, hint: String?)
+    ) -> [T]? {
+        guard let items = oneOrMany(node, path, what: what) else { return nil }
+        var values: [T] = []
+        var ok = true
+        for item in items {
+            if let value = parse(item.text) {
+                values.append(value)
+            } else {
+                let (message, hint) = problem(item.text)
+                error(message, at: item.mark, path: item.path, hint: hint)
+                ok = false
+            }
+        }
+        return ok ? values : nil
+    }
+
+    /// One word or a list of words out of a fixed set, with a suggestion for a misspelling.
+    public mutating func words(_ node: YAMLNode, _ path: KeyPath, oneOf words: [String]) -> [String]? {
+        oneOrMany(
+            node, path, what: "one of \(Self.listing(words))", parse: { words.contains($0) ? $0 : nil },
+            problem: { Self.wordProblem($0, words) })
+    }
+
+    static func listing(_ words: [String]) -> String {
+        words.map { "'\($0)'" }.joined(separator: ", ")
+    }
+
+    static func wordProblem(_ text: String, _ words: [String]) -> (message: String, hint: String?) {
+        (
+            "'\(text)' is not one of \(listing(words))",
+            EditDistance.closest(to: text, among: words).map { "did you mean '\($0)'?" }
+        )
     }
 
     /// `true` or `false`. YAML 1.1's `yes`/`no`/`on`/`off` are refused with a hint rather than guessed.
@@ -97,11 +141,10 @@ extension ValidationContext {
 
     /// One word out of a fixed set, with a suggestion for a misspelling.
     public mutating func word(_ node: YAMLNode, _ path: KeyPath, oneOf words: [String]) -> String? {
-        let list = words.map { "'\($0)'" }.joined(separator: ", ")
-        guard let t = text(node, path, what: "one of \(list)") else { return nil }
+        guard let t = text(node, path, what: "one of \(Self.listing(words))") else { return nil }
         if words.contains(t) { return t }
-        let hint = EditDistance.closest(to: t, among: words).map { "did you mean '\($0)'?" }
-        error("'\(t)' is not one of \(list)", at: node.mark, path: path, hint: hint)
+        let (message, hint) = Self.wordProblem(t, words)
+        error(message, at: node.mark, path: path, hint: hint)
         return nil
     }
 
