@@ -1,6 +1,8 @@
+import NetRulesCore
+
 /// Why an action failed: a code to branch on, a message for the log, the underlying cause and
 /// where it was thrown.
-public struct ActionError: Error, Sendable, CustomStringConvertible {
+public struct ActionError: DetailedError, Sendable {
     /// The kind of failure; extensible without breaking callers that switch on it.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
@@ -60,12 +62,6 @@ public struct ActionError: Error, Sendable, CustomStringConvertible {
 
     /// The message, the throw site and the whole cause chain, for debugging.
     public var detailedDescription: String {
-        var text = "\(message) (\(code), at \(file):\(line))"
-        if let inner = cause as? ActionError {
-            text += "\n  caused by: \(inner.detailedDescription)"
-        } else if let cause {
-            text += "\n  caused by: \(cause)"
-        }
-        return text
+        Self.withCauses("\(message) (\(code), at \(file):\(line))", cause)
     }
 }

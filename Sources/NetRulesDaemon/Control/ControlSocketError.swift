@@ -1,3 +1,4 @@
+import NetRulesCore
 import NetRulesSystem
 
 /// A failure of the control socket that a person must act on: another daemon owns the socket, the
@@ -5,7 +6,7 @@ import NetRulesSystem
 ///
 /// Shaped like the project's runtime errors (STYLE §7): an extensible `code`, a human `message`,
 /// an optional `cause` and the throw site.
-public struct ControlSocketError: Error, CustomStringConvertible, Sendable {
+public struct ControlSocketError: DetailedError, Sendable {
     /// What went wrong, as a value code can branch on.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Kind: Hashable, Sendable {
@@ -57,8 +58,6 @@ public struct ControlSocketError: Error, CustomStringConvertible, Sendable {
 
     /// The message, the throw site and the cause chain, for logs.
     public var detailedDescription: String {
-        var text = "\(message) (\(code), at \(file):\(line))"
-        if let cause { text += "\n  caused by: \(cause)" }
-        return text
+        Self.withCauses("\(message) (\(code), at \(file):\(line))", cause)
     }
 }
