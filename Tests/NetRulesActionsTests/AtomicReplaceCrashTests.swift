@@ -42,7 +42,6 @@ struct AtomicReplaceCrashTests {
     }
 
     @Test func atomicReplaceNeverTearsUnderSIGKILL() async throws {
-        let executable = try #require(Self.ownExecutable())
         let directory = TemporaryDirectory()
         let trials = 200
         var reads = 0
@@ -50,7 +49,7 @@ struct AtomicReplaceCrashTests {
         for trial in 0..<trials {
             let target = directory.file("state-\(trial)")
             Fixtures.writeFile(target, Self.version(0))
-            let pid = try Self.spawnWriter(executable, target: target)
+            let pid = try TestBinaryChild.spawn(test: "writerChildProcess", environment: [Self.targetVariable: target])
             // Start killing only once the writer is in its loop, then at a random moment of it.
             var started = false
             for _ in 0..<5000 where !started {
@@ -74,32 +73,5 @@ struct AtomicReplaceCrashTests {
         }
         #expect(kills == trials, "only \(kills) of \(trials) writers died by SIGKILL (the rest ended on their own)")
         #expect(reads > trials)
-    }
-
-    private static func ownExecutable() -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    private static func spawnWriter(_ executable: String, target: String) throws -> pid_t {
-        let arguments = [executable, "--testing-library", "swift-testing", "--filter", "writerChildProcess"]
-        let environment = ["\(targetVariable)=\(target)", "PATH=/usr/bin:/bin"]
-        var argv = arguments.map { strdup($0) } + [nil]
-        var envp = environment.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, nil, &argv, &envp)
-        try #require(result == 0, "posix_spawn of the writer failed: \(result)")
-        return pid
     }
 }

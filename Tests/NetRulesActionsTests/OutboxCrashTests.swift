@@ -56,7 +56,8 @@ struct OutboxCrashTests {
         }
         let directory = TemporaryDirectory()
         let state = directory.file("state")
-        let pid = try spawnChild(state: state, url: server.url())
+        let pid = try TestBinaryChild.spawn(
+            test: "outboxChildProcess", environment: [Self.stateVariable: state, Self.urlVariable: server.url()])
         // Kill once every delivery has been attempted at least once (so each is in the outbox).
         for _ in 0..<2000 where Set(seen.withLock { $0.map(\.n) }).count < Self.deliveries {
             try await Task.sleep(for: .milliseconds(5))
@@ -91,29 +92,5 @@ struct OutboxCrashTests {
             $0.hasSuffix(".json") && !$0.hasPrefix(".")
         }
         #expect(left.isEmpty, "entries left in the outbox: \(left)")
-    }
-
-    private func spawnChild(state: String, url: String) throws -> pid_t {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        try #require(length > 0)
-        let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let process = [executable, "--testing-library", "swift-testing", "--filter", "outboxChildProcess"]
-        var argv = process.map { strdup($0) } + [nil]
-        let environment: [String] = ["\(Self.stateVariable)=\(state)", "\(Self.urlVariable)=\(url)"]
-        var envp = environment.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, nil, &argv, &envp)
-        #expect(result == 0, "posix_spawn failed: \(result)")
-        return pid
     }
 }
