@@ -60,8 +60,6 @@ public enum NetRulesCommandLine {
             } catch let error as RuleFiles.ReadError {
                 io.printError("Error: \(error)")
                 return ExitCode.failure
-            } catch CommandError.invalidInput {
-                return ExitCode.invalidRules
             } catch {
                 io.printError("Error: \(error)")
                 return ExitCode.failure

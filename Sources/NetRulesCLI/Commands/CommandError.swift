@@ -2,8 +2,6 @@
 enum CommandError: Error {
     /// A runtime failure: exit 1.
     case runtime(String)
-    /// An invalid rule or timeline file, already reported: exit 65.
-    case invalidInput
 }
 
 /// The documented exit codes.

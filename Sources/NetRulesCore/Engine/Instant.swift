@@ -2,7 +2,7 @@
 ///
 /// The engine never reads a clock. The daemon passes the time since it started on
 /// `ContinuousClock`; `simulate` and the tests pass virtual time.
-public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The time since the origin.
     public var offset: Duration
 
@@ -19,18 +19,4 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
     public var seconds: Double { DurationSyntax.seconds(offset) }
 
     public var description: String { DurationSyntax.format(offset) }
-
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        let seconds = try container.decode(Int64.self)
-        let attoseconds = try container.decode(Int64.self)
-        offset = Duration(secondsComponent: seconds, attosecondsComponent: attoseconds)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        // Both components, so a persisted deadline keeps sub-second precision.
-        var container = encoder.unkeyedContainer()
-        try container.encode(offset.components.seconds)
-        try container.encode(offset.components.attoseconds)
-    }
 }

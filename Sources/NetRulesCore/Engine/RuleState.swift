@@ -1,9 +1,10 @@
 /// What the engine remembers about one rule between updates.
 ///
-/// `Codable` so the daemon can persist it: a restart must neither repeat nor lose a firing.
-public struct RuleState: Hashable, Sendable, Codable {
+/// The daemon persists it (as wall-clock deadlines, in its own state file): a restart must
+/// neither repeat nor lose a firing.
+public struct RuleState: Hashable, Sendable {
     /// A pending `for:` hold: the edge fires at `deadline` unless the condition leaves `target` first.
-    public struct Hold: Hashable, Sendable, Codable {
+    public struct Hold: Hashable, Sendable {
         /// The truth value being held.
         public var target: Bool
         /// When the hold completes.
@@ -26,32 +27,17 @@ public struct RuleState: Hashable, Sendable, Codable {
     /// The accepted truth value edges are computed from; nil until first known.
     public var confirmed: Bool?
     /// The condition's latest evaluation (may be unknown).
-    public var current: TruthValue
+    public var current: Truth
     public var hold: Hold?
     /// Firings before this instant are dropped.
     public var cooldownUntil: Instant?
 
     public init(
-        confirmed: Bool? = nil, current: TruthValue = .unknown, hold: Hold? = nil, cooldownUntil: Instant? = nil
+        confirmed: Bool? = nil, current: Truth = .unknown, hold: Hold? = nil, cooldownUntil: Instant? = nil
     ) {
         self.confirmed = confirmed
         self.current = current
         self.hold = hold
         self.cooldownUntil = cooldownUntil
-    }
-}
-
-/// `Truth` as a `Codable` value for persisted state.
-public typealias TruthValue = Truth
-
-extension Truth: Codable {
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        self = text == "true" ? .true : text == "false" ? .false : .unknown
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 }

@@ -1,5 +1,5 @@
 /// A change of a rule's condition between known truth values.
-public enum Edge: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+public enum Edge: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// The condition became true (or was first known true).
     case enter
     /// The condition became false after being true.
