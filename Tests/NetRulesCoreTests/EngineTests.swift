@@ -242,3 +242,20 @@ struct EngineRestartTests {
         #expect(engine.facts[.interfaceState("wg0")] == .absent)
     }
 }
+
+struct EngineDurableStateTests {
+    @Test func durableVersionMovesOnlyWithWhatARestartKeeps() {
+        let office = SSIDCondition(.oneOf([Array("Office".utf8)]))
+        var engine = Engine(rules: [Rule(name: "r", condition: office, hold: .seconds(5))])
+        let start = engine.durableStateVersion
+        _ = engine.apply(.set([.signal: .number(-60)]), at: .zero)  // no rule reads it
+        #expect(engine.durableStateVersion == start)
+        _ = engine.apply(.set([.ssid: "Office"]), at: .zero)  // a hold starts
+        let held = engine.durableStateVersion
+        #expect(held != start)
+        _ = engine.apply(.set([.ssid: "Office", .bssid: "a1:b2:c3:d4:e5:f6"]), at: Instant(.seconds(1)))
+        #expect(engine.durableStateVersion == held)  // same truth, same hold
+        _ = engine.tick(at: Instant(.seconds(5)))  // the hold completes: confirmed changes
+        #expect(engine.durableStateVersion != held)
+    }
+}

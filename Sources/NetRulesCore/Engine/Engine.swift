@@ -16,6 +16,10 @@ public struct Engine: Sendable {
     public private(set) var rules: [Rule] = []
     /// Each rule's state, parallel to `rules`.
     public private(set) var states: [RuleState] = []
+    /// Changes whenever what must survive a restart changes (a rule's confirmed truth, hold or
+    /// cooldown, or the rule set), so the daemon writes its state file only then and not after
+    /// every fact update. Not bumped by `current`, which a restart forgets anyway.
+    public private(set) var durableStateVersion: UInt64 = 0
 
     /// The rules' conditions, apart from `rules` so the hot path touches nothing else.
     private var conditions: [any Condition] = []
@@ -100,6 +104,7 @@ public struct Engine: Sendable {
             state.current = .unknown
             state.hold?.awaitsConfirmation = true
             states[index] = state
+            durableStateVersion &+= 1
             holdDeadlines[index] = nil
         }
     }
@@ -110,6 +115,7 @@ public struct Engine: Sendable {
         rules = newRules
         conditions = newRules.map(\.condition)
         states = newRules.map { kept[$0.name + "\u{0}" + $0.fingerprint] ?? RuleState() }
+        durableStateVersion &+= 1
         rulesByKey = [:]
         holdDeadlines = [:]
         for (index, rule) in newRules.enumerated() {
@@ -152,6 +158,7 @@ public struct Engine: Sendable {
                 return
             }
             states[index].hold?.awaitsConfirmation = false
+            durableStateVersion &+= 1
             if hold.deadline <= now {
                 cancelHold(index)
                 commit(index, edge: hold.edge, at: now, into: &firings)
@@ -173,6 +180,7 @@ public struct Engine: Sendable {
             // The first known value is false: nothing changed from the user's point of view.
             cancelHold(index)
             states[index].confirmed = false
+            durableStateVersion &+= 1
             return
         }
         let hold = rules[index].hold
@@ -181,6 +189,7 @@ public struct Engine: Sendable {
         } else if states[index].hold?.target != value {
             let deadline = now + hold
             states[index].hold = RuleState.Hold(target: value, deadline: deadline)
+            durableStateVersion &+= 1
             holdDeadlines[index] = deadline
         }
     }
@@ -188,6 +197,7 @@ public struct Engine: Sendable {
     private mutating func cancelHold(_ index: Int) {
         guard states[index].hold != nil else { return }
         states[index].hold = nil
+        durableStateVersion &+= 1
         holdDeadlines[index] = nil
     }
 
@@ -205,6 +215,7 @@ public struct Engine: Sendable {
 
     private mutating func commit(_ index: Int, edge: Edge, at time: Instant, into firings: inout [Firing]) {
         states[index].confirmed = edge == .enter
+        durableStateVersion &+= 1
         guard rules[index].edges.contains(edge) else { return }
         if let until = states[index].cooldownUntil, time < until { return }
         let cooldown = rules[index].cooldown

@@ -145,7 +145,6 @@ extension Daemon {
         engine.restore(states)
         inflight = saved.inflight
         nextFiringNumber = saved.nextFiringNumber
-        lastWritten = Array(data)
         logger.info("restored the state of \(states.count) rules and \(inflight.count) firings in flight")
     }
 
@@ -175,6 +174,11 @@ extension Daemon {
     /// instant leaves the old or the new state; not fsynced on this path, which would put a disk
     /// flush between every event and its action (survives SIGKILL, not a power cut mid-write).
     func persist() {
+        // Encoding the whole state after every fact update would cost more the more rules hold
+        // state; only a change to what survives a restart writes.
+        let version = (engine: engine.durableStateVersion, inflight: inflight.map(\.id))
+        if let last = persistedVersion, last.engine == version.engine, last.inflight == version.inflight { return }
+        persistedVersion = version
         var saved = PersistedState()
         saved.nextFiringNumber = nextFiringNumber
         saved.inflight = inflight
@@ -186,11 +190,10 @@ extension Daemon {
                 hold: state.hold.map { ($0.target, wallTime(of: $0.deadline).timeIntervalSince1970) })
         }
         let bytes = saved.encoded()
-        guard bytes != lastWritten else { return }
         do {
             try DurableFile.replace(stateFile, with: bytes, mode: 0o600, sync: false)
-            lastWritten = bytes
         } catch {
+            persistedVersion = nil  // try again after the next event
             logger.error("cannot persist the rule state: \(error)")
         }
     }

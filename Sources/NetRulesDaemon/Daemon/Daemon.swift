@@ -47,7 +47,8 @@ public actor Daemon: DaemonQueries {
     var nextWatcher = 0
     var inflight: [PersistedState.SavedFiring] = []
     var nextFiringNumber = 1
-    var lastWritten: [UInt8] = []
+    /// What the state file last written reflects: the engine's durable version and the in-flight list.
+    var persistedVersion: (engine: UInt64, inflight: [String])?
 
     public init(options: DaemonOptions) {
         self.options = options
