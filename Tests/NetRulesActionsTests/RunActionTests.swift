@@ -9,7 +9,7 @@ struct RunActionTests {
         -> ActionResult
     {
         let action = RunAction(
-            command: Fixtures.template(command), timeout: .seconds(10), workingDirectory: directory.path)
+            command: Fixtures.command(command), timeout: .seconds(10), workingDirectory: directory.path)
         let context = Fixtures.context(Fixtures.firing(facts: facts))
         return await RunExecutor().execute(
             action, in: context, result: ActionResult(rule: "office", edge: .enter, index: 0, kind: "run"))
@@ -69,7 +69,7 @@ struct RunActionTests {
     @Test func actionEnvironmentAndWorkingDirectoryApply() async throws {
         let directory = TemporaryDirectory()
         var action = RunAction(
-            command: Fixtures.template("printf '%s|%s' \"$GREETING\" \"$PWD\" > out"), workingDirectory: directory.path)
+            command: Fixtures.command("printf '%s|%s' \"$GREETING\" \"$PWD\" > out"), workingDirectory: directory.path)
         action.environment = [(name: "GREETING", value: Fixtures.template("hi {{ssid}}"))]
         let context = Fixtures.context(Fixtures.firing(facts: [.ssid: "$(x)"]))
         let result = await RunExecutor().execute(
@@ -86,7 +86,7 @@ struct RunActionTests {
         guard case .failed(let error) = failed.outcome else { Issue.record("exit 7 counted as success"); return }
         #expect(error.code == .exitedWithFailure)
 
-        let action = RunAction(command: Fixtures.template("sleep 30"), timeout: .milliseconds(100))
+        let action = RunAction(command: Fixtures.command("sleep 30"), timeout: .milliseconds(100))
         let slow = await RunExecutor(terminationGrace: .milliseconds(100)).execute(
             action, in: Fixtures.context(Fixtures.firing()),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))

@@ -8,18 +8,8 @@ import NetRulesCore
 /// have no variable; known-absent ones are set to the empty string. Values are the facts' raw
 /// bytes (lists joined by spaces), cut at a NUL byte because environment entries are C strings.
 enum FiringEnvironment {
-    /// `NETRULES_` and the key upper-cased, with every character other than A–Z and 0–9 as `_`:
-    /// `hosts.intranet` becomes `NETRULES_HOSTS_INTRANET`.
-    static func variableName(for key: FactKey) -> String {
-        "NETRULES_"
-            + String(
-                String.UnicodeScalarView(
-                    key.rawValue.uppercased().unicodeScalars.map {
-                        ("A"..."Z").contains($0) || ("0"..."9").contains($0) ? $0 : "_"
-                    }
-                )
-            )
-    }
+    /// `NETRULES_` and the key upper-cased (see `FactKey.environmentVariable`).
+    static func variableName(for key: FactKey) -> String { key.environmentVariable }
 
     /// The `NAME=value` entries, sorted by name.
     static func entries(for context: ActionContext, extra: [(name: String, value: [UInt8])] = []) -> [[UInt8]] {

@@ -1,6 +1,6 @@
 import NetRulesCore
 
-/// Runs `run:` actions: `/bin/sh -c COMMAND`, with substituted values shell-quoted.
+/// Runs `run:` actions: `/bin/sh -c COMMAND`, each substituted value quoted for its context.
 struct RunExecutor: Sendable {
     /// The shell; tests never change it, but a minimal system could.
     var shell = "/bin/sh"
@@ -8,9 +8,9 @@ struct RunExecutor: Sendable {
     var terminationGrace: Duration = .seconds(2)
     var outputLimit = 16 * 1024
 
-    /// The command line as the shell will see it: every substituted value single-quoted.
+    /// The command line as the shell will see it (see `ShellCommandTemplate`).
     static func commandLine(_ action: RunAction, in context: ActionContext) -> [UInt8] {
-        context.render(action.command, escape: ShellQuoting.quote)
+        action.command.render(context.templateContext)
     }
 
     func execute(_ action: RunAction, in context: ActionContext, result: ActionResult) async -> ActionResult {

@@ -3,7 +3,7 @@ public import NetRulesCore
 /// `run: "COMMAND"` or `run: { command, timeout, cwd, env }`.
 struct RunActionKind: ActionKind {
     let name = "run"
-    let summary = "Runs a command with /bin/sh -c; substituted values are shell-quoted."
+    let summary = "Runs a command with /bin/sh -c; each substituted value is quoted for where it stands."
 
     var schema: JSONValue {
         Schema.anyOf([
@@ -23,7 +23,7 @@ struct RunActionKind: ActionKind {
 
     func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> (any ActionDefinition)? {
         if node.scalar != nil {
-            return parser.context.template(node, path, what: "a command").map { RunAction(command: $0) }
+            return parser.context.shellCommand(node, path).map { RunAction(command: $0) }
         }
         guard let m = parser.context.mapping(node, path, what: "a command or '{ command: ..., timeout: ... }'") else {
             return nil
@@ -34,7 +34,7 @@ struct RunActionKind: ActionKind {
             return nil
         }
         var ok = true
-        let command = parser.context.template(commandNode, path.key("command"), what: "a command")
+        let command = parser.context.shellCommand(commandNode, path.key("command"))
         var timeout = RunAction.defaultTimeout
         var workingDirectory: String?
         var environment: [(name: String, value: Template)] = []

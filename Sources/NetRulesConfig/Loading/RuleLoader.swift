@@ -142,6 +142,7 @@ public struct RuleLoader: Sendable {
         let findAction = findActionPlugin
         for (file, root) in roots {
             var context = ValidationContext(file: file)
+            context.source = texts[file]
             if let o = root["observers"] {
                 observers += context.observers(o, .root.key("observers")) { findObserverPlugin($0, dirs) }
             }

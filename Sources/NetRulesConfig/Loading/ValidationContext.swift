@@ -9,6 +9,9 @@ public struct ValidationContext: Sendable {
     public let file: String
     /// The diagnostics so far, unsorted.
     public private(set) var diagnostics: [Diagnostic] = []
+    /// The file's text, when the caller has it: lets a diagnostic about a piece of a block or
+    /// quoted scalar point at that piece's own line and column.
+    public var source: SourceText?
 
     public init(file: String) {
         self.file = file

@@ -162,19 +162,32 @@ extension ValidationContext {
         do {
             return try Template(text)
         } catch {
-            // Plain and single-line quoted scalars map offsets to columns; otherwise point at the scalar.
-            var mark = scalar.mark
-            if !text.contains("\n")
-                && (scalar.style == .plain || scalar.style == .singleQuoted
-                    || (scalar.style == .doubleQuoted && !text.contains("\\")))
-            {
-                mark.column += error.offset + (scalar.style == .plain ? 0 : 1)
-            }
-            self.error(error.message, at: mark, path: path, hint: error.hint)
+            self.error(error.message, at: mark(ofOffset: error.offset, in: scalar), path: path, hint: error.hint)
             return nil
         }
     }
 
+    /// A `run:` command: a template read as `/bin/sh` will read it. Refused placeholders are
+    /// errors and risky ones warnings, each at the placeholder's own line and column.
+    public mutating func shellCommand(_ node: YAMLNode, _ path: KeyPath) -> ShellCommandTemplate? {
+        guard let template = template(node, path, what: "a command"), let scalar = node.scalar else { return nil }
+        let issues: [ShellTemplateIssue]
+        let command: ShellCommandTemplate?
+        do {
+            let read = try ShellCommandTemplate(template)
+            (command, issues) = (read, read.warnings)
+        } catch {
+            (command, issues) = (nil, error.issues)
+        }
+        for issue in issues {
+            let at = mark(ofOffset: issue.offset, in: scalar)
+            switch issue.severity {
+            case .error: self.error(issue.message, at: at, path: path, hint: issue.hint)
+            case .warning: warning(issue.message, at: at, path: path, hint: issue.hint)
+            }
+        }
+        return command
+    }
     /// Reports every key of `mapping` not in `known`, with a "did you mean".
     public mutating func rejectUnknownKeys(_ mapping: YAMLMapping, _ path: KeyPath, known: [String], what: String) {
         for (key, _) in mapping.entries where !known.contains(key.text) {

@@ -27,8 +27,8 @@ public struct ActionSpec: Sendable, CustomStringConvertible {
 
 /// `run: "COMMAND"` or `run: { command, timeout, cwd, env }`.
 public struct RunAction: ActionDefinition {
-    /// The command for `/bin/sh -c`; substituted values are shell-quoted.
-    public var command: Template
+    /// The command for `/bin/sh -c`; each substituted value is quoted for the context it stands in.
+    public var command: ShellCommandTemplate
     /// After this, the whole process group gets SIGTERM, then SIGKILL.
     public var timeout: Duration
     public var workingDirectory: String?
@@ -38,7 +38,7 @@ public struct RunAction: ActionDefinition {
     public static let defaultTimeout: Duration = .seconds(30)
 
     public init(
-        command: Template, timeout: Duration = RunAction.defaultTimeout, workingDirectory: String? = nil,
+        command: ShellCommandTemplate, timeout: Duration = RunAction.defaultTimeout, workingDirectory: String? = nil,
         environment: [(name: String, value: Template)] = []
     ) {
         self.command = command

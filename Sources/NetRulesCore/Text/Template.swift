@@ -14,12 +14,16 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
     public let source: String
     /// The literal and placeholder pieces, in order.
     public let segments: [Segment]
+    /// The Unicode-scalar offset in `source` of each placeholder's `{{`, in order: diagnostics
+    /// about a placeholder point at it.
+    public let placeholderOffsets: [Int]
 
     /// Parses a template.
     /// - Throws: `TemplateError` with the scalar offset of the problem in `source`.
     public init(_ source: String) throws(TemplateError) {
         self.source = source
         var segments: [Segment] = []
+        var offsets: [Int] = []
         let scalars = Array(source.unicodeScalars)
         var literal = String.UnicodeScalarView()
         var i = 0
@@ -44,6 +48,7 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
                     literal = String.UnicodeScalarView()
                 }
                 segments.append(.placeholder(name))
+                offsets.append(start)
                 i = j + 2
             } else {
                 literal.append(scalars[i])
@@ -52,6 +57,7 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
         }
         if !literal.isEmpty { segments.append(.literal(String(literal))) }
         self.segments = segments
+        self.placeholderOffsets = offsets
     }
 
     /// Whether the template has no placeholder.

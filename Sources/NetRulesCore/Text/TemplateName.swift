@@ -70,3 +70,32 @@ extension String {
         hasPrefix(prefix) ? String(dropFirst(prefix.count)) : nil
     }
 }
+
+extension TemplateName {
+    /// The environment variable a `run:` command can read the same value from: `NETRULES_SSID`
+    /// for `{{ssid}}`, `NETRULES_HOSTS_INTRANET` for `{{hosts.intranet}}`, `NAME` for `{{env.NAME}}`.
+    public var environmentVariable: String {
+        switch self {
+        case .fact(let key): key.environmentVariable
+        case .rule: "NETRULES_RULE"
+        case .edge: "NETRULES_EDGE"
+        case .time: "NETRULES_TIME"
+        case .environment(let name): name
+        }
+    }
+}
+
+extension FactKey {
+    /// `NETRULES_` and the key upper-cased, with every character other than A–Z and 0–9 as `_`:
+    /// `hosts.intranet` becomes `NETRULES_HOSTS_INTRANET`.
+    public var environmentVariable: String {
+        "NETRULES_"
+            + String(
+                String.UnicodeScalarView(
+                    rawValue.uppercased().unicodeScalars.map {
+                        ("A"..."Z").contains($0) || ("0"..."9").contains($0) ? $0 : "_"
+                    }
+                )
+            )
+    }
+}

@@ -23,6 +23,10 @@ enum Fixtures {
         do { return try Template(text) } catch { fatalError("bad template in a test: \(text): \(error.message)") }
     }
 
+    static func command(_ text: String) -> ShellCommandTemplate {
+        do { return try ShellCommandTemplate(text) } catch { fatalError("bad command in a test: \(text): \(error.issues)") }
+    }
+
     static func readFile(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }

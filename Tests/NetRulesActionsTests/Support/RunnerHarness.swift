@@ -56,7 +56,7 @@ final class RunnerHarness: Sendable {
     }
 
     static func run(_ command: String, continueOnError: Bool = false) -> ActionSpec {
-        spec(RunAction(command: Fixtures.template(command), timeout: .seconds(10)), continueOnError: continueOnError)
+        spec(RunAction(command: Fixtures.command(command), timeout: .seconds(10)), continueOnError: continueOnError)
     }
 }
 

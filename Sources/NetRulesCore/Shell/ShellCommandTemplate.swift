@@ -1,0 +1,70 @@
+/// A `run:` command line: a template read once, at load time, as `/bin/sh` will read it.
+///
+/// Every placeholder has a `ShellQuotingContext`, and rendering writes each value in the form
+/// that makes the shell see exactly its bytes there. Places where no quoting can keep a value
+/// data (inside `$(…)`, after `eval`, in a comment, …) are refused by the initializer; see
+/// `ShellLexer` for the full list.
+public struct ShellCommandTemplate: Hashable, Sendable, CustomStringConvertible {
+    /// The template as written.
+    public let template: Template
+    /// The quoting context of each placeholder, in the order of `template.names`.
+    public let contexts: [ShellQuotingContext]
+    /// What `check` should warn about (a value that could be read as an option, a value naming a
+    /// redirection's file); the command still runs.
+    public let warnings: [ShellTemplateIssue]
+
+    /// Reads `template` as a shell command.
+    /// - Throws: `ShellCommandRefusal` with every error (and the warnings) when any placeholder
+    ///   stands where it cannot be made safe, or the command is not well-formed shell.
+    public init(_ template: Template) throws(ShellCommandRefusal) {
+        var lexer = ShellLexer(template)
+        lexer.run()
+        let issues = lexer.issues.sorted { $0.offset < $1.offset }
+        if issues.contains(where: { $0.severity == .error }) { throw ShellCommandRefusal(issues: issues) }
+        self.template = template
+        self.contexts = lexer.contexts
+        self.warnings = issues
+    }
+
+    /// Parses the text and reads it as a shell command.
+    /// - Throws: `ShellCommandRefusal`, with a template syntax error as its one issue.
+    public init(_ source: String) throws(ShellCommandRefusal) {
+        let template: Template
+        do {
+            template = try Template(source)
+        } catch {
+            throw ShellCommandRefusal(issues: [ShellTemplateIssue(.error, error.message, offset: error.offset, hint: error.hint)])
+        }
+        try self.init(template)
+    }
+
+    /// The text as written.
+    public var source: String { template.source }
+
+    /// The command line for `/bin/sh -c`, each value rendered for its context.
+    public func render(_ context: TemplateContext) -> [UInt8] {
+        var out: [UInt8] = []
+        var index = 0
+        for segment in template.segments {
+            switch segment {
+            case .literal(let text):
+                out += text.utf8
+            case .placeholder(let name):
+                out += ShellQuoting.render(context.bytes(for: name), in: contexts[index])
+                index += 1
+            }
+        }
+        return out
+    }
+
+    public var description: String { template.source }
+}
+
+/// Why a `run:` command was refused: its errors (and warnings), in source order.
+public struct ShellCommandRefusal: Error, Hashable, Sendable {
+    public var issues: [ShellTemplateIssue]
+
+    public init(issues: [ShellTemplateIssue]) {
+        self.issues = issues
+    }
+}
