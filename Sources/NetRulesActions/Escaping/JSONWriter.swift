@@ -15,6 +15,19 @@ struct JSONWriter {
 
     mutating func string(bytes input: [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
+        stringContent(bytes: input)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The inside of a JSON string for `input`, without the quotes.
+    static func stringContent(_ input: [UInt8]) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.stringContent(bytes: input)
+        return writer.bytes
+    }
+
+    /// Writes the inside of a JSON string: escapes, and `\udcXX` for bytes that are not UTF-8.
+    mutating func stringContent(bytes input: [UInt8]) {
         var index = 0
         while index < input.count {
             let byte = input[index]
@@ -40,7 +53,6 @@ struct JSONWriter {
             }
             index += 1
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     mutating func number(_ value: Double) {

@@ -57,23 +57,34 @@ enum FiringDocument {
 extension JSONWriter {
     /// Writes a rule's JSON-shaped value; each string is rendered as a template, and the result
     /// (substituted values included) is escaped as one JSON string.
-    mutating func configValue(_ value: ConfigValue, context: ActionContext) {
+    /// - Parameter secrets: When given, `{{env.NAME}}` is written as a token for delivery time
+    ///   instead of the value (see `SecretTokens`).
+    mutating func configValue(_ value: ConfigValue, context: ActionContext, secrets: SecretTokens? = nil) {
         switch value {
         case .null: raw("null")
         case .bool(let flag): raw(flag ? "true" : "false")
         case .number(let number): self.number(number)
         case .string(let text):
             if let template = try? Template(text) {
-                string(bytes: context.render(template))
+                raw("\"")
+                for segment in template.segments {
+                    switch segment {
+                    case .literal(let literal): stringContent(bytes: Array(literal.utf8))
+                    case .placeholder(.environment(let name)) where secrets != nil:
+                        raw(String(decoding: secrets!.token(name, .json), as: UTF8.self))
+                    case .placeholder(let name): stringContent(bytes: context.templateContext.bytes(for: name))
+                    }
+                }
+                raw("\"")
             } else {
                 // Validated at load time; an unparsable string is kept literally rather than lost.
                 string(text)
             }
-        case .list(let items): array(items) { $0.configValue($1, context: context) }
+        case .list(let items): array(items) { $0.configValue($1, context: context, secrets: secrets) }
         case .object(let members):
             object(members) { json, member in
                 json.key(member.key)
-                json.configValue(member.value, context: context)
+                json.configValue(member.value, context: context, secrets: secrets)
             }
         }
     }

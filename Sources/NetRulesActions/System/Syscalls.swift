@@ -56,6 +56,16 @@ func sys_stat(_ path: String) -> Result<stat, Errno> {
     return retryingOnEINTR { stat(path, &info) }.map { _ in info }
 }
 
+func sys_lstat(_ path: String) -> Result<stat, Errno> {
+    var info = stat()
+    return retryingOnEINTR { lstat(path, &info) }.map { _ in info }
+}
+
+func sys_fstat(_ fd: CInt) -> Result<stat, Errno> {
+    var info = stat()
+    return retryingOnEINTR { fstat(fd, &info) }.map { _ in info }
+}
+
 func sys_kill(_ pid: pid_t, _ signal: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { kill(pid, signal) }
 }

@@ -37,8 +37,31 @@ struct OutboxEntry: Codable, Sendable {
     var attemptsMade: Int
     var backoffMilliseconds: Int64
     var waitsForOnline: Bool
+    /// Set when `url` or `body` holds `SecretTokens` to fill in from the environment at send time.
+    var secretNonce: String?
 
     var fileName: String { "\(idempotencyKey).json" }
+
+    private var secrets: SecretTokens? { secretNonce.map(SecretTokens.init(nonce:)) }
+
+    /// The URL to request, secrets read from `environment` now.
+    func requestURL(environment: [String: String]) -> String {
+        guard let secrets else { return url }
+        return String(decoding: secrets.substitute(in: Array(url.utf8), environment: environment), as: UTF8.self)
+    }
+
+    /// The URL for messages and logs: secrets as `<secret>`.
+    var displayURL: String {
+        guard let secrets else { return url }
+        return String(decoding: secrets.substitute(in: Array(url.utf8), environment: nil), as: UTF8.self)
+    }
+
+    /// The body to send, secrets read from `environment` now.
+    func requestBody(environment: [String: String]) -> [UInt8]? {
+        guard let body else { return nil }
+        guard let secrets else { return Array(body) }
+        return secrets.substitute(in: Array(body), environment: environment)
+    }
 
     /// The header fields to send, secrets read from `environment` now.
     func renderedHeaders(environment: [String: String]) -> [(String, String)] {

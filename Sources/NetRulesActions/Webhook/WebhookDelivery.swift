@@ -44,9 +44,9 @@ struct WebhookDelivery: Sendable {
             if Task.isCancelled { return (.parked, entry.attemptsMade - attemptsBefore) }
             entry.attemptsMade += 1
             let request = HTTPRequest(
-                url: entry.url, method: entry.method,
+                url: entry.requestURL(environment: environment), method: entry.method,
                 headers: entry.renderedHeaders(environment: environment) + [("Idempotency-Key", entry.idempotencyKey)],
-                body: entry.body.map { Array($0) }, timeout: .milliseconds(entry.timeoutMilliseconds)
+                body: entry.requestBody(environment: environment), timeout: .milliseconds(entry.timeoutMilliseconds)
             )
             let made = entry.attemptsMade - attemptsBefore
             do {

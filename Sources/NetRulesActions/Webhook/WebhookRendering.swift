@@ -6,11 +6,28 @@ import NetRulesCore
 ///
 /// Substituted values are URL-encoded in the URL, JSON-escaped in `json:`, and in header values
 /// have control characters, `%` and non-ASCII bytes percent-encoded (so no value can inject a
-/// header); a `body:` text gets the values raw.
+/// header); a `body:` text gets the values raw. `{{env.NAME}}` is never rendered into the entry:
+/// headers keep it as a part and the URL and body as a token (`SecretTokens`), read again from the
+/// environment before each attempt.
 enum WebhookRendering {
     static func entry(for action: WebhookAction, in context: ActionContext, actionIndex: Int) -> OutboxEntry {
         var headers = action.headers.map { header in
             OutboxEntry.Header(name: header.name, parts: parts(of: header.value, in: context))
+        }
+        let secrets = SecretTokens.random()
+        var usesSecrets = false
+        func render(_ template: Template, _ encoding: SecretTokens.Encoding, escape: ([UInt8]) -> [UInt8]) -> [UInt8] {
+            var out: [UInt8] = []
+            for segment in template.segments {
+                switch segment {
+                case .literal(let text): out += text.utf8
+                case .placeholder(.environment(let name)):
+                    usesSecrets = true
+                    out += secrets.token(name, encoding)
+                case .placeholder(let name): out += escape(context.templateContext.bytes(for: name))
+                }
+            }
+            return out
         }
         let body: [UInt8]?
         var contentType: String?
@@ -19,24 +36,25 @@ enum WebhookRendering {
             body = nil
         case .json(let value):
             var json = JSONWriter()
-            json.configValue(value, context: context)
+            json.configValue(value, context: context, secrets: secrets)
             body = json.bytes
+            usesSecrets = usesSecrets || secrets.occurs(in: json.bytes)
             contentType = "application/json"
         case .text(let template):
-            body = context.render(template)
+            body = render(template, .raw) { $0 }
             contentType = "text/plain; charset=utf-8"
         }
         if let contentType, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
             headers.append(OutboxEntry.Header(name: "Content-Type", parts: [.init(text: contentType)]))
         }
-        let url = String(decoding: context.render(action.url, escape: PercentEncoding.urlComponent), as: UTF8.self)
+        let url = String(decoding: render(action.url, .url, escape: PercentEncoding.urlComponent), as: UTF8.self)
         return OutboxEntry(
             idempotencyKey: idempotencyKey(firing: context.firing, actionIndex: actionIndex), rule: context.firing.rule,
             edge: context.firing.edge.rawValue,
             actionIndex: actionIndex, enqueuedAt: wallClockNanoseconds(), method: action.method, url: url,
             headers: headers, body: body.map { Data($0) }, timeoutMilliseconds: milliseconds(action.timeout),
             attempts: max(1, action.attempts), attemptsMade: 0, backoffMilliseconds: milliseconds(action.backoff),
-            waitsForOnline: action.waitsForOnline
+            waitsForOnline: action.waitsForOnline, secretNonce: usesSecrets ? secrets.nonce : nil
         )
     }
 

@@ -12,6 +12,11 @@ import NetRulesSystem
 ///
 /// `append` writes the whole record with one write(2) on an `O_APPEND` descriptor, so records of
 /// concurrent writers do not interleave, and fsyncs it.
+///
+/// Both refuse a target that exists and is not a regular file: a symlink (planted in a
+/// world-writable directory, it would make root write wherever it points; `append` opens with
+/// `O_NOFOLLOW`), a FIFO (opened `O_NONBLOCK`, so it never blocks), a device node or a socket.
+/// A refusal is the error `ELOOP` (symlink) or `EINVAL` (anything else) from the call that saw it.
 enum AtomicFile {
     /// Replaces the file at `path` with `contents`.
     /// - Parameters:
@@ -25,7 +30,16 @@ enum AtomicFile {
         let (directory, name) = split(path)
         if createDirectories { try makeDirectories(directory) }
         var permissions = mode_t(mode)
-        if case .success(let info) = sys_stat(path) { permissions = info.st_mode & 0o7777 }
+        switch sys_lstat(path) {
+        case .success(let info):
+            // rename(2) would replace a symlink or a device node with our file: refuse instead.
+            try requireRegular(info, call: "lstat")
+            permissions = info.st_mode & 0o7777
+        case .failure(.noSuchFileOrDirectory):
+            break
+        case .failure(let errno):
+            throw SystemCallError(call: "lstat", errno: errno)
+        }
         let temporary = "\(directory)/.\(name).netrules-\(randomSuffix()).tmp"
         let fd = try sys_open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions).get(call: "open")
         let file = FileDescriptor(taking: fd)
@@ -50,14 +64,26 @@ enum AtomicFile {
     ) throws(SystemCallError) {
         let (directory, _) = split(path)
         if createDirectories { try makeDirectories(directory) }
-        let fd = try sys_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode_t(mode)).get(call: "open")
+        let fd = try sys_open(
+            path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode_t(mode)
+        ).get(call: "open")
         let file = FileDescriptor(taking: fd)
         defer { try? file.close() }
+        try requireRegular(try sys_fstat(fd).get(call: "fstat"), call: "fstat")
         let written = try record.withUnsafeBytes { sys_write(fd, $0) }.get(call: "write")
         // A short write would leave half a record; regular files only do that when the disk is
         // full, and saying so beats pretending.
         guard written == record.count else { throw SystemCallError(call: "write", errno: Errno(rawValue: ENOSPC)) }
         _ = try sys_fsync(fd).get(call: "fsync")
+    }
+
+    /// Throws unless `info` describes a regular file.
+    private static func requireRegular(_ info: stat, call: String) throws(SystemCallError) {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFLNK: throw SystemCallError(call: call, errno: Errno(rawValue: ELOOP))
+        default: throw SystemCallError(call: call, errno: Errno(rawValue: EINVAL))
+        }
     }
 
     /// `mkdir -p`, fsyncing each parent it adds an entry to, so a created path survives a crash.

@@ -27,6 +27,9 @@ public enum PathExpansion {
         guard expanded.hasPrefix("/") else { return "the path must be absolute (or start with '~/')" }
         if expanded.hasSuffix("/") || path == "~" { return "the path names a directory, not a file" }
         if expanded.split(separator: "/").contains("..") { return "the path must not contain '..'" }
+        for tree in ["/dev", "/proc", "/sys"] where expanded == tree || expanded.hasPrefix(tree + "/") {
+            return "netrules does not write under \(tree)"
+        }
         if case .success(let info) = sys_stat(expanded), info.st_mode & S_IFMT == S_IFDIR {
             return "the path is a directory"
         }

@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
 
@@ -14,8 +15,8 @@ struct WriteExecutor: Sendable {
         // Values go in raw: a file is data, and the SSID's bytes are what the user asked for.
         let contents = context.render(action.content)
         let start = ContinuousClock.now
-        // fsync can take a while on a busy disk; keep it off the cooperative pool.
-        let outcome: Result<Void, SystemCallError> = await DedicatedThread.run {
+        // fsync can take a while on a busy disk; keep it off the cooperative pool, and bound the wait.
+        let finished: Result<Void, SystemCallError>? = await DedicatedThread.run(within: action.timeout) {
             do throws(SystemCallError) {
                 if action.append {
                     try AtomicFile.append(path, record: contents, mode: action.mode)
@@ -28,11 +29,31 @@ struct WriteExecutor: Sendable {
             }
         }
         result.duration = ContinuousClock.now - start
-        switch outcome {
-        case .success: result.outcome = .succeeded
-        case .failure(let error):
-            result.outcome = .failed(ActionError(.ioFailed, "cannot write '\(action.path)'", cause: error))
+        switch finished {
+        case nil:
+            let limit = DurationSyntax.format(action.timeout)
+            result.outcome = .failed(
+                ActionError(.timedOut, "writing '\(action.path)' took longer than \(limit); the write was abandoned"))
+        case .success?:
+            result.outcome = .succeeded
+        case .failure(let error)?:
+            result.outcome = .failed(
+                ActionError(.ioFailed, "cannot write '\(action.path)'\(Self.explanation(error))", cause: error))
         }
         return result
+    }
+
+    /// A plain sentence for the refusals `AtomicFile` makes on purpose.
+    static func explanation(_ error: SystemCallError) -> String {
+        switch (error.call, error.errno.rawValue) {
+        case ("open", ELOOP), ("lstat", ELOOP), ("fstat", ELOOP):
+            ": it is a symbolic link, and netrules writes only regular files (write to the link's target instead)"
+        case ("lstat", EINVAL), ("fstat", EINVAL):
+            ": it is not a regular file (a device, FIFO or socket), and netrules writes only regular files"
+        case ("open", ENXIO):
+            ": it is a FIFO or device with no reader, and netrules writes only regular files"
+        default:
+            ""
+        }
     }
 }

@@ -64,7 +64,8 @@ struct WebhookActionKind: ActionKind {
     var schema: JSONValue {
         Schema.object(
             [
-                "url": Schema.string("http:// or https:// URL; substituted values are URL-encoded."),
+                "url": Schema.string(
+                    "http:// or https:// URL; scheme, host and port literal; substituted values are URL-encoded."),
                 "method": Schema.enumeration(Self.methods, "The HTTP method (default: POST)."),
                 "headers": .object([
                     ("type", .string("object")), ("additionalProperties", .object([("type", .string("string"))])),
@@ -93,11 +94,9 @@ struct WebhookActionKind: ActionKind {
         }
         var ok = true
         guard let url = parser.context.template(urlNode, path.key("url"), what: "a URL") else { return nil }
-        let prefix: String = { if case .literal(let s)? = url.segments.first { s } else { "" } }()
-        if !(prefix.hasPrefix("http://") || prefix.hasPrefix("https://")) {
-            parser.context.error(
-                "the URL must start with http:// or https://", at: urlNode.mark, path: path.key("url"),
-                hint: "a template may fill in the rest, not the scheme and host")
+        if let problem = WebhookURLCheck.problem(in: url) {
+            let mark = urlNode.scalar.map { parser.context.mark(ofOffset: problem.offset, in: $0) } ?? urlNode.mark
+            parser.context.error(problem.message, at: mark, path: path.key("url"), hint: problem.hint)
             ok = false
         }
         var action = WebhookAction(url: url)
@@ -175,13 +174,16 @@ struct WriteActionKind: ActionKind {
                 "path": Schema.string("Absolute or ~/ path; literal (no templates)."),
                 "content": Schema.string("The text to write; may hold templates."),
                 "append": Schema.boolean("Append one record instead of replacing the file (default: false)."),
-                "mode": Schema.string("Octal permissions for a new file (default: \"0644\")."),
+                "mode": Schema.string(
+                    "Octal permissions for a new file (default: \"0644\"); no setuid, setgid or world-write bits."),
+                "timeout": Schema.duration("Fail the action after this (default: 30s)."),
             ], required: ["path", "content"])
     }
 
     func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> (any ActionDefinition)? {
         guard let m = parser.context.mapping(node, path, what: "'{ path: ..., content: ... }'") else { return nil }
-        parser.context.rejectUnknownKeys(m, path, known: ["path", "content", "append", "mode"], what: "a write action")
+        parser.context.rejectUnknownKeys(
+            m, path, known: ["path", "content", "append", "mode", "timeout"], what: "a write action")
         var ok = true
         var file: String?
         var content: Template?
@@ -189,6 +191,9 @@ struct WriteActionKind: ActionKind {
             file = parser.context.literalPath(p, path.key("path"), what: "the path")
             if file?.hasSuffix("/") == true {
                 parser.context.error("the path names a directory", at: p.mark, path: path.key("path"))
+                file = nil
+            } else if let written = file, let problem = Self.forbiddenPath(written) {
+                parser.context.error(problem.message, at: p.mark, path: path.key("path"), hint: problem.hint)
                 file = nil
             }
             if file == nil { ok = false }
@@ -213,14 +218,43 @@ struct WriteActionKind: ActionKind {
                 let v = UInt32(t, radix: 8), v <= 0o7777
             {
                 mode = v
+                let risky = [(0o4000, "setuid"), (0o2000, "setgid"), (0o002, "world-write")].filter { v & $0.0 != 0 }
+                if !risky.isEmpty {
+                    parser.context.error(
+                        "the mode \(t) has the \(risky.map(\.1).joined(separator: " and ")) "
+                            + (risky.count == 1 ? "bit" : "bits")
+                            + ": a file netrules writes with network text must not be executable as another user "
+                            + "or writable by everyone",
+                        at: modeNode.mark, path: path.key("mode"), hint: "use a mode such as \"0644\" or \"0600\"")
+                    ok = false
+                }
             } else {
                 parser.context.error(
                     "the mode must be octal permissions such as \"0644\"", at: modeNode.mark, path: path.key("mode"))
                 ok = false
             }
         }
+        var timeout = RunAction.defaultTimeout
+        if let t = m["timeout"] {
+            if let d = parser.context.duration(t, path.key("timeout")) { timeout = d } else { ok = false }
+        }
         guard ok, let file, let content else { return nil }
-        return WriteAction(path: file, content: content, append: append, mode: mode)
+        return WriteAction(path: file, content: content, append: append, mode: mode, timeout: timeout)
+    }
+
+    /// Paths a rule may not write: any with a `..` component (a rule says plainly where it writes),
+    /// and the kernel's and devices' trees, where a "file" is a device or a kernel setting.
+    static func forbiddenPath(_ path: String) -> (message: String, hint: String)? {
+        if path.split(separator: "/").contains("..") {
+            return ("the path must not contain '..'", "write the path out in full")
+        }
+        for tree in ["/dev", "/proc", "/sys"] where path == tree || path.hasPrefix(tree + "/") {
+            return (
+                "netrules does not write under \(tree): files there are devices or kernel settings, not files",
+                "write to a regular file, or use a 'run:' action for kernel settings"
+            )
+        }
+        return nil
     }
 }
 

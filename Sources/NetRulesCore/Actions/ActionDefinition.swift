@@ -95,7 +95,7 @@ public struct WebhookAction: ActionDefinition {
     public var description: String { "webhook: \(method) \(url.source)" }
 }
 
-/// `write: { path, content, append, mode }`.
+/// `write: { path, content, append, mode, timeout }`.
 public struct WriteAction: ActionDefinition {
     /// The target path as written (`~` not yet expanded). Paths are literal: a network-supplied
     /// value must never choose where a file goes.
@@ -104,12 +104,18 @@ public struct WriteAction: ActionDefinition {
     public var append: Bool
     /// Permission bits for a file the action creates.
     public var mode: UInt32
+    /// After this the action fails; a write blocked in the kernel (a hung network file system) is abandoned.
+    public var timeout: Duration
 
-    public init(path: String, content: Template, append: Bool = false, mode: UInt32 = 0o644) {
+    public init(
+        path: String, content: Template, append: Bool = false, mode: UInt32 = 0o644,
+        timeout: Duration = RunAction.defaultTimeout
+    ) {
         self.path = path
         self.content = content
         self.append = append
         self.mode = mode
+        self.timeout = timeout
     }
 
     public var kind: String { "write" }
