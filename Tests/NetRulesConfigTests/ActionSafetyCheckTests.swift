@@ -1,0 +1,110 @@
+import NetRulesConfig
+import NetRulesCore
+import Testing
+
+/// What `check` refuses or warns about in actions so that no network value runs as code, picks a
+/// webhook's host, or makes a write land somewhere it should not; each at the exact line:column.
+struct ActionSafetyCheckTests {
+    private func diagnostics(_ action: String) -> [String] {
+        let text = """
+            version: 1
+            rules:
+              - name: r
+                when: { ssid: Office }
+                do:
+                  - \(action)
+            """
+        return RuleLoaderTests.load(text).diagnostics.map { "\($0.mark) \($0.severity == .error ? "error" : "warning"): \($0.message)" }
+    }
+
+    @Test func theIssuesQuotedTemplatesNowRunByteExactAndCheckStaysQuiet() {
+        #expect(diagnostics(#"run: echo "captive portal at {{portal.url}}" >> /var/log/portal.log"#).isEmpty)
+        #expect(diagnostics(#"run: notify-send 'Joined {{ssid}}'"#).isEmpty)
+    }
+
+    @Test func aRefusedPlaceholderIsAnErrorAtItsOwnColumn() throws {
+        let found = diagnostics(#"run: echo "$(cat {{portal.url}})""#)
+        try #require(found.count == 1)
+        #expect(found[0].hasPrefix("6:26 error: '{{portal.url}}' cannot be made safe here"))
+    }
+
+    @Test func aRefusedPlaceholderInABlockScalarPointsAtItsLineAndColumn() throws {
+        let text = """
+            version: 1
+            rules:
+              - name: r
+                when: { ssid: Office }
+                do:
+                  - run: |
+                      echo start
+                      eval "notify {{ssid}}"
+            """
+        let found = RuleLoaderTests.load(text).diagnostics
+        try #require(found.count == 1)
+        #expect(found[0].mark == SourceMark(line: 8, column: 24))
+        #expect(found[0].severity == .error)
+    }
+
+    @Test func aValueThatCouldBeAnOptionIsAWarningAndTheRuleLoads() throws {
+        let result = RuleLoaderTests.load(
+            """
+            version: 1
+            rules:
+              - name: r
+                when: { ssid: Office }
+                do:
+                  - run: "sort {{ssid}} < /dev/null"
+            """)
+        #expect(result.ruleSet.rules.count == 1)
+        try #require(result.diagnostics.count == 1)
+        #expect(result.diagnostics[0].severity == .warning)
+        #expect(result.diagnostics[0].mark == SourceMark(line: 6, column: 20))
+        #expect(result.diagnostics[0].hint?.contains("--") == true)
+    }
+
+    @Test(arguments: [
+        #"webhook: { url: "http://{{ssid}}:8765/checkin" }"#,
+        #"webhook: { url: "http://good.example.com{{ssid}}/" }"#,
+        #"webhook: { url: "http://good.example.com:{{ssid}}/" }"#,
+        #"webhook: { url: "https://{{env.HOST}}/x" }"#,
+        #"webhook: { url: "{{portal.url}}" }"#,
+        #"webhook: { url: "https://hr.example.com:99999/x" }"#,
+        #"webhook: { url: "https:///x" }"#,
+    ])
+    func aWebhookHostFromATemplateIsRefused(action: String) {
+        let found = diagnostics(action)
+        #expect(found.count == 1 && found[0].contains("error"), "\(found)")
+    }
+
+    @Test(arguments: [
+        #"webhook: { url: "https://hr.example.com/check-in/{{ssid}}?b={{bssid}}#{{rule}}" }"#,
+        #"webhook: { url: "http://[2001:db8::1]:8080/x?t={{env.TOKEN}}" }"#,
+        #"webhook: { url: "http://127.0.0.1:8765?ssid={{ssid}}" }"#,
+    ])
+    func templatesInThePathQueryAndFragmentAreAccepted(action: String) {
+        #expect(diagnostics(action).isEmpty)
+    }
+
+    @Test func theURLErrorPointsAtTheFirstPlaceholder() {
+        #expect(diagnostics(#"webhook: { url: "http://good.example.com{{ssid}}/" }"#).first?.hasPrefix("6:49 error") == true)
+    }
+
+    @Test(arguments: [
+        ("write: { path: /tmp/../etc/x, content: x }", "'..'"),
+        ("write: { path: /dev/null, content: x }", "/dev"),
+        ("write: { path: /proc/sys/net/ipv4/ip_forward, content: x }", "/proc"),
+        ("write: { path: /sys/class/x, content: x }", "/sys"),
+        ("write: { path: /tmp/x, content: x, mode: \"4777\" }", "setuid"),
+        ("write: { path: /tmp/x, content: x, mode: \"2755\" }", "setgid"),
+        ("write: { path: /tmp/x, content: x, mode: \"0666\" }", "world-write"),
+        ("write: { path: /tmp/x, content: x, timeout: forever }", "duration"),
+    ])
+    func dangerousWritesAreRefused(action: String, mentioning word: String) {
+        let found = diagnostics(action)
+        #expect(found.count == 1 && found[0].contains("error") && found[0].contains(word), "\(found)")
+    }
+
+    @Test func aSafeWriteWithATimeoutLoads() {
+        #expect(diagnostics(#"write: { path: /tmp/x, content: "{{ssid}}", mode: "0640", timeout: 5s }"#).isEmpty)
+    }
+}
