@@ -91,4 +91,13 @@ enum HostileSSIDs {
             Array("$(touch pwned)`touch pwned`';\"|&".utf8),  // 32 bytes, the maximum
             Array(repeating: 0x27, count: 32),  // 32 single quotes
         ]
+
+    /// Portal URLs a captive portal might redirect to (the issue's own and variants of each attack).
+    static let portalURLs: [[UInt8]] = [
+        "http://192.0.2.1/login?next=$(touch${IFS}pwned)", "http://192.0.2.1/`touch pwned`",
+        "http://192.0.2.1/a;touch pwned", "http://192.0.2.1/a|touch pwned", "http://192.0.2.1/a&&touch pwned",
+        "http://192.0.2.1/a\ntouch pwned", "http://192.0.2.1/a\ntouch pwned\n", "http://192.0.2.1/\"; touch pwned; \"",
+        "http://192.0.2.1/'; touch pwned; '", "http://192.0.2.1/\\\"$(touch pwned)", "--output=pwned",
+        "http://192.0.2.1/${IFS}$(touch${IFS}pwned)", "http://192.0.2.1/\u{FF}\u{FE}",
+    ].map { Array($0.utf8) } + [Array("http://192.0.2.1/".utf8) + [0xFF, 0x27, 0x60, 0x24, 0x28]]
 }
