@@ -7,14 +7,15 @@ final class PortalEndpoint: Sendable {
     private let loggedIn = Mutex(false)
     private let server = Mutex<TestHTTPServer?>(nil)
 
-    init(in testbed: Testbed, loggedIn: Bool) throws {
+    /// - Parameter redirect: The `Location` to send while not logged in (the login page's URL unless given).
+    init(in testbed: Testbed, loggedIn: Bool, redirect: String? = nil) throws {
         self.loggedIn.withLock { $0 = loggedIn }
         let started = try testbed.serve { [self] request in
             if request.path.hasPrefix("/login") {
                 return .response(status: 200, reason: "OK", body: Array("<form>Log in</form>".utf8))
             }
             guard self.loggedIn.withLock({ $0 }) else {
-                let login = "http://\(Testbed.peerAddress):\(self.port)/login"
+                let login = redirect ?? "http://\(Testbed.peerAddress):\(self.port)/login"
                 return .response(status: 302, reason: "Found", headers: [("Location", login)])
             }
             return .response(status: 200, reason: "OK", body: Array("Success".utf8))
