@@ -1,0 +1,75 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `simulate --execute` runs the real actions: the hostile SSID corpus (the values YAML can
+/// spell) through each quoting context of `run:` and the issue's `notify-send 'Joined {{ssid}}'`
+/// shape arrives byte-exact, and nothing the SSIDs spell is executed.
+struct SimulateHostileTests {
+    static let values: [String] = [
+        "$(touch pwned)", "`touch pwned`", "'; touch pwned; '", "\"; touch pwned; \"", "a\ntouch pwned",
+        "x; touch pwned", "x | touch pwned", "x && touch pwned", "${IFS}touch${IFS}pwned", "$HOME", "\\", "'", "\"",
+        "-n", "--output=pwned", "*", "~", "tab\there", "%s%n", "> pwned", "<(touch pwned)", "é café ☕",
+        "$(touch${IFS}pwned)`touch pwned`';\"|&",
+    ]
+
+    /// A YAML double-quoted scalar for `text`.
+    static func yamlQuoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    @Test func hostileSSIDsRunNothingUnderSimulateExecute() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nr-hostile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let dir = directory.path
+        let commands = [
+            ("unquoted", "printf '%s\\000' {{ssid}} >> unquoted"),
+            ("double", "printf '%s\\000' \"{{ssid}}\" >> double"),
+            ("single", "printf '%s\\000' '{{ssid}}' >> single"),
+            ("issue", "notify() { printf '%s\\000' \"$1\" >> issue; }; notify 'Joined {{ssid}}'"),
+        ]
+        let actions = commands.map { "      - run: { command: \(Self.yamlQuoted($0.1)), cwd: \(dir) }" }
+            .joined(separator: "\n")
+        let rules = directory.appendingPathComponent("rules.yaml")
+        try """
+        version: 1
+        rules:
+          - name: hostile
+            when: { ssid: { matches: "." } }
+            do:
+        \(actions)
+
+        """.write(to: rules, atomically: true, encoding: .utf8)
+        var timeline = ""
+        for (i, value) in Self.values.enumerated() {
+            timeline += "- at: \(2 * i)m\n  facts: { ssid: \(Self.yamlQuoted(value)) }\n"
+            timeline += "- at: \(2 * i + 1)m\n  facts: { ssid: null }\n"
+        }
+        let timelineFile = directory.appendingPathComponent("timeline.yaml")
+        try timeline.write(to: timelineFile, atomically: true, encoding: .utf8)
+
+        let r = await CommandTests.run("simulate", rules.path, "--timeline", timelineFile.path, "--execute")
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/pwned"), "an SSID ran a command")
+        func records(_ name: String) -> [String] {
+            let data = FileManager.default.contents(atPath: dir + "/" + name) ?? Data()
+            return String(decoding: data, as: UTF8.self).split(separator: "\0", omittingEmptySubsequences: false)
+                .dropLast().map(String.init)
+        }
+        for name in ["unquoted", "double", "single"] {
+            #expect(records(name) == Self.values, "\(name)")
+        }
+        #expect(records("issue") == Self.values.map { "Joined " + $0 })
+    }
+}
