@@ -43,17 +43,21 @@ struct HostileValueTests {
     func theIssuesPortalURLsInTheIssuesCommandsRunNothing(url: [UInt8]) async throws {
         let directory = TemporaryDirectory()
         let commands = [
-            "printf '%s\\n' \"captive portal at {{portal.url}}\" >> log", "notify() { printf '%s' \"$1\" >> log; }; notify 'Joined {{ssid}}'",
+            "printf '%s\\n' \"captive portal at {{portal.url}}\" >> log",
+            "notify() { printf '%s' \"$1\" >> log; }; notify 'Joined {{ssid}}'",
         ]
         for template in commands {
-            let action = RunAction(command: Fixtures.command(template), timeout: .seconds(10), workingDirectory: directory.path)
+            let action = RunAction(
+                command: Fixtures.command(template), timeout: .seconds(10), workingDirectory: directory.path)
             let context = Fixtures.context(Fixtures.firing(facts: [.ssid: .text(url), .portalURL: .text(url)]))
             let result = await RunExecutor().execute(
                 action, in: context, result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
             #expect(result.isSuccess, "\(result)")
         }
         #expect(!Fixtures.exists(directory.file("pwned")), "the portal URL ran a command")
-        #expect(Fixtures.readFile(directory.file("log")) == Array("captive portal at ".utf8) + url + [0x0A] + Array("Joined ".utf8) + url)
+        #expect(
+            Fixtures.readFile(directory.file("log")) == Array("captive portal at ".utf8) + url + [0x0A]
+                + Array("Joined ".utf8) + url)
     }
 
     @Test func aValueThatLooksLikeAnOptionStaysAnOperandAfterDoubleDash() async throws {
@@ -91,7 +95,10 @@ struct WebhookSecretTests {
         let secret = "s3cret-\u{22}quoted\u{22}&/value"
         let harness = RunnerHarness(environment: ["PATH": "/usr/bin:/bin", "TOKEN": secret])
         for body in [
-            WebhookAction.Body.json(.object([ConfigMember("token", .string("Bearer {{env.TOKEN}}")), ConfigMember("ssid", .string("{{ssid}}"))])),
+            WebhookAction.Body.json(
+                .object([
+                    ConfigMember("token", .string("Bearer {{env.TOKEN}}")), ConfigMember("ssid", .string("{{ssid}}")),
+                ])),
             .text(Fixtures.template("token={{env.TOKEN}} ssid={{ssid}}")),
         ] {
             let action = WebhookAction(
@@ -110,12 +117,16 @@ struct WebhookSecretTests {
         for request in server.requests {
             let target = String(decoding: request.target, as: UTF8.self)
             #expect(target.hasSuffix("?t=" + encodedSecret), "\(target)")
-            #expect(request.header("Authorization").map { String(decoding: $0, as: UTF8.self) }?.contains("s3cret") == true)
+            #expect(
+                request.header("Authorization").map { String(decoding: $0, as: UTF8.self) }?.contains("s3cret") == true)
             let body = String(decoding: request.body, as: UTF8.self)
             #expect(body.contains("s3cret"), "\(body)")
             #expect(body.contains("{{secret-0000:raw:TOKEN}}"), "the SSID's text arrives as written: \(body)")
         }
-        let json = try #require(server.requests.first { $0.header("Content-Type").map { String(decoding: $0, as: UTF8.self) } == "application/json" })
+        let json = try #require(
+            server.requests.first {
+                $0.header("Content-Type").map { String(decoding: $0, as: UTF8.self) } == "application/json"
+            })
         #expect(JSONProbe.string(in: json.body, at: ["token"]) == Array("Bearer \(secret)".utf8))
         let failed = harness.directory.file("state/outbox/failed")
         let names = try sys_listDirectory(failed).get(call: "list").filter { $0.hasSuffix(".json") }
@@ -177,7 +188,9 @@ struct HostileWriteTargetTests {
     @Test func theWriteTimeoutAbandonsBlockedWork() async throws {
         // What bounds a write blocked in the kernel (a hung NFS server, which a test cannot make):
         // the worker thread is left behind and the caller answers at the limit.
-        let blocked = await DedicatedThread.run(within: .milliseconds(200)) { sleep(2); return 1 }
+        let blocked = await DedicatedThread.run(within: .milliseconds(200)) {
+            sleep(2); return 1
+        }
         #expect(blocked == nil)
         let quick = await DedicatedThread.run(within: .seconds(5)) { 7 }
         #expect(quick == 7)

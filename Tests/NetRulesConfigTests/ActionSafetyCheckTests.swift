@@ -14,7 +14,9 @@ struct ActionSafetyCheckTests {
                 do:
                   - \(action)
             """
-        return RuleLoaderTests.load(text).diagnostics.map { "\($0.mark) \($0.severity == .error ? "error" : "warning"): \($0.message)" }
+        return RuleLoaderTests.load(text).diagnostics.map {
+            "\($0.mark) \($0.severity == .error ? "error" : "warning"): \($0.message)"
+        }
     }
 
     @Test func theIssuesQuotedTemplatesNowRunByteExactAndCheckStaysQuiet() {
@@ -86,7 +88,9 @@ struct ActionSafetyCheckTests {
     }
 
     @Test func theURLErrorPointsAtTheFirstPlaceholder() {
-        #expect(diagnostics(#"webhook: { url: "http://good.example.com{{ssid}}/" }"#).first?.hasPrefix("6:49 error") == true)
+        #expect(
+            diagnostics(#"webhook: { url: "http://good.example.com{{ssid}}/" }"#).first?.hasPrefix("6:49 error") == true
+        )
     }
 
     @Test(arguments: [

@@ -61,7 +61,8 @@ struct ShellCommandTemplateTests {
         "perl -e 'print \"{{ssid}}\"'", "awk 'BEGIN { print \"{{ssid}}\" }'", "trap 'echo {{ssid}}' EXIT",
         ". {{ssid}}", "source ./{{ssid}}", "watch echo {{ssid}}", "{{ssid}}", "{{ssid}} --help", "/usr/bin/{{ssid}}",
         "echo x | {{ssid}}", "echo ${{ssid}}", "echo \"${{ssid}}\"", "echo \\{{ssid}}", "echo \"\\{{ssid}}\"",
-        "echo $'{{ssid}}'", "echo $\"{{ssid}}\"", "diff <(echo {{ssid}}) x", "echo \"$(case x in a) ;; esac)\" {{ssid}}",
+        "echo $'{{ssid}}'", "echo $\"{{ssid}}\"", "diff <(echo {{ssid}}) x",
+        "echo \"$(case x in a) ;; esac)\" {{ssid}}",
         "sh {{ssid}}", "echo \"unterminated {{ssid}}", "echo 'unterminated {{ssid}}",
     ])
     func refusesContextsNoQuotingMakesSafe(command: String) {

@@ -14,7 +14,8 @@ struct HostilePortalTests {
             let marker = testbed.path("pwned")
             let attack = [
                 "$(touch${IFS}\(marker))", "`touch${IFS}\(marker)`", "\";touch${IFS}\(marker);\"",
-                "';touch${IFS}\(marker);'", "|touch${IFS}\(marker)", "&&touch${IFS}\(marker)", "\\", "--output=\(marker)",
+                "';touch${IFS}\(marker);'", "|touch${IFS}\(marker)", "&&touch${IFS}\(marker)", "\\",
+                "--output=\(marker)",
             ].joined(separator: "&x=")
             let hostile = "http://\(Testbed.peerAddress)/login?next=\(attack)"
             let portal = try PortalEndpoint(in: testbed, loggedIn: false, redirect: hostile)
@@ -43,7 +44,9 @@ struct HostilePortalTests {
             try testbed.bringNetworkUp()
             try await eventually("the write action to run") { FileManager.default.fileExists(atPath: out + "/written") }
             try await eventually("every run action to finish") {
-                ["unquoted", "double", "single", "echo"].allSatisfy { FileManager.default.fileExists(atPath: out + "/" + $0) }
+                ["unquoted", "double", "single", "echo"].allSatisfy {
+                    FileManager.default.fileExists(atPath: out + "/" + $0)
+                }
             }
             let written = try #require(FileManager.default.contents(atPath: out + "/written"))
             #expect(String(decoding: written, as: UTF8.self) == hostile, "the daemon's portal.url")

@@ -24,9 +24,11 @@ enum WebhookURLCheck {
         let end = afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" }
         if end == nil && !url.isConstant {
             return Problem(
-                message: "the host and port of a webhook URL must be literal: a value here would let the network choose "
+                message:
+                    "the host and port of a webhook URL must be literal: a value here would let the network choose "
                     + "where the request (and its headers) goes",
-                hint: "end the host with '/' before any '{{…}}', e.g. \"https://hr.example.com/check-in?ssid={{ssid}}\"",
+                hint:
+                    "end the host with '/' before any '{{…}}', e.g. \"https://hr.example.com/check-in?ssid={{ssid}}\"",
                 offset: url.placeholderOffsets.first ?? 0)
         }
         let authority = afterScheme[..<(end ?? afterScheme.endIndex)]

@@ -33,7 +33,9 @@ public struct ShellCommandTemplate: Hashable, Sendable, CustomStringConvertible 
         do {
             template = try Template(source)
         } catch {
-            throw ShellCommandRefusal(issues: [ShellTemplateIssue(.error, error.message, offset: error.offset, hint: error.hint)])
+            throw ShellCommandRefusal(issues: [
+                ShellTemplateIssue(.error, error.message, offset: error.offset, hint: error.hint)
+            ])
         }
         try self.init(template)
     }

@@ -130,7 +130,9 @@ struct ShellLexer {
         }
     }
 
-    private mutating func lexCommands(until terminator: Terminator, refusing reason: String?, command: inout SimpleCommand) {
+    private mutating func lexCommands(
+        until terminator: Terminator, refusing reason: String?, command: inout SimpleCommand
+    ) {
         var word = Word()
         var parentheses = 0
         if terminator == .closingParenthesis { substitutionDepth += 1 }
@@ -243,7 +245,8 @@ struct ShellLexer {
             case .file:
                 for index in word.placeholders {
                     warn(
-                        index, "a value names the file of a redirection, so the network chooses which file is read or written",
+                        index,
+                        "a value names the file of a redirection, so the network chooses which file is read or written",
                         hint: "redirect to a fixed path, or use a 'write:' action")
                 }
             case .hereDocument(let stripsTabs):
@@ -310,7 +313,8 @@ struct ShellLexer {
             case .afterOption(let name, let options, let armed, let scriptFirst):
                 if armed {
                     for index in word.placeholders { refuse(index, "\(name) runs this argument as code") }
-                    command.codeArgument = .afterOption(name, options: options, armed: false, firstOperandIsScript: false)
+                    command.codeArgument = .afterOption(
+                        name, options: options, armed: false, firstOperandIsScript: false)
                     return
                 }
                 if word.text.hasPrefix("-") && !word.text.hasPrefix("--"), let last = word.text.last {
@@ -328,7 +332,8 @@ struct ShellLexer {
                 }
                 if scriptFirst && !isOption {
                     for index in word.placeholders { refuse(index, "\(name) runs this argument as a script") }
-                    command.codeArgument = .afterOption(name, options: options, armed: false, firstOperandIsScript: false)
+                    command.codeArgument = .afterOption(
+                        name, options: options, armed: false, firstOperandIsScript: false)
                     return
                 }
             case .positional:
@@ -352,14 +357,16 @@ struct ShellLexer {
                 index,
                 "a value that begins a word can be read as an option if it starts with '-' (an SSID such as '--output=FILE')",
                 hint:
-                    "put '--' before it, prefix it ('./{{\(names[index])}}' for a path), or read it from \"$\(variable)\"")
+                    "put '--' before it, prefix it ('./{{\(names[index])}}' for a path), or read it from \"$\(variable)\""
+            )
         }
     }
 
     private static func isAssignment(_ prefix: String) -> Bool {
         guard let equals = prefix.firstIndex(of: "=") else { return false }
         let name = prefix[..<equals]
-        guard let first = name.unicodeScalars.first, first == "_" || ("A"..."Z").contains(first) || ("a"..."z").contains(first)
+        guard let first = name.unicodeScalars.first,
+            first == "_" || ("A"..."Z").contains(first) || ("a"..."z").contains(first)
         else { return false }
         return name.unicodeScalars.allSatisfy {
             $0 == "_" || ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0)
@@ -383,7 +390,9 @@ struct ShellLexer {
         case "su", "runuser", "flock", "script":
             return .afterOption(name, options: ["c"], armed: false, firstOperandIsScript: false)
         default:
-            if name.hasPrefix("python") { return .afterOption(name, options: ["c"], armed: false, firstOperandIsScript: true) }
+            if name.hasPrefix("python") {
+                return .afterOption(name, options: ["c"], armed: false, firstOperandIsScript: true)
+            }
             switch name {
             case "perl", "ruby", "node", "nodejs":
                 return .afterOption(name, options: ["e", "E"], armed: false, firstOperandIsScript: true)

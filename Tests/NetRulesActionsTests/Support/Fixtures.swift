@@ -24,7 +24,9 @@ enum Fixtures {
     }
 
     static func command(_ text: String) -> ShellCommandTemplate {
-        do { return try ShellCommandTemplate(text) } catch { fatalError("bad command in a test: \(text): \(error.issues)") }
+        do { return try ShellCommandTemplate(text) } catch {
+            fatalError("bad command in a test: \(text): \(error.issues)")
+        }
     }
 
     static func readFile(_ path: String) -> [UInt8]? {
@@ -93,11 +95,13 @@ enum HostileSSIDs {
         ]
 
     /// Portal URLs a captive portal might redirect to (the issue's own and variants of each attack).
-    static let portalURLs: [[UInt8]] = [
-        "http://192.0.2.1/login?next=$(touch${IFS}pwned)", "http://192.0.2.1/`touch pwned`",
-        "http://192.0.2.1/a;touch pwned", "http://192.0.2.1/a|touch pwned", "http://192.0.2.1/a&&touch pwned",
-        "http://192.0.2.1/a\ntouch pwned", "http://192.0.2.1/a\ntouch pwned\n", "http://192.0.2.1/\"; touch pwned; \"",
-        "http://192.0.2.1/'; touch pwned; '", "http://192.0.2.1/\\\"$(touch pwned)", "--output=pwned",
-        "http://192.0.2.1/${IFS}$(touch${IFS}pwned)", "http://192.0.2.1/\u{FF}\u{FE}",
-    ].map { Array($0.utf8) } + [Array("http://192.0.2.1/".utf8) + [0xFF, 0x27, 0x60, 0x24, 0x28]]
+    static let portalURLs: [[UInt8]] =
+        [
+            "http://192.0.2.1/login?next=$(touch${IFS}pwned)", "http://192.0.2.1/`touch pwned`",
+            "http://192.0.2.1/a;touch pwned", "http://192.0.2.1/a|touch pwned", "http://192.0.2.1/a&&touch pwned",
+            "http://192.0.2.1/a\ntouch pwned", "http://192.0.2.1/a\ntouch pwned\n",
+            "http://192.0.2.1/\"; touch pwned; \"",
+            "http://192.0.2.1/'; touch pwned; '", "http://192.0.2.1/\\\"$(touch pwned)", "--output=pwned",
+            "http://192.0.2.1/${IFS}$(touch${IFS}pwned)", "http://192.0.2.1/\u{FF}\u{FE}",
+        ].map { Array($0.utf8) } + [Array("http://192.0.2.1/".utf8) + [0xFF, 0x27, 0x60, 0x24, 0x28]]
 }
