@@ -15,6 +15,10 @@ struct CommandTests {
     }
 
     static func run(_ arguments: String...) async -> Outcome {
+        await run(arguments)
+    }
+
+    static func run(_ arguments: [String]) async -> Outcome {
         let out = BufferedOutputSink()
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
@@ -85,6 +89,24 @@ struct CommandTests {
         let r = await Self.run("simulate", Self.path("rules"), "--timeline", timeline.path)
         #expect(r.code == 65)
         #expect(r.stderr.hasPrefix("\(timeline.path):1:7: error: 'soon' is not a duration\n- at: soon\n      ^\n"))
+    }
+
+    @Test func anOverflowingTimelineTimeIsAnErrorNotACrash() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nr-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let timeline = dir.appendingPathComponent("t.yaml")
+        try "- at: 9999999999999999d\n  facts: { ssid: A }\n".write(to: timeline, atomically: true, encoding: .utf8)
+        let r = await Self.run("simulate", Self.path("rules"), "--timeline", timeline.path)
+        #expect(r.code == 65)
+        #expect(r.stderr.hasPrefix("\(timeline.path):1:7: error: '9999999999999999d' is longer than netrules accepts"))
+    }
+
+    @Test(arguments: [["-W", "1e300"], ["-i", "1e300"], ["-W", "9999999999999999d"]])
+    func pingRefusesAnOverflowingTimeInsteadOfCrashing(option: [String]) async {
+        let r = await Self.run(["ping", "127.0.0.1", "-c", "1"] + option)
+        #expect(r.code != 0)
+        #expect(r.stderr.contains("longer than 100 years"), "\(r.stderr)")
     }
 
     @Test func usageErrorsExit64() async {

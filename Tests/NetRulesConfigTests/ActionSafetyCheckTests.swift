@@ -112,3 +112,24 @@ struct ActionSafetyCheckTests {
         #expect(diagnostics(#"write: { path: /tmp/x, content: "{{ssid}}", mode: "0640", timeout: 5s }"#).isEmpty)
     }
 }
+
+/// Numbers that used to crash `check` (SIGILL) are positioned errors (issue 10, item 1).
+struct OverflowingNumberTests {
+    @Test(arguments: ["for: 9999999999999999d", "for: 170141183460469231731s", "cooldown: 1000000000000000d1000000000000000d", "cooldown: 999999d"])
+    func anOverflowingDurationIsAnErrorNotACrash(line: String) throws {
+        let result = RuleLoaderTests.load(
+            """
+            version: 1
+            rules:
+              - name: r
+                when: { ssid: Office }
+                \(line)
+                do: [ { run: "true" } ]
+            """)
+        let diagnostic = try #require(result.diagnostics.first)
+        #expect(result.diagnostics.count == 1)
+        #expect(diagnostic.mark.line == 5)
+        #expect(diagnostic.message.contains("longer than netrules accepts"), "\(diagnostic.message)")
+        #expect(result.ruleSet.rules.isEmpty)
+    }
+}

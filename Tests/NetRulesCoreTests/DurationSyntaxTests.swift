@@ -23,3 +23,29 @@ struct DurationSyntaxTests {
         #expect(DurationSyntax.format(duration) == expected)
     }
 }
+
+/// Durations that would overflow `Duration` or `Int64` are refused, never trapped on (issue 10).
+struct DurationRangeTests {
+    @Test(arguments: [
+        "9999999999999999d", "170141183460469231731s", "1000000000000000d1000000000000000d", "36526d",
+        String(repeating: "9", count: 400) + "s", "100000000000h",
+    ])
+    func overflowingDurationsAreTooLong(text: String) {
+        #expect(DurationSyntax.parseChecked(text) == .failure(.tooLong))
+        #expect(DurationSyntax.parse(text) == nil)
+    }
+
+    @Test func theMaximumIsAHundredYearsAndParses() {
+        #expect(DurationSyntax.parseChecked("36525d") == .success(DurationSyntax.maximum))
+        #expect(DurationSyntax.parseChecked("1.5ms") == .success(.microseconds(1500)))
+        #expect(DurationSyntax.parseChecked("1h30m") == .success(.seconds(5400)))
+        #expect(DurationSyntax.parseChecked("10") == .failure(.notADuration))
+    }
+
+    @Test func secondsConvertWithoutTrapping() {
+        #expect(DurationSyntax.duration(seconds: .infinity) == .zero)
+        #expect(DurationSyntax.duration(seconds: 1e300) == DurationSyntax.maximum)
+        #expect(DurationSyntax.duration(seconds: .nan) == .zero)
+        #expect(DurationSyntax.duration(seconds: 0.25) == .milliseconds(250))
+    }
+}

@@ -126,8 +126,16 @@ enum PingSubcommand: Command {
 
     /// Seconds as ping writes them (`0.5`), or a duration (`500ms`).
     static func seconds(_ text: String, option: String) throws -> Duration {
-        if let s = Double(text), s.isFinite, s >= 0 { return .milliseconds(Int64(s * 1000)) }
-        if let d = DurationSyntax.parse(text) { return d }
+        let limit = DurationSyntax.seconds(DurationSyntax.maximum)
+        if let s = Double(text), s.isFinite, s >= 0 {
+            guard s <= limit else { throw CommandError.runtime("\(option) \(text) is longer than 100 years") }
+            return DurationSyntax.duration(seconds: s)
+        }
+        switch DurationSyntax.parseChecked(text) {
+        case .success(let d): return d
+        case .failure(.tooLong): throw CommandError.runtime("\(option) \(text) is longer than 100 years")
+        case .failure(.notADuration): break
+        }
         throw CommandError.runtime("\(option) must be seconds (0.5) or a duration (500ms), not '\(text)'")
     }
 }

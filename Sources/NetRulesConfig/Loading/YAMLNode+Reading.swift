@@ -111,7 +111,15 @@ extension ValidationContext {
     /// A duration such as `500ms`, `10s`, `1h30m`.
     public mutating func duration(_ node: YAMLNode, _ path: KeyPath) -> Duration? {
         guard let t = text(node, path, what: "a duration") else { return nil }
-        if let d = DurationSyntax.parse(t) { return d }
+        switch DurationSyntax.parseChecked(t) {
+        case .success(let d): return d
+        case .failure(.tooLong):
+            error(
+                "'\(t)' is longer than netrules accepts (100 years)", at: node.mark, path: path,
+                hint: "durations go up to 100 years (36525d)")
+            return nil
+        case .failure(.notADuration): break
+        }
         let hint = Double(t) != nil ? "add a unit: \(t)s, \(t)m or \(t)h" : "write it like 500ms, 10s, 5m, 8h or 1h30m"
         error("'\(t)' is not a duration", at: node.mark, path: path, hint: hint)
         return nil

@@ -3,26 +3,58 @@
 /// A number without a unit is rejected: `for: 10` could mean seconds or minutes, and guessing
 /// wrong would silently change when a rule fires.
 public enum DurationSyntax {
-    /// The units, longest spelling first so `ms` is not read as `m`.
-    private static let units: [(suffix: String, attoseconds: Duration)] = [
-        ("ms", .milliseconds(1)), ("us", .microseconds(1)), ("µs", .microseconds(1)),
-        ("d", .seconds(86_400)), ("h", .seconds(3_600)), ("m", .seconds(60)), ("s", .seconds(1)),
+    /// The units in seconds, longest spelling first so `ms` is not read as `m`.
+    private static let units: [(suffix: String, seconds: Double)] = [
+        ("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1),
     ]
 
-    /// Parses a duration; nil when the text is not one.
+    /// The longest duration netrules accepts anywhere: 100 years of 365.25 days.
+    ///
+    /// Far beyond any hold, cooldown or timeout a rule needs, and far inside what `Duration`,
+    /// `Int64` nanoseconds and a `Double` of seconds can hold exactly enough, so no conversion of
+    /// a parsed duration can overflow.
+    public static let maximum: Duration = .seconds(3_155_760_000)
+
+    /// Why a text is not a duration.
+    public enum Problem: Error, Hashable, Sendable {
+        /// Not the syntax: a number without a unit, an unknown unit, garbage.
+        case notADuration
+        /// Longer than `maximum`.
+        case tooLong
+    }
+
+    /// Parses a duration; nil when the text is not one or is longer than `maximum`.
     public static func parse(_ text: String) -> Duration? {
+        try? parseChecked(text).get()
+    }
+
+    /// Parses a duration, saying why not.
+    public static func parseChecked(_ text: String) -> Result<Duration, Problem> {
         var rest = Substring(text.trimmingSpaces)
-        guard !rest.isEmpty else { return nil }
-        var total = Duration.zero
+        guard !rest.isEmpty else { return .failure(.notADuration) }
+        let limit = seconds(maximum)
+        var total = 0.0
         while !rest.isEmpty {
             let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
-            guard !number.isEmpty, let value = Double(number), value.isFinite else { return nil }
+            // A thousand digits parse to infinity (or a huge finite value): both are too long.
+            guard !number.isEmpty, let value = Double(number) else { return .failure(.notADuration) }
             rest = rest.dropFirst(number.count)
-            guard let unit = units.first(where: { rest.hasPrefix($0.suffix) }) else { return nil }
+            guard let unit = units.first(where: { rest.hasPrefix($0.suffix) }) else { return .failure(.notADuration) }
             rest = rest.dropFirst(unit.suffix.count)
-            total += unit.attoseconds * value
+            guard value.isFinite, value <= limit / unit.seconds else { return .failure(.tooLong) }
+            total += value * unit.seconds
+            guard total <= limit else { return .failure(.tooLong) }
         }
-        return total
+        return .success(duration(seconds: total))
+    }
+
+    /// A duration from seconds in `0...seconds(maximum)`, to the nanosecond; anything else is clamped.
+    public static func duration(seconds value: Double) -> Duration {
+        guard value.isFinite, value > 0 else { return .zero }
+        let clamped = min(value, seconds(maximum))
+        let whole = clamped.rounded(.down)
+        let nanoseconds = ((clamped - whole) * 1e9).rounded()
+        return .seconds(Int64(whole)) + .nanoseconds(Int64(nanoseconds))
     }
 
     /// Prints a duration in the largest exact units: `1h30m`, `500ms`, `0s`.

@@ -130,22 +130,49 @@ extension Daemon {
         guard let data = FileManager.default.contents(atPath: stateFile) else { return }
         let (decoded, problem) = PersistedState.decode(Array(data))
         guard let saved = decoded else {
-            logger.warning("ignoring the state file '\(stateFile)': \(problem ?? "unreadable")")
+            setAsideStateFile(because: problem ?? "it cannot be read")
             return
         }
         var states: [String: (fingerprint: String, state: RuleState)] = [:]
         for (name, rule) in saved.rules {
-            let hold = rule.hold.map { RuleState.Hold(target: $0.target, deadline: instant(ofWall: $0.deadline)) }
+            // A saved time out of range (a corrupt file, or one written with other limits) would
+            // make every start fail the same way: set the file aside instead of crash-looping.
+            var hold: RuleState.Hold?
+            var cooldown: Instant?
+            if let saved = rule.hold {
+                guard let deadline = instant(ofWall: saved.deadline) else {
+                    setAsideStateFile(because: "rule '\(name)' has a saved hold deadline out of range")
+                    return
+                }
+                hold = RuleState.Hold(target: saved.target, deadline: deadline)
+            }
+            if let saved = rule.cooldownUntil {
+                guard let until = instant(ofWall: saved) else {
+                    setAsideStateFile(because: "rule '\(name)' has a saved cooldown out of range")
+                    return
+                }
+                cooldown = until
+            }
             states[name] = (
-                rule.fingerprint,
-                RuleState(
-                    confirmed: rule.confirmed, hold: hold, cooldownUntil: rule.cooldownUntil.map(instant(ofWall:)))
+                rule.fingerprint, RuleState(confirmed: rule.confirmed, hold: hold, cooldownUntil: cooldown)
             )
         }
         engine.restore(states)
         inflight = saved.inflight
         nextFiringNumber = saved.nextFiringNumber
         logger.info("restored the state of \(states.count) rules and \(inflight.count) firings in flight")
+    }
+
+    /// Renames an unusable state file to `state.json.bad-<unix time>` so the daemon starts from a
+    /// fresh state (and the next start does not trip over it again); the old file stays for a human.
+    func setAsideStateFile(because reason: String) {
+        let aside = stateFile + ".bad-\(Int(startWall.timeIntervalSince1970))"
+        if rename(stateFile, aside) == 0 {
+            logger.error(
+                "the state file '\(stateFile)' is unusable (\(reason)); moved it to '\(aside)' and starting from a fresh state")
+        } else {
+            logger.error("the state file '\(stateFile)' is unusable (\(reason)) and could not be moved aside; ignoring it")
+        }
     }
 
     /// Firings a previous process recorded but did not see through: submitted again with their

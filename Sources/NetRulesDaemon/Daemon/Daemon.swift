@@ -142,8 +142,13 @@ public actor Daemon: DaemonQueries {
         startWall.addingTimeInterval(instant.seconds)
     }
 
-    func instant(ofWall seconds: Double) -> Instant {
-        Instant(.nanoseconds(Int64((seconds - startWall.timeIntervalSince1970) * 1e9)))
+    /// The daemon's instant for a saved wall-clock time; nil when it is not a number or further
+    /// than `DurationSyntax.maximum` from now (no saved deadline can be, unless the file is bad).
+    func instant(ofWall seconds: Double) -> Instant? {
+        let offset = seconds - startWall.timeIntervalSince1970
+        let limit = DurationSyntax.seconds(DurationSyntax.maximum) * 2
+        guard offset.isFinite, abs(offset) <= limit else { return nil }
+        return Instant(.nanoseconds(Int64(offset * 1e9)))
     }
 
     private func handleFacts(_ update: FactUpdate, from source: String) async {
