@@ -1,3 +1,4 @@
+import Foundation
 import NetRulesTesting
 import Testing
 
@@ -20,6 +21,40 @@ struct StartupTests {
             #expect(try await daemon.waitForExit() == .exited(65))
             #expect(testbed.log.contains("invalid.yaml:4:"), "no positioned diagnostic:\n\(testbed.log)")
             #expect(testbed.notify.count("READY=1") == 0)
+        }
+    }
+}
+
+/// A state file the daemon cannot use never stops it from starting (issue 10, item 2: a saved
+/// cooldown of 999999d used to crash every start).
+@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+struct UnusableStateFileTests {
+    @Test(arguments: [
+        #"{"version":1,"rules":{"r":{"fingerprint":"x","confirmed":true,"cooldown_until":1e300,"hold":null}},"inflight":[],"next_firing":1}"#,
+        #"{"version":1,"rules":{"r":{"fingerprint":"x","confirmed":true,"cooldown_until":null,"hold":{"deadline":-1e30,"target":true}}},"inflight":[],"next_firing":1}"#,
+        #"{"version":1,"rules":{"r":{"fingerprint":7}}}"#,
+        "not json at all",
+    ])
+    func anUnusableStateFileIsSetAsideAndTheDaemonStarts(contents: String) async throws {
+        try await Testbed.run { testbed in
+            let rules = try testbed.write(
+                """
+                version: 1
+                rules:
+                  - name: r
+                    when: { ssid: Office }
+                    cooldown: 8h
+                    do:
+                      - run: "true"
+
+                """, to: "rules.yaml")
+            try testbed.write(contents, to: "state/state.json")
+            let daemon = try await testbed.startDaemon(rules: [rules])
+            #expect(testbed.log.contains("moved it to"), "\(testbed.log)")
+            #expect(!testbed.log.contains("DecodingError"), "a Swift debug dump reached the log")
+            let names = try FileManager.default.contentsOfDirectory(atPath: testbed.path("state"))
+            #expect(names.contains { $0.hasPrefix("state.json.bad-") }, "\(names)")
+            #expect(try await testbed.stop(daemon) == .exited(0))
         }
     }
 }

@@ -90,7 +90,8 @@ struct PersistedState {
         do {
             file = try JSONDecoder().decode(StateFile.self, from: Data(bytes))
         } catch {
-            return (nil, "not a state file: \(error)")
+            // A DecodingError's description is a Swift debug dump; a person needs the gist.
+            return (nil, "it is not a netrules state file (broken JSON, or a field of the wrong type)")
         }
         guard file.version == 1 else { return (nil, "not a version 1 state file") }
         var state = PersistedState()
