@@ -109,6 +109,44 @@ struct CommandTests {
         #expect(r.stderr.contains("longer than 100 years"), "\(r.stderr)")
     }
 
+    @Test func anEmptyRulesDirectoryIsAnErrorNotZeroRules() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nr-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = await Self.run("check", dir.path)
+        #expect(r.code == 1)
+        #expect(r.stdout == "")
+        #expect(r.stderr.contains("holds no rule files"), "\(r.stderr)")
+    }
+
+    static let canRunAsNobody =
+        geteuid() == 0 && access("/usr/sbin/runuser", X_OK) == 0 && access(path(".build/debug/netrules"), X_OK) == 0
+
+    /// Root reads any directory: run the built binary as nobody against one only root may read.
+    @Test(
+        .enabled(
+            if: canRunAsNobody,
+            "SKIPPED: needs root (to switch to nobody), runuser and a built .build/debug/netrules"))
+    func anUnreadableRulesDirectoryIsAnErrorNotZeroRules() async throws {
+        let binary = Self.path(".build/debug/netrules")
+        let dir = "/tmp/nr-unreadable-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "version: 1\nrules: []\n".write(toFile: dir + "/a.yaml", atomically: true, encoding: .utf8)
+        chmod(dir, 0o700)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        process.arguments = ["-u", "nobody", "--", binary, "check", dir]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = Pipe()
+        try process.run()
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 1, "\(stderr)")
+        #expect(stderr.contains("cannot read the rules directory"), "\(stderr)")
+    }
+
     @Test func usageErrorsExit64() async {
         let r = await Self.run("simulate", Self.path("rules"))
         #expect(r.code == 64)

@@ -115,7 +115,10 @@ struct ActionSafetyCheckTests {
 
 /// Numbers that used to crash `check` (SIGILL) are positioned errors (issue 10, item 1).
 struct OverflowingNumberTests {
-    @Test(arguments: ["for: 9999999999999999d", "for: 170141183460469231731s", "cooldown: 1000000000000000d1000000000000000d", "cooldown: 999999d"])
+    @Test(arguments: [
+        "for: 9999999999999999d", "for: 170141183460469231731s", "cooldown: 1000000000000000d1000000000000000d",
+        "cooldown: 999999d",
+    ])
     func anOverflowingDurationIsAnErrorNotACrash(line: String) throws {
         let result = RuleLoaderTests.load(
             """

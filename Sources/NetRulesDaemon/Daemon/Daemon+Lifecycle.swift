@@ -169,9 +169,11 @@ extension Daemon {
         let aside = stateFile + ".bad-\(Int(startWall.timeIntervalSince1970))"
         if rename(stateFile, aside) == 0 {
             logger.error(
-                "the state file '\(stateFile)' is unusable (\(reason)); moved it to '\(aside)' and starting from a fresh state")
+                "the state file '\(stateFile)' is unusable (\(reason)); moved it to '\(aside)' and starting from a fresh state"
+            )
         } else {
-            logger.error("the state file '\(stateFile)' is unusable (\(reason)) and could not be moved aside; ignoring it")
+            logger.error(
+                "the state file '\(stateFile)' is unusable (\(reason)) and could not be moved aside; ignoring it")
         }
     }
 

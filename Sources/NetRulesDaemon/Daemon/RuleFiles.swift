@@ -20,10 +20,21 @@ public enum RuleFiles {
                 throw ReadError(description: "cannot read '\(path)': no such file or directory")
             }
             if info.st_mode & S_IFMT == S_IFDIR {
-                let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+                // An unreadable directory is not an empty one: saying "0 rules" would hide the problem.
+                guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+                    throw ReadError(
+                        description: "cannot read the rules directory '\(path)': permission denied; "
+                            + "make it readable by this user (chmod a+rx, or run as its owner)")
+                }
                 let directory = path.hasSuffix("/") ? path : path + "/"
-                files += entries.filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }
+                let found = entries.filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }
                     .sorted().map { directory + $0 }
+                guard !found.isEmpty else {
+                    throw ReadError(
+                        description: "the rules directory '\(path)' holds no rule files (*.yaml or *.yml); "
+                            + "add one, or name the rule files themselves")
+                }
+                files += found
             } else {
                 files.append(path)
             }
