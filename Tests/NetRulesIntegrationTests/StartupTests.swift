@@ -58,3 +58,47 @@ struct UnusableStateFileTests {
         }
     }
 }
+
+/// One daemon per state directory, and none on a state directory it cannot write (issue 10,
+/// items 5 and 7): refused at once with exit 1 and a sentence, never "ready".
+@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+struct ExclusiveStateDirectoryTests {
+    static let rules = """
+        version: 1
+        rules:
+          - name: r
+            when: { ssid: Office }
+            do:
+              - run: "true"
+
+        """
+
+    @Test func aSecondDaemonOnTheSameStateDirectoryExitsAtOnceNamingTheFirst() async throws {
+        try await Testbed.run { testbed in
+            let rules = try testbed.write(Self.rules, to: "rules.yaml")
+            let first = try await testbed.startDaemon(rules: [rules])
+            let second = try await testbed.startDaemon(rules: [rules], awaitReady: false)
+            #expect(try await second.waitForExit(timeout: .seconds(10)) == .exited(1))
+            #expect(
+                testbed.log.contains("another netrules daemon (PID \(first.pid)) is using the state directory"),
+                "\(testbed.log)")
+            #expect(testbed.notify.count("READY=1") == 1)
+            #expect(first.termination == nil, "the first daemon stopped")
+            #expect(try await testbed.stop(first) == .exited(0))
+        }
+    }
+
+    @Test func aReadOnlyStateDirectoryIsRefusedBeforeReady() async throws {
+        try await Testbed.run { testbed in
+            let rules = try testbed.write(Self.rules, to: "rules.yaml")
+            let state = testbed.path("state")
+            // A read-only file system, as a mount would make it (root ignores permission bits).
+            #expect(system("mount -t tmpfs -o ro,size=1m netrules-test '\(state)'") == 0)
+            defer { _ = system("umount '\(state)'") }
+            let daemon = try await testbed.startDaemon(rules: [rules], awaitReady: false)
+            #expect(try await daemon.waitForExit(timeout: .seconds(10)) == .exited(1))
+            #expect(testbed.log.contains("is not usable (Read-only file system)"), "\(testbed.log)")
+            #expect(testbed.notify.count("READY=1") == 0)
+        }
+    }
+}

@@ -45,6 +45,24 @@ enum RunCommand: Command {
         let notifier = SystemdNotifier(environment: environment)
         let isRoot = geteuid() == 0
 
+        // One daemon per state directory and per control socket, settled before anything else:
+        // a second daemon would fire every rule again and overwrite the first one's state.
+        let lock: StateDirectoryLock
+        do {
+            lock = try StateDirectoryLock(directory: paths.stateDirectory)
+        } catch {
+            logger.critical("\(error)")
+            return 1
+        }
+        defer { lock.release() }
+        let listener: ControlServer.Listener
+        do {
+            listener = try ControlServer.listen(at: paths.controlSocket)
+        } catch {
+            logger.critical("cannot open the control socket: \(error)")
+            return 1
+        }
+
         // Signals are registered before anything can report ready (STYLE §24).
         let signals = await SignalEvents.register()
         let daemon = Daemon(
@@ -93,7 +111,7 @@ enum RunCommand: Command {
         let server = ControlServer(path: paths.controlSocket, queries: daemon, logger: logger.child("netrules.control"))
         let serverTask = Task {
             do {
-                try await server.run()
+                try await server.run(on: listener)
             } catch is CancellationError {
             } catch {
                 logger.error("control socket: \(error)")

@@ -52,7 +52,28 @@ public struct ControlServer: Sendable {
     /// - Throws: `ControlSocketError` with code `.anotherDaemon` when another daemon answers on
     ///   the socket, or a `SystemCallError` when the socket cannot be set up.
     public func run() async throws {
-        let (listener, identity) = try ControlSocketFile.listen(at: path, backlog: 16)
+        try await run(on: listen())
+    }
+
+    /// A bound and listening control socket, for `run(on:)`.
+    public struct Listener: Sendable {
+        let descriptor: FileDescriptor
+        let identity: ControlSocketFile.Identity
+    }
+
+    /// Binds the socket now, so that a daemon can refuse to start when another one answers on it.
+    /// - Throws: as `run()`.
+    public func listen() throws -> Listener { try Self.listen(at: path) }
+
+    /// Binds the socket at `path` (see `listen()`), before the server that will use it exists.
+    public static func listen(at path: String) throws -> Listener {
+        let (descriptor, identity) = try ControlSocketFile.listen(at: path, backlog: 16)
+        return Listener(descriptor: descriptor, identity: identity)
+    }
+
+    /// Serves on a socket from `listen()` until the task is cancelled, then closes it and removes its file.
+    public func run(on bound: Listener) async throws {
+        let (listener, identity) = (bound.descriptor, bound.identity)
         defer {
             try? listener.close()
             ControlSocketFile.remove(path, ifStill: identity)

@@ -5,7 +5,7 @@ import NetRulesSystem
 /// mode 0600, and removal at shutdown.
 enum ControlSocketFile {
     /// The device and inode of the socket this process bound, so shutdown removes only its own file.
-    struct Identity: Equatable {
+    struct Identity: Equatable, Sendable {
         var device: UInt64
         var inode: UInt64
     }
@@ -93,7 +93,7 @@ enum ControlSocketFile {
         let result = try FileDescriptor.withAddress(path) { ControlSyscalls.connect(probe, $0, $1) }
         switch result {
         case .success:
-            throw anotherDaemon(path)
+            throw anotherDaemon(path, pid: try? ControlSyscalls.peerCredentials(probe).get().pid)
         case .failure(let e) where e.rawValue == EAGAIN || e.rawValue == EINPROGRESS:
             // A full backlog: someone is listening.
             throw anotherDaemon(path)
@@ -108,7 +108,11 @@ enum ControlSocketFile {
         }
     }
 
-    static func anotherDaemon(_ path: String) -> ControlSocketError {
-        ControlSocketError(.anotherDaemon, "another netrules daemon is running (control socket \(path))")
+    static func anotherDaemon(_ path: String, pid: pid_t? = nil) -> ControlSocketError {
+        let holder = pid.map { " (PID \($0))" } ?? ""
+        return ControlSocketError(
+            .anotherDaemon,
+            "another netrules daemon\(holder) is answering on the control socket \(path); stop it first, or give "
+                + "this daemon its own --control-socket")
     }
 }

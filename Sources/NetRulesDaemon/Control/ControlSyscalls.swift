@@ -62,10 +62,15 @@ enum ControlSyscalls {
     /// `struct ucred` is `_GNU_SOURCE`-only, so Swift's Glibc lacks it; its layout is fixed by the
     /// kernel ABI as three 32-bit fields: pid, uid, gid.
     static func peerUID(_ fd: CInt) -> Result<uid_t, Errno> {
+        peerCredentials(fd).map(\.uid)
+    }
+
+    /// The peer's process and user ids (`SO_PEERCRED`), as above.
+    static func peerCredentials(_ fd: CInt) -> Result<(pid: pid_t, uid: uid_t), Errno> {
         var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
         var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
         let result = valueOrErrno { Glibc.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) }
-        return result.map { _ in credentials.1 }
+        return result.map { _ in (credentials.0, credentials.1) }
     }
 
     static func poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeout: CInt) -> Result<CInt, Errno> {

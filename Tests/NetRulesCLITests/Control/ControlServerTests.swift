@@ -179,7 +179,7 @@ struct ControlServerTests {
             try await second.run()
         } throws: { error in
             (error as? ControlSocketError)?.code == .anotherDaemon
-                && "\(error)" == "another netrules daemon is running (control socket \(first.path))"
+                && "\(error)" == "another netrules daemon (PID \(getpid())) is answering on the control socket \(first.path); stop it first, or give this daemon its own --control-socket"
         }
         #expect(try await ask(first, .rules) == #"{"version":1,"rules":["office"]}"#)
         try await first.stop()

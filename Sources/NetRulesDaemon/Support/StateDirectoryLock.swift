@@ -1,0 +1,79 @@
+@preconcurrency import Glibc
+import NetRulesSystem
+
+/// One daemon per state directory: an exclusive `flock(2)` on `<state-dir>/lock`, held for the
+/// daemon's life and released by the kernel when the process ends, however it ends.
+///
+/// Two daemons on one state directory would both fire every rule (two webhooks with different
+/// idempotency keys) and overwrite each other's `state.json`. The lock is taken before anything
+/// else, so the second daemon exits at once and names the holder. The file also holds the
+/// holder's PID, for that message. Taking the lock writes to the directory, which doubles as the
+/// check that the state directory is writable at all (a read-only one would lose every webhook).
+public final class StateDirectoryLock: Sendable {
+    /// Why the lock could not be taken, as a sentence for the log.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private let descriptor: FileDescriptor
+
+    /// Creates the directory when missing (mode 0700) and takes the lock.
+    /// - Throws: `Failure` naming the holder's PID, or saying why the directory is unusable.
+    public init(directory: String) throws(Failure) {
+        Self.makeDirectories(directory)
+        let path = directory + "/lock"
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            let reason = Errno(rawValue: errno)
+            throw Failure(
+                description: "the state directory '\(directory)' is not usable (\(reason.message)): netrules keeps "
+                    + "its rule state and webhook outbox there; make it writable by this user or choose another "
+                    + "with --state-dir")
+        }
+        descriptor = FileDescriptor(taking: fd)
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = Self.readPID(fd).map { "PID \($0)" } ?? "another process"
+            try? descriptor.close()
+            throw Failure(
+                description: "another netrules daemon (\(holder)) is using the state directory '\(directory)'; "
+                    + "stop it first, or give this daemon its own --state-dir")
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        let written = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        guard written == pid.count, ftruncate(fd, off_t(pid.count)) == 0, fsync(fd) == 0 else {
+            let reason = Errno(rawValue: errno)
+            try? descriptor.close()
+            throw Failure(
+                description: "the state directory '\(directory)' is not writable (\(reason.message)): netrules "
+                    + "keeps its rule state and webhook outbox there; make it writable or choose another with "
+                    + "--state-dir")
+        }
+    }
+
+    /// Releases the lock (closing the descriptor); the process ending does the same.
+    public func release() { try? descriptor.close() }
+
+    private static func readPID(_ fd: CInt) -> Int32? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        return Int32(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: "\n "))
+    }
+
+    private static func makeDirectories(_ path: String) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            _ = mkdir(prefix, 0o700)
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let c = s.first, set.contains(c) { s.removeFirst() }
+        while let c = s.last, set.contains(c) { s.removeLast() }
+        return String(s)
+    }
+}
