@@ -16,7 +16,8 @@ extension ActionRunner {
             var known = deliveringKeys.contains(key) || parked[key] != nil
             if !known { known = await DedicatedThread.run { outbox.contains(key: key) } }
             if known {
-                result.outcome = .skipped(reason: "already in the outbox (\(key))")
+                // The outbox owns its delivery now: for the firing it is done, like a queued one.
+                result.outcome = .queued
                 return result
             }
         }
@@ -53,10 +54,10 @@ extension ActionRunner {
         deliveringKeys.insert(entry.idempotencyKey)
         backgroundDeliveries += 1
         let delivery = executors.delivery
-        Task {
+        track {
             let start = ContinuousClock.now
             let (outcome, attempts) = await delivery.deliver(entry)
-            self.finishBackgroundDelivery(
+            await self.finishBackgroundDelivery(
                 entry, outcome: outcome, attempts: attempts, duration: ContinuousClock.now - start)
         }
     }

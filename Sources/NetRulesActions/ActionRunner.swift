@@ -44,6 +44,10 @@ public actor ActionRunner {
     var deliveringKeys: Set<String> = []
     var parked: [String: OutboxEntry] = [:]
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Every firing and background delivery in progress, so `stop()` can cancel them.
+    private var tasks: [UInt64: Task<Void, Never>] = [:]
+    private var nextTaskID: UInt64 = 0
+    private var stopping = false
 
     /// Creates a runner.
     ///
@@ -98,6 +102,30 @@ public actor ActionRunner {
         await withCheckedContinuation { idleWaiters.append($0) }
     }
 
+    /// Stops everything now, for a shutdown that cannot wait any longer: queued firings are
+    /// dropped (the daemon keeps them in flight and submits them again at the next start), running
+    /// processes get SIGTERM then SIGKILL, webhook retries stop and stay in the outbox, a blocked
+    /// write is abandoned. The action that was interrupted reports nothing, except a webhook (the
+    /// outbox owns it), so the next start runs it again. `drain()` returns once all have ended.
+    public func stop() {
+        stopping = true
+        queue.removeAll()
+        for task in tasks.values { task.cancel() }
+        resumeIdleWaitersIfIdle()
+    }
+
+    /// Starts `work` as a tracked task (see `stop()`).
+    func track(_ work: @escaping @Sendable () async -> Void) {
+        let id = nextTaskID
+        nextTaskID += 1
+        tasks[id] = Task {
+            await work()
+            await self.untrack(id)
+        }
+    }
+
+    private func untrack(_ id: UInt64) { tasks[id] = nil }
+
     /// Picks up deliveries a previous process left in the outbox: each is attempted again (or
     /// parked for `online`) with the attempts it has left and its original idempotency key.
     public func resumeOutbox() async {
@@ -127,6 +155,10 @@ public actor ActionRunner {
     private var isIdle: Bool { queue.isEmpty && runningRules.isEmpty && backgroundDeliveries == 0 }
 
     func schedule() {
+        guard !stopping else {
+            resumeIdleWaitersIfIdle()
+            return
+        }
         var index = 0
         while runningRules.count < concurrency, index < queue.count {
             let pending = queue[index]
@@ -142,7 +174,7 @@ public actor ActionRunner {
             }
             runningRules.insert(pending.firing.rule)
             let context = ActionContext(firing: pending.firing, wallTime: pending.wallTime, environment: environment)
-            Task { await self.perform(context) }
+            track { await self.perform(context) }
         }
         resumeIdleWaitersIfIdle()
     }
@@ -150,7 +182,7 @@ public actor ActionRunner {
     private func perform(_ context: ActionContext) async {
         let firing = context.firing
         var stopped: String?
-        for (index, spec) in firing.actions.enumerated() {
+        for (index, spec) in firing.actions.enumerated() where index >= firing.firstAction {
             var base = ActionResult(rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind)
             base.firingID = firing.id
             if let stopped {
@@ -162,7 +194,12 @@ public actor ActionRunner {
                 continue
             }
             let result = await execute(spec.definition, in: context, result: base)
+            if Task.isCancelled && !(spec.definition is WebhookAction) {
+                // Shutting down: leave this action unreported so the next start runs it again.
+                break
+            }
             publish(result)
+            if Task.isCancelled { break }
             if !result.letsFiringContinue && !spec.continueOnError {
                 stopped = "action \(index) (\(spec.kind)) failed"
             }

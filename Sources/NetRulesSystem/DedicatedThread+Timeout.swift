@@ -2,7 +2,7 @@ import Synchronization
 
 extension DedicatedThread {
     /// Runs blocking `body` on a thread of its own and returns its result, or nil when it has not
-    /// returned within `limit`.
+    /// returned within `limit` or the calling task is cancelled first.
     ///
     /// A thread cannot be stopped from outside: after a timeout `body` keeps running (blocked in a
     /// system call, typically) and its result is dropped. Callers make such blocking rare
@@ -22,10 +22,34 @@ extension DedicatedThread {
                 // Cancelled: the work finished first.
             }
         }
-        let result = await gate.wait { start { gate.resume(body()) } }
+        let result = await withTaskCancellationHandler {
+            await gate.wait { start { gate.resume(body()) } }
+        } onCancel: {
+            gate.resume(nil)
+        }
         timer.cancel()
         return result
     }
+}
+
+/// Runs `work` in a task of its own and returns its result, or nil when it has not finished within
+/// `limit`: unlike a task group, the caller does not wait for work that ignores cancellation.
+/// The work is cancelled when the limit passes (it may still run to its end, unobserved).
+public func withTimeLimit<T: Sendable>(
+    _ limit: Duration, _ work: @escaping @Sendable () async -> T
+) async -> T? {
+    let gate = ResumeOnce<T?>()
+    let worker = Task { gate.resume(await work()) }
+    let timer = Task {
+        do {
+            try await Task.sleep(for: limit)
+            gate.resume(nil)
+        } catch {}
+    }
+    let result = await gate.wait {}
+    timer.cancel()
+    if result == nil { worker.cancel() }
+    return result
 }
 
 /// A continuation that the first of several racers resumes; later resumes are ignored.

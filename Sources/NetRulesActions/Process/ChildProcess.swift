@@ -27,13 +27,22 @@ struct ChildProcess: Sendable {
     var outputLimit = 16 * 1024
 
     /// Starts the process and waits, without blocking the caller's thread, until it has been reaped.
+    ///
+    /// Cancelling the calling task (the daemon shutting down) stops the process as a timeout
+    /// does: SIGTERM to its group, SIGKILL after `terminationGrace`; the outcome says `stopped`.
     /// - Throws: `SystemCallError` when the pipes or the spawn fail (for example ENOENT).
     func run() async throws(SystemCallError) -> ChildProcessOutcome {
-        try await DedicatedThread.run { self.runBlocking() }.get()
+        let stop = try? WakeEvent()
+        defer { stop?.close() }
+        return try await withTaskCancellationHandler {
+            await DedicatedThread.run { self.runBlocking(stop: stop) }
+        } onCancel: {
+            stop?.signal()
+        }.get()
     }
 
-    /// The same, on the calling thread.
-    func runBlocking() -> Result<ChildProcessOutcome, SystemCallError> {
+    /// The same, on the calling thread; `stop`, once signalled, ends the process early.
+    func runBlocking(stop: WakeEvent? = nil) -> Result<ChildProcessOutcome, SystemCallError> {
         Self.blockBrokenPipeSignal()
         let start = ContinuousClock.now
         let spawned: SpawnedChild
@@ -42,7 +51,7 @@ struct ChildProcess: Sendable {
         } catch {
             return .failure(error)
         }
-        var supervisor = Supervisor(child: spawned, process: self, start: start)
+        var supervisor = Supervisor(child: spawned, process: self, start: start, stop: stop)
         return .success(supervisor.superviseUntilReaped())
     }
 

@@ -25,6 +25,8 @@ struct ChildProcessOutcome: Sendable {
     var standardError: CapturedOutput
     /// From just before the spawn until the child was reaped.
     var duration: Duration
+    /// Ended early because the daemon shut down (the task was cancelled), not by its timeout.
+    var stopped = false
 
     /// Whether the child exited with status 0 in time.
     var succeeded: Bool { termination == .exited(0) && !timedOut }

@@ -14,13 +14,16 @@ struct Supervisor {
     private var output = CapturedOutput()
     private var errors = CapturedOutput()
     private var timedOut = false
+    private var stopped = false
     private var deadline: ContinuousClock.Instant?
     private var status: CInt?
+    private let stop: WakeEvent?
 
-    init(child: SpawnedChild, process: ChildProcess, start: ContinuousClock.Instant) {
+    init(child: SpawnedChild, process: ChildProcess, start: ContinuousClock.Instant, stop: WakeEvent? = nil) {
         self.child = child
         self.process = process
         self.start = start
+        self.stop = stop
         deadline = start + process.timeout
         if process.standardInput.isEmpty { try? child.standardInput.close() }
     }
@@ -41,7 +44,7 @@ struct Supervisor {
             Self.exited(status!) ? .exited(Self.exitStatus(status!)) : .signaled(Self.terminatingSignal(status!))
         return ChildProcessOutcome(
             pid: child.pid, termination: termination, timedOut: timedOut, standardOutput: output,
-            standardError: errors, duration: ContinuousClock.now - start
+            standardError: errors, duration: ContinuousClock.now - start, stopped: stopped
         )
     }
 
@@ -57,6 +60,7 @@ struct Supervisor {
         watch(child.standardOutput, CInt(POLLIN), .output)
         watch(child.standardError, CInt(POLLIN), .errors)
         watch(child.pidfd, CInt(POLLIN), .exit)
+        if !stopped { watch(stop?.descriptor, CInt(POLLIN), .stop) }
 
         var timeout = deadline.map { Self.milliseconds(until: $0) } ?? -1
         if child.pidfd == nil { timeout = timeout < 0 ? 10 : min(timeout, 10) }
@@ -68,6 +72,10 @@ struct Supervisor {
                 case .output: _ = read(child.standardOutput, into: &output)
                 case .errors: _ = read(child.standardError, into: &errors)
                 case .exit: reapIfExited()
+                case .stop:
+                    // Shutting down: end the process now, as its timeout would.
+                    stopped = true
+                    if !timedOut && status == nil { escalate() }
                 }
             }
         }
@@ -75,7 +83,7 @@ struct Supervisor {
         if let deadline, ContinuousClock.now >= deadline, status == nil { escalate() }
     }
 
-    private enum Role { case input, output, errors, exit }
+    private enum Role { case input, output, errors, exit, stop }
 
     /// SIGTERM to the group at the timeout, SIGKILL after the grace period.
     private mutating func escalate() {

@@ -49,7 +49,10 @@ enum ProcessActionReport {
         case .exited(let status): result.exitStatus = status
         case .signaled(let signal): result.signal = signal
         }
-        if outcome.timedOut {
+        if outcome.stopped {
+            result.outcome = .failed(
+                ActionError(.timedOut, "the \(what) was stopped because netrules is shutting down"))
+        } else if outcome.timedOut {
             let limit = DurationSyntax.format(process.timeout)
             result.outcome = .failed(
                 ActionError(.timedOut, "the \(what) ran longer than \(limit); its process group was killed"))

@@ -12,6 +12,9 @@ public struct Firing: Sendable {
     /// A durable identity the daemon assigns and persists, so work resumed after a crash is
     /// recognised: a webhook's idempotency key derives from it. Nil for one-off runs.
     public var id: String?
+    /// The first action to run: actions before it already ran in an earlier process (a firing
+    /// resumed after a restart runs only what it had not finished).
+    public var firstAction = 0
 
     public init(rule: String, edge: Edge, at: Instant, facts: FactStore, actions: [ActionSpec]) {
         self.rule = rule

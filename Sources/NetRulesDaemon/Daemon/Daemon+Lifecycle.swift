@@ -3,6 +3,7 @@ import Glibc
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
+import NetRulesSystem
 
 extension Daemon {
     // MARK: - Rules
@@ -98,26 +99,19 @@ extension Daemon {
         for task in tasks { await task.value }
     }
 
-    /// Waits for running actions, at most `shutdownGrace`.
+    /// Waits for running actions, at most `shutdownGrace`; then stops them (processes get SIGTERM
+    /// then SIGKILL, webhook retries stay in the outbox, blocked writes are abandoned). Firings not
+    /// finished stay in flight and resume at the next start.
     func drainRunner() async {
         let runner = self.runner
         let grace = options.shutdownGrace
-        let clock = self.clock
-        let finished = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await runner.drain()
-                return true
-            }
-            group.addTask {
-                try? await clock.sleep(for: grace)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
-        if !finished {
-            logger.warning("shutdown: actions still running after the grace period; their firings stay in flight")
+        if await withTimeLimit(grace, { await runner.drain() }) != nil { return }
+        logger.warning(
+            "shutdown: actions still running after \(DurationSyntax.format(grace)): stopping them; "
+                + "unfinished firings resume at the next start")
+        await runner.stop()
+        if await withTimeLimit(.seconds(5), { await runner.drain() }) == nil {
+            logger.warning("shutdown: some actions did not stop within 5s; exiting anyway")
         }
     }
 
@@ -193,8 +187,11 @@ extension Daemon {
             var firing = Firing(
                 rule: saved.rule, edge: saved.edge, at: now(), facts: facts, actions: engine.rules[index].actions)
             firing.id = saved.id
+            firing.firstAction = saved.nextAction
             inflight.append(saved)
-            logger.notice("resuming rule '\(saved.rule)' \(saved.edge) from before the restart")
+            logger.notice(
+                "resuming rule '\(saved.rule)' \(saved.edge) from before the restart"
+                    + (saved.nextAction > 0 ? " at action \(saved.nextAction)" : ""))
             await runner.submit(firing, wallTime: saved.time)
         }
     }
@@ -205,7 +202,7 @@ extension Daemon {
     func persist() {
         // Encoding the whole state after every fact update would cost more the more rules hold
         // state; only a change to what survives a restart writes.
-        let version = (engine: engine.durableStateVersion, inflight: inflight.map(\.id))
+        let version = (engine: engine.durableStateVersion, inflight: inflight.map { "\($0.id)#\($0.nextAction)" })
         if let last = persistedVersion, last.engine == version.engine, last.inflight == version.inflight { return }
         persistedVersion = version
         var saved = PersistedState()

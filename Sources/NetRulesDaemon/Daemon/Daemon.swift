@@ -4,6 +4,7 @@ import NetRulesConfig
 import NetRulesCore
 import NetRulesProbes
 import NetRulesSystem
+import Synchronization
 
 /// The long-running service: observers → fact store and engine → action runner.
 ///
@@ -49,6 +50,8 @@ public actor Daemon: DaemonQueries {
     var nextFiringNumber = 1
     /// What the state file last written reflects: the engine's durable version and the in-flight list.
     var persistedVersion: (engine: UInt64, inflight: [String])?
+    /// How many times SIGTERM or SIGINT arrived.
+    nonisolated let shutdownRequests = Mutex(0)
 
     public init(options: DaemonOptions) {
         self.options = options
@@ -66,8 +69,21 @@ public actor Daemon: DaemonQueries {
     /// Asks for a reload (SIGHUP, a rule file changed). Safe from any thread.
     public nonisolated func reload() { eventSink.yield(.reload) }
 
-    /// Asks for a graceful shutdown (SIGTERM, SIGINT). Safe from any thread.
-    public nonisolated func shutdown() { eventSink.yield(.shutdown) }
+    /// Asks for a graceful shutdown (SIGTERM, SIGINT); asked again, stops running actions at
+    /// once (the state is still saved). Safe from any thread.
+    public nonisolated func shutdown() {
+        let first = shutdownRequests.withLock { count in
+            count += 1
+            return count == 1
+        }
+        if first {
+            eventSink.yield(.shutdown)
+        } else {
+            logger.notice("asked again to stop: stopping running actions now")
+            let runner = self.runner
+            Task { await runner.stop() }
+        }
+    }
 
     /// Runs until `shutdown()`; returns the exit code: 0 after a clean shutdown, 65 when the rules
     /// are invalid at start, 1 when they cannot be read.
@@ -198,7 +214,7 @@ public actor Daemon: DaemonQueries {
             inflight.append(
                 PersistedState.SavedFiring(
                     id: firing.id!, rule: firing.rule, fingerprint: fingerprint, edge: firing.edge, time: time,
-                    facts: firing.facts.known.map { ($0.key, $0.state) }))
+                    facts: firing.facts.known.map { ($0.key, $0.state) }, actionCount: firing.actions.count))
             logger.notice(
                 "rule '\(firing.rule)' \(firing.edge)",
                 metadata: [("rule.id", firing.rule), ("edge", firing.edge.rawValue), ("firing.id", firing.id!)])
@@ -210,12 +226,18 @@ public actor Daemon: DaemonQueries {
         }
     }
 
-    /// Retires a firing from the in-flight list once its last action reported (the runner logs results).
+    /// Notes how far a firing got, and retires it from the in-flight list once its last action
+    /// reported (the runner logs results). The count is the one the firing had when it fired, so a
+    /// reload that changes the rule's actions cannot retire it early or keep it forever.
     private func handle(_ result: ActionResult) {
         guard let id = result.firingID, let position = inflight.firstIndex(where: { $0.id == id }) else { return }
-        let actionCount = engine.index(ofRule: result.rule).map { engine.rules[$0].actions.count } ?? 0
+        let actionCount =
+            inflight[position].actionCount ?? engine.index(ofRule: result.rule).map { engine.rules[$0].actions.count }
+            ?? 0
         if result.index >= actionCount - 1 {
             inflight.remove(at: position)
+        } else {
+            inflight[position].nextAction = max(inflight[position].nextAction, result.index + 1)
         }
     }
 

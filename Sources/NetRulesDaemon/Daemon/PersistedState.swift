@@ -22,6 +22,11 @@ struct PersistedState {
         var edge: Edge
         var time: String
         var facts: [(FactKey, FactState)]
+        /// The rule's action count when it fired (a reload may change the rule's list); nil in a
+        /// file from an older netrules.
+        var actionCount: Int?
+        /// Actions before this index have reported: a restart resumes here.
+        var nextAction: Int = 0
     }
 
     var rules: [String: SavedRule] = [:]
@@ -57,7 +62,8 @@ struct PersistedState {
             .object([
                 ("edge", .string(f.edge.rawValue)),
                 ("facts", .object(f.facts.sorted { $0.0 < $1.0 }.map { ($0.0.rawValue, Self.json($0.1)) })),
-                ("fingerprint", .string(f.fingerprint)), ("id", .string(f.id)), ("rule", .string(f.rule)),
+                ("actions", f.actionCount.map { .number(Double($0)) } ?? .null), ("fingerprint", .string(f.fingerprint)),
+                ("id", .string(f.id)), ("next_action", .number(Double(f.nextAction))), ("rule", .string(f.rule)),
                 ("time", .string(f.time)),
             ])
         }
@@ -107,7 +113,9 @@ struct PersistedState {
                 (FactKey(key), value.map { FactState.value($0.factValue) } ?? .absent)
             }
             state.inflight.append(
-                SavedFiring(id: f.id, rule: f.rule, fingerprint: f.fingerprint, edge: edge, time: f.time, facts: facts))
+                SavedFiring(
+                    id: f.id, rule: f.rule, fingerprint: f.fingerprint, edge: edge, time: f.time, facts: facts,
+                    actionCount: f.actions, nextAction: max(0, f.next_action ?? 0)))
         }
         return (state, nil)
     }
@@ -134,6 +142,8 @@ private struct StateFile: Decodable {
         var edge: String
         var time: String
         var facts: [String: StoredValue?]
+        var actions: Int?
+        var next_action: Int?
     }
 
     var version: Int
