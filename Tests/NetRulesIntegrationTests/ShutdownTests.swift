@@ -1,0 +1,63 @@
+import Foundation
+import Glibc
+import NetRulesTesting
+import Synchronization
+import Testing
+
+/// Issue 10, items 4 and 6: SIGTERM while a webhook retries against a failing server stops within
+/// the announced bound (a second SIGTERM at once), the delivery stays in the outbox, and the next
+/// start delivers it with the same idempotency key and runs the firing's remaining write once.
+@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+struct ShutdownTests {
+    @Test func aSecondSIGTERMStopsRetriesAndTheRestartFinishesTheFiring() async throws {
+        try await Testbed.run { testbed in
+            let wifi = try WiFiPlugin(in: testbed)
+            let healthy = Mutex(false)
+            let receiver = try testbed.serve { _ in
+                healthy.withLock { $0 }
+                    ? .response(status: 200, reason: "OK") : .response(status: 500, reason: "Server Error")
+            }
+            let after = testbed.path("after.log")
+            let rules = try testbed.write(
+                """
+                version: 1
+                \(wifi.observersYAML)
+                rules:
+                  - name: office
+                    when: { ssid: Office }
+                    do:
+                      - webhook:
+                          url: "\(receiver.url("/check-in"))"
+                          json: { ssid: "{{ssid}}" }
+                          retry: { attempts: 100, backoff: 200ms }
+                      - write: { path: \(after), append: true, content: "after {{ssid}}\\n" }
+
+                """, to: "office.yaml")
+            try wifi.report(ssid: "Home", bssid: "11:11:11:11:11:11")
+            let first = try await testbed.startDaemon(rules: [rules])
+            try wifi.report(ssid: "Office", bssid: "11:11:11:11:11:11")
+            try await eventually("the webhook to be retried") { receiver.requests.count >= 2 }
+
+            first.send(SIGTERM)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(first.termination == nil, "exited before its grace period without a second signal")
+            let stopping = ContinuousClock.now
+            first.send(SIGTERM)
+            #expect(try await first.waitForExit(timeout: .seconds(10)) == .exited(0))
+            #expect(ContinuousClock.now - stopping < .seconds(5), "the second SIGTERM did not stop it at once")
+            #expect(lines(of: after).isEmpty, "the write ran although the webhook had not finished")
+            let keys = Set(receiver.requests.compactMap { $0.header("Idempotency-Key") })
+            #expect(keys.count == 1)
+
+            healthy.withLock { $0 = true }
+            let attemptsBefore = receiver.requests.count
+            let second = try await testbed.startDaemon(rules: [rules])
+            try await eventually("the write after the restart") { lines(of: after).count == 1 }
+            try await eventually("the delivery from the outbox") { receiver.requests.count > attemptsBefore }
+            #expect(Set(receiver.requests.compactMap { $0.header("Idempotency-Key") }) == keys, "a second delivery")
+            #expect(lines(of: after) == ["after Office"])
+            #expect(try await testbed.stop(second) == .exited(0))
+            #expect(lines(of: after).count == 1, "the write ran twice")
+        }
+    }
+}
