@@ -1,4 +1,4 @@
-import NetRulesConfig
+@testable import NetRulesConfig
 import NetRulesCore
 import Testing
 
@@ -134,5 +134,42 @@ struct OverflowingNumberTests {
         #expect(diagnostic.mark.line == 5)
         #expect(diagnostic.message.contains("longer than netrules accepts"), "\(diagnostic.message)")
         #expect(result.ruleSet.rules.isEmpty)
+    }
+}
+
+/// Diagnostics stay linear (issue 10, item 8): a capped number per file, each excerpt a window.
+struct DiagnosticVolumeTests {
+    @Test func tenThousandAliasesOnOneLineGiveFiftyShortDiagnostics() {
+        let text = "version: 1\nrules:\n  - name: r\n    when: { ssid: [" + Array(repeating: "*x", count: 10_000)
+            .joined(separator: ", ") + "] }\n    do: [ { run: \"true\" } ]\n"
+        let start = ContinuousClock.now
+        let result = RuleLoaderTests.load(text)
+        let rendered = result.renderedDiagnostics()
+        #expect(ContinuousClock.now - start < .seconds(10), "quadratic again?")
+        #expect(result.diagnostics.count == LoadResult.maximumDiagnosticsPerFile)
+        #expect(result.errorCount >= 10_000)
+        #expect(rendered.utf8.count < 64 * 1024, "\(rendered.utf8.count) bytes of diagnostics")
+        #expect(rendered.contains("test.yaml: and "))
+    }
+
+    @Test func aLongLineIsShownAsAWindowWithTheCaretInPlace() {
+        let line = String(repeating: "a", count: 500) + "X" + String(repeating: "b", count: 500)
+        let (excerpt, column) = Diagnostic.window(of: line, around: 501)
+        #expect(excerpt.unicodeScalars.count <= Diagnostic.excerptWidth + 2)
+        #expect(Array(excerpt.unicodeScalars)[column - 1] == "X")
+        #expect(excerpt.hasPrefix("…") && excerpt.hasSuffix("…"))
+        #expect(Diagnostic.window(of: "short", around: 3) == ("short", 3))
+    }
+
+    @Test func manyBrokenRulesLoadInLinearTime() {
+        func text(_ count: Int) -> String {
+            "version: 1\nrules:\n"
+                + (0..<count).map { "  - name: r\($0)\n    when: { sid: x }\n    do: [ { run: 'true' } ]\n" }.joined()
+        }
+        let start = ContinuousClock.now
+        let result = RuleLoaderTests.load(text(10_000))
+        #expect(result.errorCount == 10_000)
+        // Quadratic copying took 35 s for 20,000 rules; linear work takes well under this guard.
+        #expect(ContinuousClock.now - start < .seconds(15))
     }
 }

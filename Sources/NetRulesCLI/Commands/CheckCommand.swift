@@ -39,6 +39,7 @@ enum CheckCommand: Command {
             let document: JSONValue = .object([
                 ("version", .number(1)), ("ok", .bool(!failed)), ("rules", .number(Double(count))),
                 ("diagnostics", .array(diagnostics)), ("refused", .array(distrusted.map(JSONValue.string))),
+                ("omitted", .number(Double(result.omitted.values.reduce(0, +)))),
             ])
             io.print(document.pretty)
             return failed ? ExitCode.invalidRules : ExitCode.success
@@ -48,7 +49,7 @@ enum CheckCommand: Command {
         }
         for problem in distrusted { io.printError("error: \(problem)") }
         if failed {
-            let errors = result.diagnostics.filter { $0.severity == .error }.count + distrusted.count
+            let errors = result.errorCount + distrusted.count
             io.printError("\(errors) error\(errors == 1 ? "" : "s") found")
             return ExitCode.invalidRules
         }

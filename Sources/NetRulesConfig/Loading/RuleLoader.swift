@@ -15,22 +15,53 @@ public struct RuleSource: Sendable {
 public struct LoadResult: Sendable {
     /// The rule set with every rule that validated (a failed rule is reported and left out).
     public var ruleSet: RuleSet
+    /// The first `maximumDiagnosticsPerFile` diagnostics of each file, by position.
     public var diagnostics: [Diagnostic]
     /// The sources, for rendering snippets.
     public var sources: [String: SourceText]
+    /// Per file, how many diagnostics were left out of `diagnostics`.
+    public var omitted: [String: Int] = [:]
+    /// Errors among the omitted diagnostics.
+    public var omittedErrors = 0
 
+    /// A broken file can hold tens of thousands of problems (one per alias on a line); nobody
+    /// reads past the first few dozen, and printing them all once took gigabytes.
+    public static let maximumDiagnosticsPerFile = 50
+
+    /// Keeps the first `maximumDiagnosticsPerFile` of each file's diagnostics (sorted by position)
+    /// and counts the rest.
     public init(ruleSet: RuleSet, diagnostics: [Diagnostic], sources: [String: SourceText]) {
         self.ruleSet = ruleSet
-        self.diagnostics = diagnostics
         self.sources = sources
+        var kept: [Diagnostic] = []
+        var perFile: [String: Int] = [:]
+        for diagnostic in diagnostics {
+            let count = perFile[diagnostic.file, default: 0]
+            perFile[diagnostic.file] = count + 1
+            if count < Self.maximumDiagnosticsPerFile {
+                kept.append(diagnostic)
+            } else {
+                omitted[diagnostic.file, default: 0] += 1
+                if diagnostic.severity == .error { omittedErrors += 1 }
+            }
+        }
+        self.diagnostics = kept
     }
 
     /// Whether any diagnostic is an error: `check` exits 65 and the daemon keeps its old rules.
-    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+    public var hasErrors: Bool { omittedErrors > 0 || diagnostics.contains { $0.severity == .error } }
 
-    /// Every diagnostic rendered with its source line and caret, each ending in a newline.
+    /// How many errors there are in all, the omitted ones included.
+    public var errorCount: Int { diagnostics.filter { $0.severity == .error }.count + omittedErrors }
+
+    /// Every diagnostic rendered with its source line and caret, each ending in a newline, and a
+    /// line per file saying how many more were left out.
     public func renderedDiagnostics() -> String {
         diagnostics.map { $0.rendered(source: sources[$0.file]) + "\n" }.joined()
+            + omitted.keys.sorted().map { file in
+                "\(file): and \(omitted[file]!) more problems not shown (the first "
+                    + "\(Self.maximumDiagnosticsPerFile) are above)\n"
+            }.joined()
     }
 }
 
@@ -149,11 +180,15 @@ public struct RuleLoader: Sendable {
             if let list = root["rules"] {
                 if let seq = context.sequence(list, .root.key("rules")) {
                     for (i, item) in seq.items.enumerated() {
+                        // Each rule gets a context of its own: handing it the file's (with every
+                        // diagnostic so far) made each append copy them all, quadratic in broken rules.
+                        var own = ValidationContext(file: file)
+                        own.source = context.source
                         var parser = RuleParser(
-                            context: context, registry: registry, namedHosts: namedHosts,
+                            context: own, registry: registry, namedHosts: namedHosts,
                             findPlugin: { findAction($0, dirs) })
                         let rule = parser.rule(item, at: .root.key("rules").index(i))
-                        context = parser.context
+                        context.append(parser.context.diagnostics)
                         for (name, host) in parser.inlineHosts where namedHosts[name] == nil {
                             inlineHosts[name] = host
                         }

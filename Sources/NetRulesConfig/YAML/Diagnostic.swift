@@ -90,13 +90,30 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     public func rendered(source: SourceText?) -> String {
         var lines = [description]
         if let source, source.file == file, let line = source.line(mark.line) {
-            lines.append(line)
-            lines.append(Self.caretLine(under: mark.column, in: line))
+            let (excerpt, column) = Self.window(of: line, around: mark.column)
+            lines.append(excerpt)
+            lines.append(Self.caretLine(under: column, in: excerpt))
         }
         if let hint {
             lines.append("  hint: \(hint)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The widest excerpt of a source line shown under a diagnostic, in Unicode scalars.
+    static let excerptWidth = 120
+
+    /// The line, or a window of `excerptWidth` scalars around `column` marked with `…` at a cut
+    /// end, and the column within it: a 6 MB line with 10,000 errors must not print 10,000 copies.
+    static func window(of line: String, around column: Int) -> (String, Int) {
+        let scalars = Array(line.unicodeScalars)
+        guard scalars.count > excerptWidth else { return (line, column) }
+        let start = max(0, min(column - 1 - excerptWidth / 2, scalars.count - excerptWidth))
+        let end = min(scalars.count, start + excerptWidth)
+        var excerpt = start > 0 ? "…" : ""
+        excerpt.unicodeScalars.append(contentsOf: scalars[start..<end])
+        if end < scalars.count { excerpt += "…" }
+        return (excerpt, column - start + (start > 0 ? 1 : 0))
     }
 
     private static func caretLine(under column: Int, in line: String) -> String {

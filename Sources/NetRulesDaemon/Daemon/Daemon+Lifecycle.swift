@@ -23,6 +23,9 @@ extension Daemon {
             let text = diagnostic.description + (diagnostic.hint.map { " (hint: \($0))" } ?? "")
             if diagnostic.severity == .error { logger.error(text) } else { logger.warning(text) }
         }
+        for (file, count) in result.omitted.sorted(by: { $0.key < $1.key }) {
+            logger.error("\(file): and \(count) more problems not logged")
+        }
         let distrusted = RuleFiles.trustProblems(result, files: (try? RuleFiles.expand(options.ruleFiles)) ?? []) {
             options.trustProblem($0, $1)
         }
