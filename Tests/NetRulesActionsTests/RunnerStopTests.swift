@@ -12,7 +12,8 @@ struct RunnerStopTests {
         let marker = harness.directory.file("started")
         let finished = harness.directory.file("finished")
         await harness.runner.submit(
-            Fixtures.firing(actions: [RunnerHarness.run("touch \(marker); sleep 30; touch \(finished)")]), wallTime: "t")
+            Fixtures.firing(actions: [RunnerHarness.run("touch \(marker); sleep 30; touch \(finished)")]), wallTime: "t"
+        )
         for _ in 0..<200 where !Fixtures.exists(marker) { try await Task.sleep(for: .milliseconds(10)) }
         #expect(Fixtures.exists(marker))
         let start = ContinuousClock.now
@@ -58,7 +59,11 @@ struct RunnerStopTests {
     }
 
     @Test func theWriteTimeoutIsCancelledWithTheTask() async {
-        let task = Task { await DedicatedThread.run(within: .seconds(30)) { sleep(10); return 1 } }
+        let task = Task {
+            await DedicatedThread.run(within: .seconds(30)) {
+                sleep(10); return 1
+            }
+        }
         try? await Task.sleep(for: .milliseconds(50))
         let start = ContinuousClock.now
         task.cancel()

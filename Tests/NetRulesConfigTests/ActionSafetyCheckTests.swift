@@ -1,6 +1,7 @@
-@testable import NetRulesConfig
 import NetRulesCore
 import Testing
+
+@testable import NetRulesConfig
 
 /// What `check` refuses or warns about in actions so that no network value runs as code, picks a
 /// webhook's host, or makes a write land somewhere it should not; each at the exact line:column.
@@ -140,7 +141,9 @@ struct OverflowingNumberTests {
 /// Diagnostics stay linear (issue 10, item 8): a capped number per file, each excerpt a window.
 struct DiagnosticVolumeTests {
     @Test func tenThousandAliasesOnOneLineGiveFiftyShortDiagnostics() {
-        let text = "version: 1\nrules:\n  - name: r\n    when: { ssid: [" + Array(repeating: "*x", count: 10_000)
+        let text =
+            "version: 1\nrules:\n  - name: r\n    when: { ssid: ["
+            + Array(repeating: "*x", count: 10_000)
             .joined(separator: ", ") + "] }\n    do: [ { run: \"true\" } ]\n"
         let start = ContinuousClock.now
         let result = RuleLoaderTests.load(text)

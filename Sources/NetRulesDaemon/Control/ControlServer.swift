@@ -28,8 +28,12 @@ public struct ControlServer: Sendable {
     public var writeTimeout: Duration = .seconds(10)
     /// The longest request line accepted, newline excluded.
     public var maximumRequestLength = 64 * 1024
-    /// Connections served at once; more are refused with an error line.
+    /// Requests served at once (`status`, `explain`, a `watch` until it starts streaming); more
+    /// are refused with an error line.
     public var maximumConnections = 32
+    /// `watch` streams at once. They have slots of their own, so however many a user leaves
+    /// open, `status` and `explain` still get an answer.
+    public var maximumWatchers = 32
 
     private let queries: any DaemonQueries
     private let logger: Logger
@@ -80,6 +84,7 @@ public struct ControlServer: Sendable {
         }
         logger.info("control socket listening", metadata: [("control.socket", path)])
         let active = ConnectionCount()
+        let watchers = ConnectionCount()
         var failure: (any Error)?
         await withDiscardingTaskGroup { group in
             while !Task.isCancelled {
@@ -95,8 +100,9 @@ public struct ControlServer: Sendable {
                         group.addTask {
                             defer { try? connection.close() }
                             if admitted {
-                                await serve(connection)
-                                active.value.withLock { $0 -= 1 }
+                                let slot = Slot(active)
+                                await serve(connection, slot: slot, watchers: watchers)
+                                slot.release()
                             } else {
                                 refuse(connection, ControlDocuments.error("too many connections; try again"))
                             }
@@ -142,7 +148,7 @@ public struct ControlServer: Sendable {
         }
     }
 
-    private func serve(_ connection: FileDescriptor) async {
+    private func serve(_ connection: FileDescriptor, slot: Slot, watchers: ConnectionCount) async {
         let channel = ControlChannel(connection, writeTimeout: writeTimeout)
         do {
             let uid = try connection.withFileDescriptor { ControlSyscalls.peerUID($0) }.get(call: "getsockopt")
@@ -177,6 +183,19 @@ public struct ControlServer: Sendable {
                     try await channel.write(ControlDocuments.error("no rule named '\(rule)'"))
                 }
             case .success(.watch):
+                let admitted = watchers.value.withLock { count in
+                    guard count < maximumWatchers else { return false }
+                    count += 1
+                    return true
+                }
+                guard admitted else {
+                    try await channel.write(
+                        ControlDocuments.error("too many watch clients (\(maximumWatchers)); close one and try again"))
+                    return
+                }
+                // A stream may last for hours: it gives its request slot back.
+                slot.release()
+                defer { watchers.value.withLock { $0 -= 1 } }
                 try await watch(channel)
             }
         } catch is CancellationError {
@@ -220,4 +239,21 @@ public struct ControlServer: Sendable {
 /// The number of connections being served, shared by the accept loop and the connection tasks.
 private final class ConnectionCount: Sendable {
     let value = Mutex(0)
+}
+
+/// One connection's hold on a `ConnectionCount`, given back exactly once.
+private final class Slot: Sendable {
+    private let count: ConnectionCount
+    private let held = Mutex(true)
+
+    init(_ count: ConnectionCount) { self.count = count }
+
+    func release() {
+        guard
+            held.withLock({ held in
+                defer { held = false }; return held
+            })
+        else { return }
+        count.value.withLock { $0 -= 1 }
+    }
 }

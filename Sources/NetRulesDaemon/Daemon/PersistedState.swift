@@ -62,7 +62,8 @@ struct PersistedState {
             .object([
                 ("edge", .string(f.edge.rawValue)),
                 ("facts", .object(f.facts.sorted { $0.0 < $1.0 }.map { ($0.0.rawValue, Self.json($0.1)) })),
-                ("actions", f.actionCount.map { .number(Double($0)) } ?? .null), ("fingerprint", .string(f.fingerprint)),
+                ("actions", f.actionCount.map { .number(Double($0)) } ?? .null),
+                ("fingerprint", .string(f.fingerprint)),
                 ("id", .string(f.id)), ("next_action", .number(Double(f.nextAction))), ("rule", .string(f.rule)),
                 ("time", .string(f.time)),
             ])

@@ -108,6 +108,33 @@ struct ControlServerTests {
         try await fixture.stop()
     }
 
+    /// Issue 10, item 10: 32 `watch` clients used to hold every slot, and `status` failed.
+    @Test func statusIsAnsweredWhateverWatchClientsHold() async throws {
+        let fixture = try await ControlFixture.start(Self.fake()) { $0.maximumWatchers = 40 }
+        var clients: [ControlClient] = []
+        var streams: [AsyncThrowingStream<JSONValue, any Error>.AsyncIterator] = []
+        for _ in 0..<40 {
+            let client = try #require(try ControlClient.connect(path: fixture.path))
+            var lines = client.stream(ControlRequest.watch.document).makeAsyncIterator()
+            _ = try await lines.next()  // streaming: the watch has left the request slots
+            clients.append(client)
+            streams.append(lines)
+        }
+        #expect(
+            try await ask(fixture, .status)
+                == #"{"version":1,"facts":{"dns":["1.1.1.1","9.9.9.9"],"gateway":null,"network":"wired","ssid":"Office"}}"#
+        )
+        // One more watcher than allowed gets a plain refusal, not a hang.
+        let extra = try #require(try ControlClient.connect(path: fixture.path))
+        var refused = extra.stream(ControlRequest.watch.document).makeAsyncIterator()
+        #expect(
+            try await refused.next()?.compact
+                == #"{"version":1,"error":"too many watch clients (40); close one and try again"}"#)
+        clients.forEach { $0.cancel() }
+        extra.cancel()
+        try await fixture.stop()
+    }
+
     @Test func watchSendsTheCurrentFactsThenEachChangeUntilTheClientLeaves() async throws {
         let queries = Self.fake()
         let fixture = try await ControlFixture.start(queries)
@@ -179,7 +206,8 @@ struct ControlServerTests {
             try await second.run()
         } throws: { error in
             (error as? ControlSocketError)?.code == .anotherDaemon
-                && "\(error)" == "another netrules daemon (PID \(getpid())) is answering on the control socket \(first.path); stop it first, or give this daemon its own --control-socket"
+                && "\(error)"
+                    == "another netrules daemon (PID \(getpid())) is answering on the control socket \(first.path); stop it first, or give this daemon its own --control-socket"
         }
         #expect(try await ask(first, .rules) == #"{"version":1,"rules":["office"]}"#)
         try await first.stop()
