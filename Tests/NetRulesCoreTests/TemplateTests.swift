@@ -46,3 +46,15 @@ struct TemplateTests {
         }
     }
 }
+
+/// JSON numbers no `Double` can hold are a syntax error, not infinity (issue 10, item 11).
+struct JSONNumberRangeTests {
+    @Test(arguments: ["1e999", "-1e999", #"{"version":1e400}"#, "[1, 2e308]"])
+    func anInfiniteNumberIsRefused(text: String) {
+        #expect(throws: (any Error).self) { try JSONValue.parse(Array(text.utf8)) }
+    }
+
+    @Test func largeFiniteNumbersStillParse() throws {
+        #expect(try JSONValue.parse(Array("1.7e308".utf8)).numberValue == 1.7e308)
+    }
+}

@@ -19,6 +19,20 @@ struct ExecObserverTests {
         #expect(try PluginLine.parse(line).get() == expected)
     }
 
+    @Test(arguments: [
+        (#"{"a": [[1, 2], [3]]}"#, #"fact "a" holds a list inside a list; facts are values or lists of values"#),
+        (#"{"a": [1, null]}"#, #"fact "a" holds a list with an object or null in it; facts are values or lists of values"#),
+        (#"{"a": {"b": 1}}"#, #"fact "a" holds an object; facts are values or lists of values"#),
+        (#"{"a": 1e999}"#, "not JSON"),
+    ])
+    func aRefusedLineSaysWhatItHolds(line: String, message: String) {
+        guard case .failure(let error) = PluginLine.parse(line) else {
+            Issue.record("accepted \(line)")
+            return
+        }
+        #expect(error.description == message)
+    }
+
     @Test(arguments: ["not json", "[1, 2]", #"{"a": {"b": 1}}"#, #"{"bad key": 1}"#])
     func rejectsMalformedLines(line: String) {
         guard case .failure = PluginLine.parse(line) else {

@@ -132,7 +132,11 @@ extension JSONValue {
                 }
                 guard digits(&self) > 0 else { throw error("expected a digit") }
             }
-            return .literal(String(decoding: bytes[start..<index], as: UTF8.self))
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            // `1e999` is valid JSON syntax but no number anything here can hold: refuse it rather
+            // than carry infinity into facts, versions and durations.
+            guard Double(text)?.isFinite == true else { throw error("number out of range") }
+            return .literal(text)
         }
 
         mutating func string() throws(SyntaxError) -> String {

@@ -27,11 +27,22 @@ enum PluginLine {
                 return .failure(Malformed(description: "fact key \"\(key)\" is empty or contains spaces"))
             }
             guard let state = Self.factState(member) else {
-                return .failure(Malformed(description: "fact \"\(key)\" holds an object; facts are values or lists"))
+                return .failure(Malformed(description: "fact \"\(key)\" \(Self.refusal(member))"))
             }
             update[FactKey(key)] = state
         }
         return .success(update)
+    }
+
+    /// Why a value cannot be a fact, in words that name what it holds.
+    static func refusal(_ value: JSONValue) -> String {
+        switch value {
+        case .object: "holds an object; facts are values or lists of values"
+        case .array(let items) where items.contains { if case .array = $0 { true } else { false } }:
+            "holds a list inside a list; facts are values or lists of values"
+        case .array: "holds a list with an object or null in it; facts are values or lists of values"
+        default: "holds a value netrules cannot read"
+        }
     }
 
     /// A JSON value as a fact: `null` is known absent; objects are refused (nil).
@@ -47,7 +58,11 @@ enum PluginLine {
         case .number, .literal: value.numberValue.map(FactValue.number)
         case .string(let s): .string(s)
         case .array(let items):
-            items.allSatisfy { factValue($0) != nil } ? .list(items.compactMap(factValue)) : nil
+            // A list holds scalars: a nested list or an object in it is refused.
+            items.allSatisfy { item in
+                if case .array = item { return false }
+                return factValue(item) != nil
+            } ? .list(items.compactMap(factValue)) : nil
         }
     }
 }
