@@ -60,6 +60,8 @@ public struct ActionResult: Sendable, CustomStringConvertible {
 
     public var isSuccess: Bool { if case .succeeded = outcome { true } else { false } }
 
+    var isFailure: Bool { if case .failed = outcome { true } else { false } }
+
     /// One log line; never contains header values, bodies or secrets.
     public var description: String {
         var text = "rule '\(rule)' \(edge) action \(index) (\(kind)): "
@@ -71,7 +73,8 @@ public struct ActionResult: Sendable, CustomStringConvertible {
         }
         if let exitStatus { text += ", exit status \(exitStatus)" }
         if let signal { text += ", signal \(signal)" }
-        if let httpStatus { text += ", HTTP \(httpStatus)" }
+        // A failure's message already names the status it ended on.
+        if let httpStatus, !isFailure { text += ", HTTP \(httpStatus)" }
         if attempts > 1 { text += ", \(attempts) attempts" }
         if duration > .zero { text += ", " + ActionResult.milliseconds(duration) }
         return text

@@ -173,3 +173,37 @@ struct WebhookTests {
         #expect(server.requests.count == 5, "a delivered entry was sent again")
     }
 }
+
+/// Plain words for how a delivery failed (issue 10, item 11).
+struct WebhookFailureMessageTests {
+    private func deliver(_ reply: LoopbackHTTPServer.Reply, attempts: Int = 1) async throws -> (ActionResult, RunnerHarness) {
+        let server = try LoopbackHTTPServer { _ in reply }
+        defer { server.stop() }
+        let harness = RunnerHarness()
+        let action = WebhookAction(url: Fixtures.template(server.url()), attempts: attempts, backoff: .milliseconds(10))
+        await harness.runner.submit(Fixtures.firing(actions: [ActionSpec(action)]), wallTime: "t")
+        return (try #require(await harness.settledResults(expecting: 1).first), harness)
+    }
+
+    @Test func aRedirectSaysWhereToAndThatItIsNotFollowed() async throws {
+        let (result, _) = try await deliver(.redirect(302, "http://127.0.0.1:9/new"))
+        #expect(result.description.contains("redirected (HTTP 302) to http://127.0.0.1:9/new"), "\(result)")
+        #expect(!result.description.contains("HTTP 302, HTTP 302"))
+        #expect(result.description.ranges(of: "HTTP 302").count == 1, "\(result)")
+    }
+
+    @Test func aServerThatDoesNotSpeakHTTPIsNamedAsSuch() async throws {
+        let (result, _) = try await deliver(.raw("SSH-2.0-OpenSSH_9.2\r\n"))
+        #expect(result.description.contains("did not answer in HTTP"), "\(result)")
+        #expect(!result.description.contains("unusable"))
+    }
+
+    @Test func theFailedEntryCountsEveryAttempt() async throws {
+        let (result, harness) = try await deliver(.status(500), attempts: 3)
+        #expect(result.attempts == 3)
+        let failed = harness.directory.file("state/outbox/failed")
+        let name = try #require(try sys_listDirectory(failed).get(call: "list").first { $0.hasSuffix(".json") })
+        let stored = String(decoding: try #require(Fixtures.readFile(failed + "/" + name)), as: UTF8.self)
+        #expect(stored.contains(#""attemptsMade":3"#), "\(stored)")
+    }
+}

@@ -96,9 +96,10 @@ struct HostProberTests {
         #expect(
             json.all.first?.hasPrefix(#"{"version":1,"type":"error","host":"10.99.0.1","address":"10.99.0.1","seq":1"#)
                 == true)
+        // A request that could not be sent is an error, not a transmitted packet (issue 10, item 11).
         #expect(
             json.all.last
-                == #"{"version":1,"type":"summary","host":"10.99.0.1","address":"10.99.0.1","transmitted":1,"received":0,"loss_percent":100}"#
+                == #"{"version":1,"type":"summary","host":"10.99.0.1","address":"10.99.0.1","transmitted":0,"received":0,"errors":1,"loss_percent":100}"#
         )
     }
 }

@@ -61,19 +61,25 @@ struct WebhookDelivery: Sendable {
                 }
                 lastProblem = "HTTP \(response.status)"
                 if Self.isFinal(response.status) {
-                    return (
-                        await fail(
-                            entry, .httpStatus, "the server answered HTTP \(response.status)", status: lastStatus), made
-                    )
+                    let message =
+                        (300..<400).contains(response.status)
+                        ? "the server redirected (HTTP \(response.status))"
+                            + (response.location.map { " to \($0)" } ?? "")
+                            + "; webhooks do not follow redirects: write the final URL in the rule"
+                        : "the server refused the request with HTTP \(response.status)"
+                    return (await fail(entry, .httpStatus, message, status: lastStatus), made)
                 }
             } catch {
                 if error.code == .cancelled { return (.parked, made) }
                 lastProblem = "\(error.code)"
                 if error.code == .invalidRequest {
-                    return (
-                        await fail(entry, .transportFailed, "the request is unusable: \(error.message)", status: nil),
-                        made
-                    )
+                    // curl's words for a peer that does not speak HTTP at all ("Received HTTP/0.9").
+                    let message =
+                        error.message.contains("HTTP/0.9")
+                        ? "the server at \(entry.displayURL) did not answer in HTTP; is another kind of service "
+                            + "listening on that port?"
+                        : "the request cannot be sent to \(entry.displayURL): \(error.message)"
+                    return (await fail(entry, .transportFailed, message, status: nil), made)
                 }
             }
             if entry.attemptsMade >= entry.attempts {
@@ -106,6 +112,8 @@ struct WebhookDelivery: Sendable {
         let outbox = self.outbox
         let moveError: ActionError? = await DedicatedThread.run {
             do throws(ActionError) {
+                // Rewritten first, so the file in failed/ counts the attempt that just failed.
+                try outbox.store(entry)
                 try outbox.moveToFailed(entry)
                 return nil
             } catch {

@@ -97,7 +97,10 @@ public actor Daemon: DaemonQueries {
                 atPath: options.paths.stateDirectory, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
         } catch {
-            logger.critical("cannot create the state directory '\(options.paths.stateDirectory)': \(error)")
+            // FileManager's error prints as a CocoaError dump; a person needs what and how to fix it.
+            logger.critical(
+                "cannot create the state directory '\(options.paths.stateDirectory)'; make its parent writable "
+                    + "by this user, or choose another with --state-dir")
             return 1
         }
         restoreState()

@@ -64,6 +64,8 @@ public enum PingCommand {
         var host: String
         var address: IPAddress?
         var transmitted = 0
+        /// Requests that could not be sent at all (`sendto` failed): not transmitted, but errors.
+        var errors = 0
         var rtts: [Duration] = []
 
         var lossPercent: Int {
@@ -73,7 +75,8 @@ public enum PingCommand {
         var text: String {
             var lines = [
                 "--- \(host) ping statistics ---",
-                "\(transmitted) packets transmitted, \(rtts.count) received, \(lossPercent)% packet loss",
+                "\(transmitted) packets transmitted, \(rtts.count) received, "
+                    + (errors > 0 ? "+\(errors) errors, " : "") + "\(lossPercent)% packet loss",
             ]
             if let min = rtts.min(), let max = rtts.max() {
                 let avg = rtts.reduce(Duration.zero, +) / rtts.count
@@ -91,6 +94,7 @@ public enum PingCommand {
             line["address"] = address.map { .string("\($0)") } ?? .null
             line["transmitted"] = .int(transmitted)
             line["received"] = .int(rtts.count)
+            if errors > 0 { line["errors"] = .int(errors) }
             line["loss_percent"] = .int(lossPercent)
             if let min = rtts.min(), let max = rtts.max() {
                 line["min_ms"] = .milliseconds(min)
@@ -115,12 +119,13 @@ public enum PingCommand {
         let clock = ContinuousClock()
         let start = clock.now
         // Requests go out every `interval` whatever the replies do, as ping(8) sends them.
-        let results = await withTaskGroup(of: (Int, Duration?).self) { group in
+        let results = await withTaskGroup(of: (Int, Duration?, Bool).self) { group in
             for sequence in 1...max(1, count) {
                 group.addTask {
                     try? await Task.sleep(until: start + interval * (sequence - 1), clock: clock)
                     let line: String
                     let rtt: Duration?
+                    var sent = true
                     do throws(ICMPError) {
                         rtt = try await pinger.ping(address, timeout: timeout)
                         line = event(
@@ -128,17 +133,19 @@ public enum PingCommand {
                             rtt: rtt, message: nil, json: json)
                     } catch {
                         rtt = nil
+                        sent = error.code != .sendFailed
                         line = event(
                             "error", host: host, address: address, sequence: sequence, rtt: nil,
                             message: error.message, json: json)
                     }
                     output(line)
-                    return (sequence, rtt)
+                    return (sequence, rtt, sent)
                 }
             }
-            return await group.reduce(into: [(Int, Duration?)]()) { $0.append($1) }
+            return await group.reduce(into: [(Int, Duration?, Bool)]()) { $0.append($1) }
         }
-        summary.transmitted = results.count
+        summary.transmitted = results.filter(\.2).count
+        summary.errors = results.count - summary.transmitted
         summary.rtts = results.sorted { $0.0 < $1.0 }.compactMap { $0.1 }
         return summary
     }

@@ -28,6 +28,10 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         case status(Int)
         /// Read the request, then never answer (until the server stops).
         case hang
+        /// A redirect to this location.
+        case redirect(Int, String)
+        /// Bytes that are not HTTP at all (another kind of service on the port).
+        case raw(String)
     }
 
     private struct State {
@@ -105,6 +109,13 @@ final class LoopbackHTTPServer: @unchecked Sendable {
                 let text = "HTTP/1.1 \(status) Status\r\nContent-Length: 2\r\n\r\nok"
                 let sent = Array(text.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 if sent <= 0 { break }
+            case .redirect(let status, let location):
+                let text = "HTTP/1.1 \(status) Moved\r\nLocation: \(location)\r\nContent-Length: 0\r\n\r\n"
+                _ = Array(text.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            case .raw(let text):
+                _ = Array(text.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(fd)
+                return
             }
         }
         close(fd)
