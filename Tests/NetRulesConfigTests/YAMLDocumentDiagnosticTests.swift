@@ -189,15 +189,16 @@ struct YAMLDocumentDiagnosticTests {
 
     // MARK: Encoding
 
-    @Test func invalidUTF8IsReportedAtTheStartWithTheBadBytesPosition() {
+    /// Issue 10, item 11: the caret used to sit at 1:1 while the message named 2:5.
+    @Test func invalidUTF8IsReportedAtTheBadByteWithTheCaretUnderIt() {
         let bytes = Array("a: b\nc: d".utf8) + [0xE9] + Array("f\n".utf8)
         let (root, _) = YAMLDocument.parse(bytes, file: "rules.yaml")
         #expect(root == nil)
         #expect(
             renderedDiagnostics(bytes) == """
-                rules.yaml:1:1: error: the file is not valid UTF-8 (the first invalid byte, 0xE9, is at 2:5)
-                a: b
-                ^
+                rules.yaml:2:5: error: the file is not valid UTF-8: byte 0xE9 at 2:5 is not part of a UTF-8 character
+                c: d\u{FFFD}f
+                    ^
                   hint: save the file as UTF-8
                 """
         )
@@ -207,7 +208,7 @@ struct YAMLDocumentDiagnosticTests {
         let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("é: ".utf8) + [0xFF]
         #expect(
             YAMLDocument.parse(bytes, file: "rules.yaml").diagnostics.map(\.description) == [
-                "rules.yaml:1:1: error: the file is not valid UTF-8 (the first invalid byte, 0xFF, is at 1:4)"
+                "rules.yaml:1:4: error: the file is not valid UTF-8: byte 0xFF at 1:4 is not part of a UTF-8 character"
             ]
         )
     }

@@ -66,8 +66,9 @@ struct LibYAMLError: Error {
         }
     }
 
-    /// Encoding errors point at 1:1 because they concern the whole file; the message says where the first bad
-    /// byte is, found with Swift's own decoder because libyaml's offset can name a later byte of the sequence.
+    /// An encoding error points at the first bad byte (found with Swift's own decoder, because libyaml's offset can
+    /// name a later byte of the sequence), so the caret sits under it; a UTF-16 byte-order mark concerns the whole
+    /// file and points at 1:1.
     private func encodingDiagnostic(file: String, source: SourceText) -> Diagnostic {
         if source.startsWithUTF16ByteOrderMark {
             return Diagnostic(
@@ -82,9 +83,9 @@ struct LibYAMLError: Error {
         let paddedHex = hex.count < 2 ? "0" + hex : hex
         let position = source.mark(atByteOffset: offset)
         return Diagnostic(
-            "the file is not valid UTF-8 (the first invalid byte, 0x\(paddedHex), is at \(position))",
+            "the file is not valid UTF-8: byte 0x\(paddedHex) at \(position) is not part of a UTF-8 character",
             file: file,
-            mark: .start,
+            mark: position,
             hint: "save the file as UTF-8"
         )
     }
