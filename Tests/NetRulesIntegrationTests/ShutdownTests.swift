@@ -60,4 +60,47 @@ struct ShutdownTests {
             #expect(lines(of: after).count == 1, "the write ran twice")
         }
     }
+
+    /// Issue 10, item 6: SIGKILL while the webhook retries; the restart used to say "webhook
+    /// skipped: already in the outbox" and then skip the write. Now the outbox owns the delivery
+    /// and the firing's write runs, once.
+    @Test func aSIGKILLedFiringRunsItsRemainingActionsAfterTheRestart() async throws {
+        try await Testbed.run { testbed in
+            let wifi = try WiFiPlugin(in: testbed)
+            let healthy = Mutex(false)
+            let receiver = try testbed.serve { _ in
+                healthy.withLock { $0 }
+                    ? .response(status: 200, reason: "OK") : .response(status: 500, reason: "Server Error")
+            }
+            let after = testbed.path("after.log")
+            let rules = try testbed.write(
+                """
+                version: 1
+                \(wifi.observersYAML)
+                rules:
+                  - name: office
+                    when: { ssid: Office }
+                    do:
+                      - webhook:
+                          url: "\(receiver.url("/check-in"))"
+                          retry: { attempts: 100, backoff: 200ms }
+                      - write: { path: \(after), append: true, content: "after\\n" }
+
+                """, to: "office.yaml")
+            try wifi.report(ssid: "Home", bssid: "11:11:11:11:11:11")
+            let first = try await testbed.startDaemon(rules: [rules])
+            try wifi.report(ssid: "Office", bssid: "11:11:11:11:11:11")
+            try await eventually("the webhook to be retried") { receiver.requests.count >= 2 }
+            first.killAndReap()
+            healthy.withLock { $0 = true }
+            let attemptsBefore = receiver.requests.count
+            let second = try await testbed.startDaemon(rules: [rules])
+            try await eventually("the write after the restart") { lines(of: after).count == 1 }
+            try await eventually("the delivery from the outbox") { receiver.requests.count > attemptsBefore }
+            #expect(Set(receiver.requests.compactMap { $0.header("Idempotency-Key") }).count == 1)
+            #expect(!testbed.log.contains("write skipped"), "\(testbed.log)")
+            #expect(try await testbed.stop(second) == .exited(0))
+            #expect(lines(of: after) == ["after"])
+        }
+    }
 }
