@@ -178,7 +178,7 @@ struct CommandTests {
             Set(kinds.keys) == [
                 "ssid", "bssid", "portal", "connectivity", "reachable", "unreachable", "interface", "gateway",
                 "address",
-                "network", "signal", "fact", "all", "any", "not",
+                "network", "signal", "fact", "all", "any", "not", "if_unknown",
             ])
     }
 

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesConfig
@@ -174,5 +175,49 @@ struct DiagnosticVolumeTests {
         #expect(result.errorCount == 10_000)
         // Quadratic copying took 35 s for 20,000 rules; linear work takes well under this guard.
         #expect(ContinuousClock.now - start < .seconds(15))
+    }
+}
+
+/// `if_unknown:` on any condition node (issue 12, item 3).
+struct IfUnknownTests {
+    static let awayFromHome = """
+        version: 1
+        rules:
+          - name: away
+            when:
+              not:
+                any:
+                  - { ssid: HomeNet, if_unknown: false }
+                  - { ssid: HomeNet-5G, if_unknown: false }
+            do: [ { run: "true" } ]
+        """
+
+    @Test func anUnknownSSIDCountsAsNotHomeSoTheRuleCanFire() throws {
+        let result = RuleLoaderTests.load(Self.awayFromHome)
+        #expect(result.diagnostics.isEmpty, "\(result.renderedDiagnostics())")
+        let rule = try #require(result.ruleSet.rules.first)
+        #expect(rule.condition.evaluate(FactStore()) == .true)
+        #expect(rule.condition.evaluate(.with([.ssid: "HomeNet"])) == .false)
+        #expect(rule.condition.evaluate(.with([.ssid: "Cafe"])) == .true)
+    }
+
+    @Test func withoutItUnknownStaysUnknown() throws {
+        let text = Self.awayFromHome.replacing(", if_unknown: false", with: "")
+        let rule = try #require(RuleLoaderTests.load(text).ruleSet.rules.first)
+        #expect(rule.condition.evaluate(FactStore()) == .unknown)
+    }
+
+    @Test func explainSaysWhenItApplied() throws {
+        let result = RuleLoaderTests.load(Self.awayFromHome)
+        var engine = Engine(rules: result.ruleSet.rules)
+        _ = engine.apply(FactUpdate(), at: .zero)
+        let text = try #require(engine.explain(rule: "away")).text
+        #expect(text.contains("(unknown, counted as false by if_unknown)"), "\(text)")
+    }
+
+    @Test(arguments: ["{ if_unknown: true }", "{ ssid: A, if_unknown: maybe }"])
+    func misuseIsAnError(condition: String) {
+        let result = RuleLoaderTests.load("version: 1\nrules:\n  - name: r\n    when: \(condition)\n    do: [ { run: x } ]\n")
+        #expect(result.hasErrors)
     }
 }

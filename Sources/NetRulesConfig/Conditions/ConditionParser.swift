@@ -33,7 +33,17 @@ public struct ConditionParser: Sendable {
         }
         var parts: [any Condition] = []
         var ok = true
-        for (key, value) in mapping.entries {
+        var whenUnknown: Bool?
+        if let entry = mapping.entry("if_unknown") {
+            if let value = context.bool(entry.value, path.key("if_unknown")) { whenUnknown = value } else { ok = false }
+            if mapping.entries.count == 1 {
+                context.error(
+                    "'if_unknown' needs a condition beside it", at: entry.key.mark, path: path.key("if_unknown"),
+                    hint: "write it next to the condition it applies to: '{ ssid: HomeNet, if_unknown: false }'")
+                return nil
+            }
+        }
+        for (key, value) in mapping.entries where key.text != "if_unknown" {
             guard let kind = registry.conditionKind(key.text) else {
                 let known = registry.conditionKinds.map(\.key)
                 let hint =
@@ -46,7 +56,8 @@ public struct ConditionParser: Sendable {
             if let c = kind.parse(value, at: path.key(key.text), in: &self) { parts.append(c) } else { ok = false }
         }
         guard ok else { return nil }
-        return parts.count == 1 ? parts[0] : AllCondition(parts)
+        let condition = parts.count == 1 ? parts[0] : AllCondition(parts)
+        return whenUnknown.map { UnknownDefaultCondition(condition, whenUnknown: $0) } ?? condition
     }
 
     /// Resolves `HOST` in `reachable:`/`unreachable:`: a name under `hosts:`, else an inline address.

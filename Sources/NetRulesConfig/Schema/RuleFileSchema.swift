@@ -5,9 +5,15 @@ public import NetRulesCore
 /// Built from the registry, so an added condition or action kind appears with its own schema.
 public enum RuleFileSchema {
     public static func document(registry: Registry = .standard) -> JSONValue {
-        let conditionProperties: [(String, JSONValue)] = registry.conditionKinds.map { kind in
-            (kind.key, withDescription(kind.schema, kind.summary))
-        }
+        let conditionProperties: [(String, JSONValue)] =
+            registry.conditionKinds.map { kind in
+                (kind.key, withDescription(kind.schema, kind.summary))
+            } + [
+                (
+                    "if_unknown",
+                    Schema.boolean("What this condition counts as while it is unknown (default: it stays unknown).")
+                )
+            ]
         let condition: JSONValue = .object([
             ("type", .string("object")),
             ("description", .string("A condition; several keys in one mapping must all hold.")),

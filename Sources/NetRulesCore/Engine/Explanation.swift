@@ -32,8 +32,12 @@ extension Engine {
         guard let index = index(ofRule: name) else { return nil }
         let facts = self.facts
         func node(_ condition: any Condition) -> Explanation.Node {
-            Explanation.Node(
-                description: condition.description,
+            var description = condition.description
+            if let defaulted = condition as? UnknownDefaultCondition, defaulted.applies(facts) {
+                description = "\(defaulted.inner.description) (unknown, counted as \(defaulted.whenUnknown) by if_unknown)"
+            }
+            return Explanation.Node(
+                description: description,
                 truth: condition.evaluate(facts),
                 children: condition.children.map(node)
             )
