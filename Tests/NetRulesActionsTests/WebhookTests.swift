@@ -176,7 +176,9 @@ struct WebhookTests {
 
 /// Plain words for how a delivery failed (issue 10, item 11).
 struct WebhookFailureMessageTests {
-    private func deliver(_ reply: LoopbackHTTPServer.Reply, attempts: Int = 1) async throws -> (ActionResult, RunnerHarness) {
+    private func deliver(_ reply: LoopbackHTTPServer.Reply, attempts: Int = 1) async throws -> (
+        ActionResult, RunnerHarness
+    ) {
         let server = try LoopbackHTTPServer { _ in reply }
         defer { server.stop() }
         let harness = RunnerHarness()

@@ -217,7 +217,8 @@ struct IfUnknownTests {
 
     @Test(arguments: ["{ if_unknown: true }", "{ ssid: A, if_unknown: maybe }"])
     func misuseIsAnError(condition: String) {
-        let result = RuleLoaderTests.load("version: 1\nrules:\n  - name: r\n    when: \(condition)\n    do: [ { run: x } ]\n")
+        let result = RuleLoaderTests.load(
+            "version: 1\nrules:\n  - name: r\n    when: \(condition)\n    do: [ { run: x } ]\n")
         #expect(result.hasErrors)
     }
 }

@@ -21,7 +21,10 @@ struct ExecObserverTests {
 
     @Test(arguments: [
         (#"{"a": [[1, 2], [3]]}"#, #"fact "a" holds a list inside a list; facts are values or lists of values"#),
-        (#"{"a": [1, null]}"#, #"fact "a" holds a list with an object or null in it; facts are values or lists of values"#),
+        (
+            #"{"a": [1, null]}"#,
+            #"fact "a" holds a list with an object or null in it; facts are values or lists of values"#
+        ),
         (#"{"a": {"b": 1}}"#, #"fact "a" holds an object; facts are values or lists of values"#),
         (#"{"a": 1e999}"#, "not JSON"),
     ])

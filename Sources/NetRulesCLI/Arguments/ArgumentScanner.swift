@@ -248,7 +248,13 @@ struct ArgumentScanner {
         }
         candidates.append("--help")
         var message = "Unknown option '\(spelled)'"
-        if let suggestion = EditDistance.closest(to: spelled, among: candidates, limitedByLength: false) {
+        let name = spelled.drop { $0 == "-" }.split(separator: "=").first.map(String.init) ?? ""
+        if let argument = command.arguments.first(where: { $0.name == name }) {
+            // `explain --rule office`: the user knows the word, not that it is an argument.
+            message += ". '\(argument.name)' is an argument, not an option: write it without '--'"
+        } else if let suggestion = EditDistance.closest(to: spelled, among: candidates, limitedByLength: false),
+            EditDistance.between(spelled, suggestion) < max(2, spelled.count / 2)
+        {
             message += ". Did you mean '\(suggestion)'?"
         }
         record(message, isUnknownName: true)

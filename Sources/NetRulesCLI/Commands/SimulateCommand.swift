@@ -37,8 +37,13 @@ enum SimulateCommand: Command {
         guard let data = FileManager.default.contents(atPath: timelineFile) else {
             throw CommandError.runtime("cannot read '\(timelineFile)': no such file or permission denied")
         }
-        let (timeline, diagnostics) = Timeline.parse(Array(data), file: timelineFile)
+        var (timeline, diagnostics) = Timeline.parse(Array(data), file: timelineFile)
         let source = SourceText(file: timelineFile, bytes: Array(data))
+        if let named = timeline?.keys {
+            let typos = unknownKeys(named, file: timelineFile, rules: result.ruleSet.rules)
+            diagnostics = (diagnostics + typos).sortedByPosition()
+            if !typos.isEmpty { timeline = nil }
+        }
         if !diagnostics.isEmpty {
             io.stderr.write(diagnostics.map { $0.rendered(source: source) + "\n" }.joined())
         }
@@ -58,6 +63,22 @@ enum SimulateCommand: Command {
             return await execute(firings, result.ruleSet, stateDirectory: arguments.value("state-dir"), io)
         }
         return ExitCode.success
+    }
+
+    /// Timeline keys that are neither built-in facts nor read by any loaded rule: a typo
+    /// (`sssid:`) would otherwise replay silently and report "0 firings", which reads like a pass.
+    static func unknownKeys(
+        _ named: [(key: FactKey, mark: SourceMark, path: String)], file: String, rules: [Rule]
+    ) -> [Diagnostic] {
+        let read = Set(rules.flatMap(\.condition.readKeys))
+        let candidates = FactKey.vocabulary.map(\.rawValue) + read.map(\.rawValue)
+        return named.filter { !$0.key.isBuiltIn && !read.contains($0.key) }.map { entry in
+            Diagnostic(
+                "'\(entry.key)' is not a fact netrules knows, and no rule reads it", file: file, mark: entry.mark,
+                keyPath: entry.path,
+                hint: EditDistance.closest(to: entry.key.rawValue, among: candidates).map { "did you mean '\($0)'?" }
+                    ?? "built-in facts: \(FactKey.vocabulary.map(\.rawValue).joined(separator: ", "))")
+        }
     }
 
     /// Runs the firings' actions through the real action runner and waits for every result.

@@ -45,11 +45,15 @@ public struct ConditionParser: Sendable {
         }
         for (key, value) in mapping.entries where key.text != "if_unknown" {
             guard let kind = registry.conditionKind(key.text) else {
-                let known = registry.conditionKinds.map(\.key)
-                let hint =
-                    EditDistance.closest(to: key.text, among: known).map { "did you mean '\($0)'?" }
-                    ?? "known conditions: \(known.joined(separator: ", "))"
-                context.error("unknown condition '\(key.text)'", at: key.mark, path: path.key(key.text), hint: hint)
+                if Self.ruleKeys.contains(key.text) {
+                    context.error(
+                        "'\(key.text)' belongs to the rule, not to 'when'", at: key.mark, path: path.key(key.text),
+                        hint: "indent '\(key.text):' like 'when:', as a key of the rule")
+                } else {
+                    context.error(
+                        "unknown condition '\(key.text)'", at: key.mark, path: path.key(key.text),
+                        hint: suggestion(for: key.text))
+                }
                 ok = false
                 continue
             }
@@ -60,10 +64,48 @@ public struct ConditionParser: Sendable {
         return whenUnknown.map { UnknownDefaultCondition(condition, whenUnknown: $0) } ?? condition
     }
 
+    /// Keys of a rule, which a user may indent under `when:` by mistake.
+    static let ruleKeys: Set<String> = [
+        "name", "description", "on", "for", "cooldown", "once_per", "do", "enabled",
+    ]
+
+    /// Words people write for a condition netrules spells differently.
+    static let synonyms: [String: String] = [
+        "ping": "reachable", "pingable": "reachable", "reach": "reachable", "up": "reachable", "down": "unreachable",
+        "online": "connectivity", "offline": "connectivity", "captive": "portal", "wifi": "ssid", "essid": "ssid",
+        "ap": "bssid", "mac": "bssid", "router": "gateway", "ip": "address", "subnet": "address", "rssi": "signal",
+    ]
+
+    /// A "did you mean" for an unknown condition: a synonym, else the closest condition (a
+    /// combinator only when it is clearly closer), else the list.
+    func suggestion(for word: String) -> String {
+        if let meant = Self.synonyms[word.lowercased()], registry.conditionKind(meant) != nil {
+            return "did you mean '\(meant)'?"
+        }
+        let combinators: Set<String> = ["all", "any", "not"]
+        let conditions = registry.conditionKinds.map(\.key).filter { !combinators.contains($0) }
+        if let near = EditDistance.closest(to: word, among: conditions) { return "did you mean '\(near)'?" }
+        if let near = combinators.sorted().first(where: { EditDistance.between($0, word) <= 1 }) {
+            return "did you mean '\(near)'?"
+        }
+        return "known conditions: \(registry.conditionKinds.map(\.key).joined(separator: ", "))"
+    }
+
     /// Resolves `HOST` in `reachable:`/`unreachable:`: a name under `hosts:`, else an inline address.
     public mutating func host(_ node: YAMLNode, at path: KeyPath) -> HostDefinition? {
         guard let text = context.text(node, path, what: "a host name, address or NAME:PORT") else { return nil }
         if let named = namedHosts[text] { return named }
+        // `intranett` with a host `intranet` defined is a typo, not a DNS name to probe forever.
+        if IPAddress(text) == nil,
+            let near = namedHosts.keys.sorted().first(where: { EditDistance.between($0, text) <= 2 })
+        {
+            context.error(
+                "'\(text)' is not a host defined under 'hosts:'", at: node.mark, path: path,
+                hint:
+                    "did you mean '\(near)'? (to probe a DNS name this close to a defined host, define it under 'hosts:')"
+            )
+            return nil
+        }
         guard let inline = HostDefinition(inline: text) else {
             context.error(
                 "'\(text)' is neither a host defined under 'hosts:' nor an address, name or NAME:PORT",

@@ -1,11 +1,13 @@
 public import NetRulesCore
 
-/// `fact: { key: K, equals: V | in: [..] | matches: REGEX | above: N | below: N }`, for any fact.
+/// `fact: { key: K, equals: V | in: [..] | matches: REGEX | above: N | below: N | in_subnet: CIDRs }`,
+/// for any fact. On MAC and address facts, `equals` and `in` take any spelling of the value and
+/// are checked when rules load.
 struct FactConditionKind: ConditionKind {
     let key = "fact"
     let summary = "A test on any fact, including those plugins report (e.g. vpn.connected)."
 
-    private static let tests = ["equals", "in", "matches", "above", "below"]
+    private static let tests = ["equals", "in", "matches", "above", "below", "in_subnet"]
 
     var schema: JSONValue {
         Schema.object(
@@ -16,6 +18,16 @@ struct FactConditionKind: ConditionKind {
                 "matches": Schema.string("A regular expression searched in the fact's text."),
                 "above": Schema.number("The fact is a number above this."),
                 "below": Schema.number("The fact is a number below this."),
+                "in_subnet": .object([
+                    ("description", .string("An address fact has an address in one of these CIDR blocks.")),
+                    (
+                        "anyOf",
+                        .array([
+                            Schema.string("A CIDR block."),
+                            .object([("type", .string("array")), ("items", Schema.string("A CIDR block."))]),
+                        ])
+                    ),
+                ]),
             ], required: ["key"], minProperties: 2)
     }
 
@@ -45,18 +57,52 @@ struct FactConditionKind: ConditionKind {
                 hint: "use 'any:' to accept either")
             ok = false
         }
+        /// A value as the key's kind writes it, or an error naming the kind.
+        func typed(_ text: String, at mark: SourceMark, _ path: KeyPath) -> FactValue? {
+            if let normalized = factKey.normalized(text) { return .string(normalized) }
+            let what = factKey.kind == .mac ? "a MAC address" : "an IP address"
+            parser.context.error(
+                "'\(text)' is not \(what), and '\(factKey)' holds \(factKey.kind == .mac ? "MAC addresses" : "IP addresses")",
+                at: mark, path: path,
+                hint: factKey.kind == .mac ? "write it like a4:2b:8c:92:47:3c (any case, ':', '-' or none)" : nil)
+            return nil
+        }
         for (key, value) in mapping.entries where Self.tests.contains(key.text) {
             let p = path.key(key.text)
             switch key.text {
             case "equals":
-                if let t = parser.context.text(value, p, what: "a value") {
-                    tests.append(.equals(.string(t)))
+                if let t = parser.context.text(value, p, what: "a value"), let v = typed(t, at: value.mark, p) {
+                    tests.append(.equals(v))
                 } else {
                     ok = false
                 }
             case "in":
                 if let items = parser.context.oneOrMany(value, p, what: "a value") {
-                    tests.append(.oneOf(items.map { .string($0.text) }))
+                    let values = items.map { typed($0.text, at: $0.mark, $0.path) }
+                    if values.contains(where: { $0 == nil }) {
+                        ok = false
+                    } else {
+                        tests.append(.oneOf(values.map { $0! }))
+                    }
+                } else {
+                    ok = false
+                }
+            case "in_subnet":
+                guard factKey.kind == .address else {
+                    parser.context.error(
+                        "'in_subnet' tests address facts; '\(factKey)' does not hold addresses", at: key.mark, path: p,
+                        hint: "address facts: ip, gateway, gateway6, dns")
+                    ok = false
+                    continue
+                }
+                if let items = parser.context.oneOrMany(value, p, what: "a CIDR block") {
+                    let blocks = items.compactMap { item -> CIDR? in
+                        if let block = CIDR(item.text) { return block }
+                        parser.context.error(
+                            "'\(item.text)' is not a CIDR block such as 192.0.2.0/24", at: item.mark, path: item.path)
+                        return nil
+                    }
+                    if blocks.count == items.count { tests.append(.inSubnet(blocks)) } else { ok = false }
                 } else {
                     ok = false
                 }
@@ -74,7 +120,8 @@ struct FactConditionKind: ConditionKind {
         }
         if ok && tests.isEmpty {
             parser.context.error(
-                "a fact condition needs a test: equals, in, matches, above or below", at: mapping.mark, path: path)
+                "a fact condition needs a test: equals, in, matches, above, below or in_subnet", at: mapping.mark,
+                path: path)
             return nil
         }
         return ok ? FactTestCondition(key: factKey, tests: tests) : nil

@@ -145,11 +145,50 @@ struct InterfaceConditionKind: ConditionKind {
 /// `gateway: IP | [IPs]`.
 struct GatewayConditionKind: ConditionKind {
     let key = "gateway"
-    let summary = "The default gateway (IPv4, or IPv6 for an IPv6 address) is one of these addresses."
+    let summary =
+        "The default gateway (IPv4, or IPv6 for an IPv6 address) is one of these addresses; "
+        + "'{ mac: MAC }' tests the gateway's MAC address instead (a network is known by its router)."
 
-    var schema: JSONValue { Schema.stringOrList("An IP address.") }
+    var schema: JSONValue {
+        Schema.anyOf([
+            Schema.stringOrList("An IP address."),
+            Schema.object(
+                [
+                    "address": Schema.stringOrList("An IP address."),
+                    "mac": Schema.stringOrList("The gateway's MAC address, in any spelling."),
+                ], required: [], minProperties: 1),
+        ])
+    }
 
     func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ConditionParser) -> (any Condition)? {
+        guard let mapping = node.mapping else { return addresses(node, path, &parser) }
+        parser.context.rejectUnknownKeys(mapping, path, known: ["address", "mac"], what: "a gateway condition")
+        var parts: [any Condition] = []
+        var ok = true
+        if let a = mapping["address"] {
+            if let c = addresses(a, path.key("address"), &parser) { parts.append(c) } else { ok = false }
+        }
+        if let m = mapping["mac"] {
+            let macs = parser.context.oneOrMany(
+                m, path.key("mac"), what: "a MAC address", parse: MACAddress.init,
+                problem: {
+                    ("'\($0)' is not a MAC address", "write it like 11:22:33:44:55:66 (any case, ':', '-' or none)")
+                })
+            if let macs {
+                parts.append(FactTestCondition(key: .gatewayMAC, tests: [.oneOf(macs.map { .string($0.description) })]))
+            } else {
+                ok = false
+            }
+        }
+        guard ok else { return nil }
+        guard !parts.isEmpty else {
+            parser.context.error("a gateway condition needs 'address' or 'mac'", at: mapping.mark, path: path)
+            return nil
+        }
+        return parts.count == 1 ? parts[0] : AllCondition(parts)
+    }
+
+    private func addresses(_ node: YAMLNode, _ path: KeyPath, _ parser: inout ConditionParser) -> (any Condition)? {
         let ips = parser.context.oneOrMany(
             node, path, what: "an IP address", parse: IPAddress.init, problem: { ("'\($0)' is not an IP address", nil) }
         )

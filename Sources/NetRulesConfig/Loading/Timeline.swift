@@ -19,6 +19,9 @@ public struct Timeline: Sendable {
     }
 
     public var steps: [Step]
+    /// Every fact key the timeline names, where it names it first: `simulate` checks them against
+    /// the rules it loaded.
+    public var keys: [(key: FactKey, mark: SourceMark, path: String)] = []
 
     /// Parses a timeline file; nil with diagnostics when it is not valid.
     public static func parse(_ bytes: [UInt8], file: String) -> (timeline: Timeline?, diagnostics: [Diagnostic]) {
@@ -32,6 +35,11 @@ public struct Timeline: Sendable {
             return (nil, context.diagnostics.sortedByPosition())
         }
         var steps: [Step] = []
+        var keys: [(key: FactKey, mark: SourceMark, path: String)] = []
+        var seen: Set<FactKey> = []
+        func note(_ key: FactKey, _ mark: SourceMark, _ path: KeyPath) {
+            if seen.insert(key).inserted { keys.append((key, mark, path.description)) }
+        }
         if let list = context.sequence(root, .root, what: "a list of steps ('- at: 0s')") {
             var last = Duration.zero
             for (i, item) in list.items.enumerated() {
@@ -52,13 +60,18 @@ public struct Timeline: Sendable {
                 var update = FactUpdate()
                 if let f = m["facts"], let fm = context.mapping(f, p.key("facts"), what: "a mapping of facts") {
                     for (key, value) in fm.entries {
-                        if let state = context.factState(value, p.key("facts").key(key.text)) {
-                            update[FactKey(key.text)] = state
+                        let factKey = FactKey(key.text)
+                        note(factKey, key.mark, p.key("facts").key(key.text))
+                        if let state = context.factState(value, p.key("facts").key(key.text), key: factKey) {
+                            update[factKey] = state
                         }
                     }
                 }
-                if let u = m["unknown"], let keys = context.oneOrMany(u, p.key("unknown"), what: "a fact key") {
-                    for key in keys { update[FactKey(key.text)] = .unknown }
+                if let u = m["unknown"], let named = context.oneOrMany(u, p.key("unknown"), what: "a fact key") {
+                    for key in named {
+                        note(FactKey(key.text), key.mark, key.path)
+                        update[FactKey(key.text)] = .unknown
+                    }
                 }
                 if m["facts"] == nil && m["unknown"] == nil {
                     context.error("the step changes nothing", at: m.mark, path: p, hint: "add 'facts:' or 'unknown:'")
@@ -66,21 +79,36 @@ public struct Timeline: Sendable {
                 steps.append(Step(at: at, update: update))
             }
         }
-        return (context.hasErrors ? nil : Timeline(steps: steps), context.diagnostics.sortedByPosition())
+        var timeline = Timeline(steps: steps)
+        timeline.keys = keys
+        return (context.hasErrors ? nil : timeline, context.diagnostics.sortedByPosition())
     }
 }
 
 extension ValidationContext {
     /// A fact's value in a timeline: plain `null`/`~` is absent, a list is a list, the rest is text.
-    mutating func factState(_ node: YAMLNode, _ path: KeyPath) -> FactState? {
+    /// Built-in facts are checked and written as their observers write them (MACs and addresses
+    /// normalised, words from their set), so `simulate` sees what the daemon would.
+    mutating func factState(_ node: YAMLNode, _ path: KeyPath, key: FactKey) -> FactState? {
+        func checked(_ text: String, at mark: SourceMark, _ path: KeyPath) -> FactValue? {
+            switch key.checkedValue(text) {
+            case .success(let value): return .string(value)
+            case .failure(let problem):
+                error(problem.message, at: mark, path: path, hint: problem.hint)
+                return nil
+            }
+        }
         switch node {
         case .scalar(let s):
-            return s.isNull ? .absent : .value(.string(s.text))
+            if s.isNull { return .absent }
+            return checked(s.text, at: s.mark, path).map(FactState.value)
         case .sequence(let list):
             var items: [FactValue] = []
             for (i, item) in list.items.enumerated() {
-                guard let t = text(item, path.index(i), what: "a value") else { return nil }
-                items.append(.string(t))
+                guard let t = text(item, path.index(i), what: "a value"),
+                    let v = checked(t, at: item.mark, path.index(i))
+                else { return nil }
+                items.append(v)
             }
             return .value(.list(items))
         case .mapping:

@@ -92,10 +92,16 @@ struct LibYAMLError: Error {
 
     private func syntaxHint(source: SourceText) -> String? {
         switch problem {
-        case "mapping values are not allowed in this context":
-            return "quote a value that contains ': ', or check the indentation of this line"
-        case "did not find expected key":
-            return "check the indentation of this line"
+        case "mapping values are not allowed in this context", "did not find expected key":
+            // A list item where none can start: most often the key that opens the list above it
+            // (`do:`) was deleted, and the item ran into the value before it.
+            if let line = source.line(problemMark.line), line.drop(while: { $0 == " " }).hasPrefix("- ") {
+                return "this line starts a list item, but nothing above it opens a list: is a key such as "
+                    + "'do:' missing on the line before?"
+            }
+            return problem == "did not find expected key"
+                ? "check the indentation of this line"
+                : "quote a value that contains ': ', or check the indentation of this line"
         case "did not find expected <document start>":
             return "the document ended before this line, and a rule file holds one YAML document"
         case "found a tab character that violates indentation":

@@ -185,6 +185,8 @@ public struct FactTestCondition: Condition {
         case matches(TextPattern)
         case above(Double)
         case below(Double)
+        /// One of the fact's addresses lies in one of these blocks (address facts only).
+        case inSubnet([CIDR])
     }
 
     public var key: FactKey
@@ -198,16 +200,37 @@ public struct FactTestCondition: Condition {
     public var readKeys: [FactKey] { [key] }
 
     public func evaluate(_ facts: FactStore) -> Truth {
-        NetRulesCore.evaluate(facts[key]) { value in tests.allSatisfy { Self.passes(value, $0) } }
+        NetRulesCore.evaluate(facts[key]) { value in tests.allSatisfy { passes(value, $0) } }
     }
 
-    static func passes(_ value: FactValue, _ test: Test) -> Bool {
+    func passes(_ value: FactValue, _ test: Test) -> Bool {
         switch test {
-        case .equals(let expected): return loosely(value, equals: expected)
-        case .oneOf(let options): return options.contains { loosely(value, equals: $0) }
+        case .equals(let expected): return typed(value, equals: expected)
+        case .oneOf(let options): return options.contains { typed(value, equals: $0) }
+        case .inSubnet(let blocks):
+            return value.elements.contains { element in
+                guard let address = key.address(in: element.plainText) else { return false }
+                return blocks.contains { $0.contains(address) }
+            }
         case .matches(let pattern): return pattern.matches(value.plainText)
         case .above(let n): return value.numberValue.map { $0 > n } ?? false
         case .below(let n): return value.numberValue.map { $0 < n } ?? false
+        }
+    }
+
+    /// MAC and address facts compare as MACs and addresses (any spelling of the same value is
+    /// equal; for a list, such as `dns`, any element may match); the rest loosely.
+    func typed(_ value: FactValue, equals expected: FactValue) -> Bool {
+        switch key.kind {
+        case .text:
+            return Self.loosely(value, equals: expected)
+        case .mac:
+            return value.elements.contains {
+                key.normalized($0.plainText).map { $0 == key.normalized(expected.plainText) } ?? false
+            }
+        case .address:
+            guard let wanted = key.address(in: expected.plainText) else { return false }
+            return value.elements.contains { key.address(in: $0.plainText) == wanted }
         }
     }
 
@@ -226,6 +249,7 @@ public struct FactTestCondition: Condition {
             case .matches(let p): "matches /\(p.source)/"
             case .above(let n): "above \(FactValue.format(n))"
             case .below(let n): "below \(FactValue.format(n))"
+            case .inSubnet(let blocks): "in_subnet [\(blocks.map(\.description).joined(separator: ", "))]"
             }
         }
         return "\(key) \(parts.joined(separator: " and "))"

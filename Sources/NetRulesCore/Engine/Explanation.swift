@@ -34,7 +34,8 @@ extension Engine {
         func node(_ condition: any Condition) -> Explanation.Node {
             var description = condition.description
             if let defaulted = condition as? UnknownDefaultCondition, defaulted.applies(facts) {
-                description = "\(defaulted.inner.description) (unknown, counted as \(defaulted.whenUnknown) by if_unknown)"
+                description =
+                    "\(defaulted.inner.description) (unknown, counted as \(defaulted.whenUnknown) by if_unknown)"
             }
             return Explanation.Node(
                 description: description,

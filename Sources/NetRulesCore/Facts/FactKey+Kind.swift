@@ -1,0 +1,112 @@
+/// What kind of value a built-in fact holds, so that conditions and timelines compare and
+/// normalise it as what it is rather than as text.
+public enum FactKind: Sendable, Hashable {
+    /// A MAC address (`bssid`, `gateway.mac`): `A4-2B-8C-92-47-3C`, `a42b8c92473c` and
+    /// `a4:2b:8c:92:47:3c` are the same value.
+    case mac
+    /// An IP address, or a list of them (`gateway`, `gateway6`, `dns`; `ip` holds `ADDRESS/PREFIX`):
+    /// `2001:DB8::1` and `2001:db8:0:0::1` are the same value.
+    case address
+    /// Anything else: compared as text (or as numbers when both sides are numbers).
+    case text
+}
+
+extension FactKey {
+    /// The kind of value this key holds; plugin facts are text.
+    public var kind: FactKind {
+        switch self {
+        case .bssid, .gatewayMAC: .mac
+        case .gateway, .gateway6, .dns, .ip: .address
+        default: .text
+        }
+    }
+
+    /// `text` written as this key's kind writes it (`bssid`: `a4:2b:8c:92:47:3c`; `gateway`:
+    /// the canonical address; `ip`: canonical `ADDRESS/PREFIX`), or nil when it cannot be one.
+    /// Text facts are returned unchanged.
+    public func normalized(_ text: String) -> String? {
+        switch kind {
+        case .text: return text
+        case .mac: return MACAddress(text)?.description
+        case .address:
+            if self == .ip, text.contains("/") { return CIDR(text)?.description }
+            return IPAddress(text)?.description
+        }
+    }
+
+    /// The address part of one element of this key's value (`ip` elements carry a prefix).
+    func address(in text: String) -> IPAddress? {
+        if let cidr = CIDR(text), text.contains("/") { return cidr.address }
+        return IPAddress(text)
+    }
+}
+
+extension FactKey {
+    /// The words a built-in fact can hold, when it holds one of a fixed set; nil otherwise.
+    public var allowedWords: [String]? {
+        switch self {
+        case .connectivity: ["online", "portal", "offline"]
+        case .network: ["wifi", "wired", "none"]
+        default:
+            switch namespace {
+            case "hosts": ["reachable", "unreachable"]
+            case "interfaces": ["up", "down"]
+            default: nil
+            }
+        }
+    }
+
+    /// Whether the key is one netrules itself knows: the vocabulary, or a host or interface fact.
+    public var isBuiltIn: Bool {
+        FactKey.vocabulary.contains(self) || FactKey.vocabularyNamespaces.contains(String(namespace))
+    }
+
+    /// Checks a value a timeline (or a test) gives this key, and writes it as the observers would:
+    /// MACs and addresses normalised, words checked. Returns the value, or why it cannot be this
+    /// fact (with a hint).
+    public func checkedValue(_ text: String) -> Result<String, FactValueProblem> {
+        if let words = allowedWords {
+            guard words.contains(text) else {
+                return .failure(
+                    FactValueProblem(
+                        message: "'\(text)' is not a value '\(self)' can have",
+                        hint: EditDistance.closest(to: text, among: words).map { "did you mean '\($0)'?" }
+                            ?? "it is one of: \(words.joined(separator: ", "))"))
+            }
+            return .success(text)
+        }
+        switch kind {
+        case .text:
+            if self == .signal || self == .frequency, Double(text)?.isFinite != true {
+                return .failure(FactValueProblem(message: "'\(text)' is not a number, and '\(self)' is one", hint: nil))
+            }
+            return .success(text)
+        case .mac:
+            guard let normalized = normalized(text) else {
+                return .failure(
+                    FactValueProblem(
+                        message: "'\(text)' is not a MAC address, and '\(self)' is one",
+                        hint: "write it like a4:2b:8c:92:47:3c (any case, ':', '-' or none)"))
+            }
+            return .success(normalized)
+        case .address:
+            guard let normalized = normalized(text) else {
+                let what = self == .ip ? "an address with its prefix, like 192.0.2.7/24" : "an IP address"
+                return .failure(
+                    FactValueProblem(message: "'\(text)' is not \(what), as '\(self)' holds", hint: nil))
+            }
+            return .success(normalized)
+        }
+    }
+}
+
+/// Why a value cannot be a given fact.
+public struct FactValueProblem: Error, Hashable, Sendable {
+    public var message: String
+    public var hint: String?
+
+    public init(message: String, hint: String?) {
+        self.message = message
+        self.hint = hint
+    }
+}
