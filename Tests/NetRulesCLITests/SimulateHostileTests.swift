@@ -73,3 +73,20 @@ struct SimulateHostileTests {
         #expect(records("issue") == Self.values.map { "Joined " + $0 })
     }
 }
+
+/// A timeline key no rule reads and netrules does not know is an error, not "0 firings" (issue 12).
+struct SimulateTimelineKeyTests {
+    @Test func aMisspeltTimelineKeyIsAnErrorWithTheFix() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nr-tl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let timeline = directory.appendingPathComponent("t.yaml")
+        try "- at: 0s\n  facts: { sssid: XF-WORLD }\n".write(to: timeline, atomically: true, encoding: .utf8)
+        let r = await CommandTests.run(
+            "simulate", CommandTests.path("rules/office-check-in.yaml"), "--timeline", timeline.path)
+        #expect(r.code == 65)
+        #expect(
+            r.stderr.contains("2:12: error: 'sssid' is not a fact netrules knows, and no rule reads it"), "\(r.stderr)")
+        #expect(r.stderr.contains("did you mean 'ssid'?"))
+    }
+}
