@@ -66,10 +66,13 @@ struct CommandTests {
             "simulate", Self.path("rules/office-check-in.yaml"), "--timeline",
             Self.path("examples/timelines/office-day.yaml"), "--json")
         #expect(r.code == 0)
+        // Each firing line also carries the actions as they would run (issue 12), secrets masked.
         #expect(
-            r.stdout
-                == "{\"version\":1,\"at\":170.0,\"rule\":\"office-check-in\",\"edge\":\"enter\",\"actions\":[\"webhook\",\"write\"]}\n"
-        )
+            r.stdout.hasPrefix(
+                "{\"version\":1,\"at\":31840.0,\"rule\":\"office-check-in\",\"edge\":\"enter\",\"actions\":[\"webhook\",\"write\"],"
+                    + "\"rendered\":[{\"webhook\":{\"method\":\"POST\",\"url\":\"https://hr.example.com/check-in\","
+                    + "\"headers\":{\"Authorization\":\"Bearer <secret>\""))
+        #expect(r.stdout.split(separator: "\n").count == 1)
     }
 
     @Test func simulateHumanOutput() async {
@@ -77,7 +80,15 @@ struct CommandTests {
             "simulate", Self.path("rules/vpn-away-from-home.yaml"), "-t",
             Self.path("examples/timelines/leaving-home.yaml"))
         #expect(r.code == 0)
-        #expect(r.stdout == "30m5s  vpn-away-from-home  enter  run\n3h5s   vpn-away-from-home  exit   run\n2 firings\n")
+        #expect(
+            r.stdout == """
+                30m5s  vpn-away-from-home  enter  run
+                    run: /usr/local/bin/vpn-toggle
+                3h5s   vpn-away-from-home  exit   run
+                    run: /usr/local/bin/vpn-toggle
+                2 firings
+
+                """)
     }
 
     @Test func simulateRejectsABrokenTimelineWith65() async throws {
@@ -178,7 +189,7 @@ struct CommandTests {
             Set(kinds.keys) == [
                 "ssid", "bssid", "portal", "connectivity", "reachable", "unreachable", "interface", "gateway",
                 "address",
-                "network", "signal", "fact", "all", "any", "not", "if_unknown",
+                "network", "signal", "fact", "time", "all", "any", "not", "if_unknown",
             ])
     }
 

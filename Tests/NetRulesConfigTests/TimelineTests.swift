@@ -10,9 +10,12 @@ struct TimelineTests {
         let (parsed, diagnostics) = Timeline.parse(Array(timeline.utf8), file: "t.yaml")
         #expect(diagnostics.isEmpty, "\(diagnostics)")
         let t = try #require(parsed)
-        return t.replay(rules: loaded.ruleSet.rules).map {
-            "\($0.rule):\($0.edge)@\(DurationSyntax.format($0.at.offset))"
-        }
+        // The shipped timelines start on a Monday at 00:00 (simulate's default, here in UTC).
+        let monday = daysSinceEpoch(year: 2026, month: 12, day: 7) * 86_400
+        return t.replay(rules: loaded.ruleSet.rules, clock: LocalClock(origin: monday, utcOffset: { _ in 0 })).firings
+            .map {
+                "\($0.rule):\($0.edge)@\(DurationSyntax.format($0.at.offset))"
+            }
     }
 
     @Test func holdsCompleteAfterTheLastStep() throws {
@@ -49,7 +52,15 @@ struct TimelineTests {
     }
 
     @Test(arguments: [
-        ("office-check-in", "office-day", ["office-check-in:enter@2m50s"]),
+        ("office-check-in", "office-day", ["office-check-in:enter@8h50m40s"]),
+        (
+            "office-check-in", "office-week",
+            [
+                "office-check-in:enter@8h55m10s", "office-check-in:enter@1d7h40m10s",
+                "office-check-in:enter@2d9h20m10s",
+                "office-check-in:enter@3d8h5m10s", "office-check-in:enter@4d10h30m10s",
+            ]
+        ),
         ("vpn-away-from-home", "leaving-home", ["vpn-away-from-home:enter@30m5s", "vpn-away-from-home:exit@3h5s"]),
         (
             "captive-portal", "portal-and-intranet",

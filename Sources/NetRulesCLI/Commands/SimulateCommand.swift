@@ -3,6 +3,7 @@ import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
 import NetRulesDaemon
+internal import NetRulesSystem
 
 /// `netrules simulate RULES --timeline FILE [--json]`: the real engine on a virtual clock.
 enum SimulateCommand: Command {
@@ -21,6 +22,14 @@ enum SimulateCommand: Command {
             OptionSpec(
                 long: "timeline", short: "t", valueName: "file", help: "The timeline to replay.", isRequired: true),
             OptionSpec(long: "json", help: "Print one JSON object per firing (JSON Lines)."),
+            OptionSpec(
+                long: "start", valueName: "time",
+                help:
+                    "The wall-clock time of the timeline's 0s, RFC 3339 (default: Monday 2026-12-07T00:00 in the local time zone)."
+            ),
+            OptionSpec(
+                long: "trace", help: "Also show when a 'for:' hold starts or is cancelled and when a firing is dropped."
+            ),
             OptionSpec(long: "execute", help: "Run the firings' actions for real."),
             OptionSpec(
                 long: "state-dir", valueName: "dir",
@@ -49,20 +58,83 @@ enum SimulateCommand: Command {
         }
         guard let timeline else { return ExitCode.invalidRules }
 
-        let firings = timeline.replay(rules: result.ruleSet.rules)
+        let start: Int64
+        if let text = arguments.value("start") {
+            guard let parsed = SimulationStart.parse(text) else {
+                io.printError(
+                    "Error: --start must be an RFC 3339 time such as 2026-12-07T08:55:00+01:00, not '\(text)'")
+                return ExitCode.usage
+            }
+            start = parsed
+        } else {
+            start = SimulationStart.defaultStart()
+        }
+        let clock = LocalClock(origin: start, utcOffset: { SystemTimeZone.utcOffset(atUnixTime: $0) })
+        let replay = timeline.replay(rules: result.ruleSet.rules, clock: clock, tracing: arguments.flag("trace"))
+        let firings = replay.firings
+        // `{{time}}` as the daemon writes it (UTC), at the simulated wall clock.
+        func wallTime(_ at: Instant) -> String {
+            WallClock.rfc3339(Date(timeIntervalSince1970: Double(clock.unixTime(at: at))))
+        }
         if arguments.flag("json") {
-            for firing in firings {
-                io.print(json(firing).compact)
+            for event in SimulationEvent.merge(firings, replay.trace) {
+                switch event {
+                case .firing(let firing): io.print(json(firing, wallTime: wallTime(firing.at)).compact)
+                case .trace(let trace): io.print(json(trace).compact)
+                }
             }
         } else {
-            let rows = firings.map { [DurationSyntax.format($0.at.offset), $0.rule, $0.edge.rawValue, actionList($0)] }
-            for line in Table.render(rows) { io.print(line) }
+            let events = SimulationEvent.merge(firings, replay.trace)
+            let rows = events.map { event -> [String] in
+                switch event {
+                case .firing(let f):
+                    [
+                        DurationSyntax.format(f.at.offset), f.rule, f.edge.rawValue,
+                        f.actions.map(\.kind).joined(separator: ", "),
+                    ]
+                case .trace(let t): [DurationSyntax.format(t.at.offset), t.rule, t.edge.rawValue, describe(t.kind)]
+                }
+            }
+            for (event, line) in zip(events, Table.render(rows)) {
+                io.print(line)
+                guard case .firing(let firing) = event else { continue }
+                for spec in firing.actions {
+                    let preview = ActionPreview.render(spec, of: firing, wallTime: wallTime(firing.at))
+                    io.print("    \(preview.summary)")
+                    for detail in preview.details { io.print("      \(detail)") }
+                }
+            }
             io.print("\(firings.count) firing\(firings.count == 1 ? "" : "s")")
         }
         if arguments.flag("execute") {
-            return await execute(firings, result.ruleSet, stateDirectory: arguments.value("state-dir"), io)
+            return await execute(
+                firings, result.ruleSet, stateDirectory: arguments.value("state-dir"), wallTime: wallTime, io)
         }
         return ExitCode.success
+    }
+
+    static func describe(_ kind: TraceEvent.Kind) -> String {
+        switch kind {
+        case .held(let until): "held: fires at \(DurationSyntax.format(until.offset)) if the condition stays"
+        case .cancelled: "cancelled: the condition changed back"
+        case .dropped(let reason): "dropped by \(reason)"
+        }
+    }
+
+    static func json(_ trace: TraceEvent) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("version", .number(1)), ("at", .seconds(trace.at.seconds)), ("rule", .string(trace.rule)),
+            ("edge", .string(trace.edge.rawValue)),
+        ]
+        switch trace.kind {
+        case .held(let until):
+            members += [("event", .string("held")), ("until", .seconds(until.seconds))]
+        case .cancelled:
+            members.append(("event", .string("cancelled")))
+        case .dropped(let reason):
+            members += [("event", .string("dropped")), ("reason", .string(reason))]
+        }
+        return .object(members)
     }
 
     /// Timeline keys that are neither built-in facts nor read by any loaded rule: a typo
@@ -82,9 +154,10 @@ enum SimulateCommand: Command {
     }
 
     /// Runs the firings' actions through the real action runner and waits for every result.
-    static func execute(_ firings: [Firing], _ ruleSet: RuleSet, stateDirectory: String?, _ io: CommandIO) async
-        -> Int32
-    {
+    static func execute(
+        _ firings: [Firing], _ ruleSet: RuleSet, stateDirectory: String?, wallTime: (Instant) -> String,
+        _ io: CommandIO
+    ) async -> Int32 {
         let fm = FileManager.default
         let directory =
             stateDirectory ?? fm.temporaryDirectory.appendingPathComponent("netrules-simulate-\(UUID())").path
@@ -104,11 +177,9 @@ enum SimulateCommand: Command {
             }
             return failed
         }
-        let start = Date()
         for firing in firings {
             await runner.connectivityChanged(to: firing.facts[.connectivity].value?.plainText)
-            let wall = WallClock.rfc3339(start.addingTimeInterval(firing.at.seconds))
-            await runner.submit(firing, wallTime: wall)
+            await runner.submit(firing, wallTime: wallTime(firing.at))
         }
         await runner.drain()
         let failed = expected == 0 ? 0 : await failures.value
@@ -119,15 +190,15 @@ enum SimulateCommand: Command {
         return failed == 0 ? ExitCode.success : ExitCode.failure
     }
 
-    static func json(_ firing: Firing) -> JSONValue {
+    static func json(_ firing: Firing, wallTime: String) -> JSONValue {
         .object([
             ("version", .number(1)), ("at", .seconds(firing.at.seconds)), ("rule", .string(firing.rule)),
             ("edge", .string(firing.edge.rawValue)), ("actions", .array(firing.actions.map { .string($0.kind) })),
+            (
+                "rendered",
+                .array(firing.actions.map { ActionPreview.render($0, of: firing, wallTime: wallTime).json })
+            ),
         ])
-    }
-
-    static func actionList(_ firing: Firing) -> String {
-        firing.actions.map(\.kind).joined(separator: ", ")
     }
 }
 

@@ -77,7 +77,7 @@ public struct RuleLoader: Sendable {
     public var findObserverPlugin: @Sendable (_ name: String, _ directories: [String]) -> String?
 
     static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "observers", "plugins"]
-    static let ruleKeys = ["name", "description", "when", "on", "for", "cooldown", "do"]
+    static let ruleKeys = ["name", "description", "when", "on", "for", "cooldown", "once_per", "do"]
 
     public init(
         registry: Registry = .standard,

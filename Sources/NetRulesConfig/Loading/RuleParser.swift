@@ -67,6 +67,14 @@ struct RuleParser {
         if let c = m["cooldown"] {
             if let d = context.duration(c, path.key("cooldown")) { cooldown = d } else { ok = false }
         }
+        var oncePer: CalendarPeriod?
+        if let o = m["once_per"] {
+            if let word = context.word(o, path.key("once_per"), oneOf: ["day", "week"]) {
+                oncePer = CalendarPeriod(rawValue: word)
+            } else {
+                ok = false
+            }
+        }
         if let d = m["description"], context.text(d, path.key("description")) == nil { ok = false }
 
         var actions: [ActionSpec]?
@@ -81,7 +89,8 @@ struct RuleParser {
 
         guard ok, let name, let condition, let actions else { return nil }
         let rule = Rule(
-            name: name, condition: condition, edges: edges, hold: hold, cooldown: cooldown, actions: actions,
+            name: name, condition: condition, edges: edges, hold: hold, cooldown: cooldown, oncePer: oncePer,
+            actions: actions,
             origin: "\(context.file):\(m.mark)", fingerprint: Fingerprint.of(node))
         return (rule, nameMark)
     }

@@ -51,6 +51,8 @@ public enum RuleFileSchema {
                 "on": Schema.enumerationOrList(["enter", "exit"], "Which edges fire (default: enter)."),
                 "for": duration,
                 "cooldown": duration,
+                "once_per": Schema.enumeration(
+                    ["day", "week"], "At most one firing of each edge per local calendar day or ISO week."),
                 "do": .object([
                     ("type", .string("array")), ("minItems", .number(1)),
                     ("items", .object([("anyOf", .array(actionOptions))])),

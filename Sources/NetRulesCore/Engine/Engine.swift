@@ -21,8 +21,21 @@ public struct Engine: Sendable {
     /// every fact update. Not bumped by `current`, which a restart forgets anyway.
     public private(set) var durableStateVersion: UInt64 = 0
 
+    /// The local clock for `time:` and `once_per:` (UTC from the epoch unless the caller sets one).
+    public private(set) var clock = LocalClock.utc
+    /// Whether to record `trace` (for `simulate --trace`).
+    public var tracing = false
+    /// Holds started and cancelled and firings dropped, while `tracing`; see `takeTrace()`.
+    public private(set) var trace: [TraceEvent] = []
+
     /// The rules' conditions, apart from `rules` so the hot path touches nothing else.
     private var conditions: [any Condition] = []
+    /// Every `time:` window of the loaded rules, for the next calendar boundary.
+    private var timeWindows: [TimeCondition] = []
+    /// When `clock.local` must move next; nil when no rule has a `time:` window.
+    private var calendarDeadline: Instant?
+    /// Whether `clock.local` must be set at the next update or tick (new rules, a new clock).
+    private var clockStale = false
     private var rulesByKey: [FactKey: [Int]] = [:]
     private var holdDeadlines: [Int: Instant] = [:]
     private var visitMarks: [UInt32] = []
@@ -33,9 +46,25 @@ public struct Engine: Sendable {
         load(rules, keeping: [:])
     }
 
-    /// The earliest pending `for:` deadline: when the caller must call `tick(at:)` next.
+    /// The earliest pending deadline (a `for:` hold, or a `time:` window's boundary): when the
+    /// caller must call `tick(at:)` next.
     public var nextDeadline: Instant? {
-        holdDeadlines.values.min()
+        [holdDeadlines.values.min(), calendarDeadline].compactMap { $0 }.min()
+    }
+
+    /// The earliest pending `for:` deadline alone (`simulate` runs on until none is left).
+    public var nextHoldDeadline: Instant? { holdDeadlines.values.min() }
+
+    /// Sets the local clock; `time:` windows are evaluated against it from the next update or tick.
+    public mutating func setClock(_ clock: LocalClock) {
+        self.clock = clock
+        clockStale = !timeWindows.isEmpty
+    }
+
+    /// The trace recorded since the last call.
+    public mutating func takeTrace() -> [TraceEvent] {
+        defer { trace = [] }
+        return trace
     }
 
     /// The index of the rule called `name`.
@@ -47,7 +76,7 @@ public struct Engine: Sendable {
     ///
     /// Holds due at or before `now` complete first (they fire at their deadline).
     public mutating func apply(_ update: FactUpdate, at now: Instant) -> [Firing] {
-        var firings = completeHolds(upTo: now)
+        var firings = advance(to: now)
         var update = update
         for namespace in update.completeNamespaces {
             // Keys rules read in a namespace the observer reported whole, but that it did not
@@ -66,12 +95,12 @@ public struct Engine: Sendable {
 
     /// Advances time to `now` and returns the firings of holds that completed.
     public mutating func tick(at now: Instant) -> [Firing] {
-        completeHolds(upTo: now)
+        advance(to: now)
     }
 
     /// Evaluates every rule against the current facts, as on start-up.
     public mutating func evaluateAll(at now: Instant) -> [Firing] {
-        var firings = completeHolds(upTo: now)
+        var firings = advance(to: now)
         for index in rules.indices {
             evaluate(index, at: now, into: &firings)
         }
@@ -126,6 +155,51 @@ public struct Engine: Sendable {
         }
         visitMarks = Array(repeating: 0, count: newRules.count)
         visitGeneration = 0
+        timeWindows = newRules.flatMap { Self.timeWindows(in: $0.condition) }
+        calendarDeadline = nil
+        clockStale = !timeWindows.isEmpty
+    }
+
+    private static func timeWindows(in condition: any Condition) -> [TimeCondition] {
+        if let window = condition as? TimeCondition { return [window] }
+        if let defaulted = condition as? UnknownDefaultCondition { return timeWindows(in: defaulted.inner) }
+        return condition.children.flatMap(timeWindows(in:))
+    }
+
+    /// Moves time to `now`: holds complete and `time:` windows open or close in time order.
+    private mutating func advance(to now: Instant) -> [Firing] {
+        var firings: [Firing] = []
+        if clockStale { moveClock(to: now, into: &firings) }
+        while true {
+            let hold = holdDeadlines.min { ($0.value, $0.key) < ($1.value, $1.key) }
+            if let boundary = calendarDeadline, boundary <= now, hold.map({ boundary <= $0.value }) ?? true {
+                moveClock(to: boundary, into: &firings)
+                continue
+            }
+            guard let (index, deadline) = hold, deadline <= now else { break }
+            guard let pending = states[index].hold else {
+                holdDeadlines[index] = nil
+                continue
+            }
+            cancelHold(index, traced: false, at: deadline)
+            commit(index, edge: pending.edge, at: deadline, into: &firings)
+        }
+        return firings
+    }
+
+    /// Sets `clock.local` to the local time at `time`, re-evaluates the rules with a `time:`
+    /// window, and schedules the next boundary.
+    private mutating func moveClock(to time: Instant, into firings: inout [Firing]) {
+        clockStale = false
+        let local = clock.local(at: time)
+        let changed = facts.apply(FactUpdate([.localClock: .value(.number(Double(local.seconds)))]))
+        var next = timeWindows.map { clock.instant(ofLocal: $0.nextBoundary(after: local)) }.min()
+        // A clock that maps a boundary to the past (a DST change, a bad offset) must still move on.
+        if let n = next, n <= time { next = time + .seconds(1) }
+        calendarDeadline = next
+        for index in affectedRules(by: changed) {
+            evaluate(index, at: time, into: &firings)
+        }
     }
 
     /// The rules reading any of `keys`, each once, in rule order.
@@ -153,14 +227,14 @@ public struct Engine: Sendable {
         if let hold = states[index].hold, hold.awaitsConfirmation {
             guard let value = truth.known else { return }
             guard value == hold.target else {
-                cancelHold(index)
+                cancelHold(index, at: now)
                 evaluate(index, at: now, into: &firings)
                 return
             }
             states[index].hold?.awaitsConfirmation = false
             durableStateVersion &+= 1
             if hold.deadline <= now {
-                cancelHold(index)
+                cancelHold(index, traced: false, at: now)
                 commit(index, edge: hold.edge, at: now, into: &firings)
             } else {
                 holdDeadlines[index] = hold.deadline
@@ -168,17 +242,17 @@ public struct Engine: Sendable {
             return
         }
         guard let value = truth.known else {
-            cancelHold(index)
+            cancelHold(index, at: now)
             return
         }
         let confirmed = states[index].confirmed
         if confirmed == value {
-            cancelHold(index)
+            cancelHold(index, at: now)
             return
         }
         if confirmed == nil && !value {
             // The first known value is false: nothing changed from the user's point of view.
-            cancelHold(index)
+            cancelHold(index, at: now)
             states[index].confirmed = false
             durableStateVersion &+= 1
             return
@@ -188,38 +262,47 @@ public struct Engine: Sendable {
             commit(index, edge: value ? .enter : .exit, at: now, into: &firings)
         } else if states[index].hold?.target != value {
             let deadline = now + hold
+            if states[index].hold != nil { cancelHold(index, at: now) }
             states[index].hold = RuleState.Hold(target: value, deadline: deadline)
             durableStateVersion &+= 1
             holdDeadlines[index] = deadline
+            record(index, value ? .enter : .exit, at: now, .held(until: deadline))
         }
     }
 
-    private mutating func cancelHold(_ index: Int) {
-        guard states[index].hold != nil else { return }
+    /// Ends a pending hold; `traced` says whether it was cancelled (rather than completed).
+    private mutating func cancelHold(_ index: Int, traced: Bool = true, at now: Instant) {
+        guard let hold = states[index].hold else { return }
         states[index].hold = nil
         durableStateVersion &+= 1
         holdDeadlines[index] = nil
+        if traced { record(index, hold.edge, at: now, .cancelled) }
     }
 
-    private mutating func completeHolds(upTo now: Instant) -> [Firing] {
-        guard !holdDeadlines.isEmpty else { return [] }
-        let due = holdDeadlines.filter { $0.value <= now }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
-        var firings: [Firing] = []
-        for (index, deadline) in due {
-            guard let hold = states[index].hold else { continue }
-            cancelHold(index)
-            commit(index, edge: hold.edge, at: deadline, into: &firings)
-        }
-        return firings
+    private mutating func record(_ index: Int, _ edge: Edge, at time: Instant, _ kind: TraceEvent.Kind) {
+        guard tracing, rules[index].edges.contains(edge) else { return }
+        trace.append(TraceEvent(rule: rules[index].name, edge: edge, at: time, kind: kind))
     }
 
     private mutating func commit(_ index: Int, edge: Edge, at time: Instant, into firings: inout [Firing]) {
         states[index].confirmed = edge == .enter
         durableStateVersion &+= 1
         guard rules[index].edges.contains(edge) else { return }
-        if let until = states[index].cooldownUntil, time < until { return }
+        if let until = states[index].cooldownUntil, time < until {
+            record(index, edge, at: time, .dropped(reason: "cooldown"))
+            return
+        }
+        if let until = states[index].oncePerUntil[edge], time < until {
+            record(index, edge, at: time, .dropped(reason: "once_per"))
+            return
+        }
         let cooldown = rules[index].cooldown
         if cooldown > .zero { states[index].cooldownUntil = time + cooldown }
+        if let period = rules[index].oncePer {
+            let local = clock.local(at: time)
+            let end = period == .day ? local.startOfNextDay : local.startOfNextWeek
+            states[index].oncePerUntil[edge] = clock.instant(ofLocal: end)
+        }
         firings.append(
             Firing(rule: rules[index].name, edge: edge, at: time, facts: facts, actions: rules[index].actions))
     }

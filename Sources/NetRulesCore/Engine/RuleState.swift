@@ -31,13 +31,18 @@ public struct RuleState: Hashable, Sendable {
     public var hold: Hold?
     /// Firings before this instant are dropped.
     public var cooldownUntil: Instant?
+    /// `once_per:`: per edge, firings of that edge before this instant (the next local day or
+    /// week) are dropped.
+    public var oncePerUntil: [Edge: Instant]
 
     public init(
-        confirmed: Bool? = nil, current: Truth = .unknown, hold: Hold? = nil, cooldownUntil: Instant? = nil
+        confirmed: Bool? = nil, current: Truth = .unknown, hold: Hold? = nil, cooldownUntil: Instant? = nil,
+        oncePerUntil: [Edge: Instant] = [:]
     ) {
         self.confirmed = confirmed
         self.current = current
         self.hold = hold
         self.cooldownUntil = cooldownUntil
+        self.oncePerUntil = oncePerUntil
     }
 }

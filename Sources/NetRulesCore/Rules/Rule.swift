@@ -9,6 +9,8 @@ public struct Rule: Sendable {
     public var hold: Duration
     /// `cooldown:`: after a firing, this rule's firings are dropped for this long.
     public var cooldown: Duration
+    /// `once_per:`: at most one firing of each edge per local calendar day or ISO week.
+    public var oncePer: CalendarPeriod?
     /// The `do:` list, run in order.
     public var actions: [ActionSpec]
     /// Where the rule was defined, e.g. `rules/office.yaml:4:5`.
@@ -19,8 +21,10 @@ public struct Rule: Sendable {
 
     public init(
         name: String, condition: any Condition, edges: Set<Edge> = [.enter], hold: Duration = .zero,
-        cooldown: Duration = .zero, actions: [ActionSpec] = [], origin: String = "", fingerprint: String = ""
+        cooldown: Duration = .zero, oncePer: CalendarPeriod? = nil, actions: [ActionSpec] = [], origin: String = "",
+        fingerprint: String = ""
     ) {
+        self.oncePer = oncePer
         self.name = name
         self.condition = condition
         self.edges = edges
@@ -30,4 +34,12 @@ public struct Rule: Sendable {
         self.origin = origin
         self.fingerprint = fingerprint
     }
+}
+
+/// A local calendar period, for `once_per:`.
+public enum CalendarPeriod: String, Sendable, Hashable {
+    /// Local midnight to midnight.
+    case day
+    /// Monday 00:00 to the next Monday 00:00 (ISO weeks).
+    case week
 }

@@ -7,6 +7,8 @@ public struct TemplateContext: Sendable {
     public var time: String
     /// The environment `{{env.NAME}}` reads.
     public var environment: [String: String]
+    /// Whether `{{env.NAME}}` renders as `<secret>` (previews, logs) instead of its value.
+    public var masksSecrets = false
 
     public init(facts: FactStore, rule: String, edge: Edge, time: String, environment: [String: String] = [:]) {
         self.facts = facts
@@ -23,7 +25,8 @@ public struct TemplateContext: Sendable {
         case .rule: Array(rule.utf8)
         case .edge: Array(edge.rawValue.utf8)
         case .time: Array(time.utf8)
-        case .environment(let variable): Array((environment[variable] ?? "").utf8)
+        case .environment(let variable):
+            masksSecrets ? Array("<secret>".utf8) : Array((environment[variable] ?? "").utf8)
         }
     }
 }

@@ -150,8 +150,17 @@ extension Daemon {
                 }
                 cooldown = until
             }
+            var oncePer: [Edge: Instant] = [:]
+            for (edgeName, saved) in rule.oncePerUntil {
+                guard let edge = Edge(rawValue: edgeName), let until = instant(ofWall: saved) else {
+                    setAsideStateFile(because: "rule '\(name)' has a saved once_per time out of range")
+                    return
+                }
+                oncePer[edge] = until
+            }
             states[name] = (
-                rule.fingerprint, RuleState(confirmed: rule.confirmed, hold: hold, cooldownUntil: cooldown)
+                rule.fingerprint,
+                RuleState(confirmed: rule.confirmed, hold: hold, cooldownUntil: cooldown, oncePerUntil: oncePer)
             )
         }
         engine.restore(states)
@@ -212,11 +221,15 @@ extension Daemon {
         saved.nextFiringNumber = nextFiringNumber
         saved.inflight = inflight
         for (rule, state) in zip(engine.rules, engine.states)
-        where state.confirmed != nil || state.hold != nil || state.cooldownUntil != nil {
+        where state.confirmed != nil || state.hold != nil || state.cooldownUntil != nil || !state.oncePerUntil.isEmpty {
             saved.rules[rule.name] = PersistedState.SavedRule(
                 fingerprint: rule.fingerprint, confirmed: state.confirmed,
                 cooldownUntil: state.cooldownUntil.map { wallTime(of: $0).timeIntervalSince1970 },
-                hold: state.hold.map { ($0.target, wallTime(of: $0.deadline).timeIntervalSince1970) })
+                hold: state.hold.map { ($0.target, wallTime(of: $0.deadline).timeIntervalSince1970) },
+                oncePerUntil: Dictionary(
+                    uniqueKeysWithValues: state.oncePerUntil.map {
+                        ($0.key.rawValue, wallTime(of: $0.value).timeIntervalSince1970)
+                    }))
         }
         let bytes = saved.encoded()
         do {

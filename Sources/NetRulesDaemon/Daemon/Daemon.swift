@@ -92,6 +92,11 @@ public actor Daemon: DaemonQueries {
         guard let loaded = result else { return unreadable ? 1 : 65 }
         ruleSet = loaded.ruleSet
         engine = Engine(rules: ruleSet.rules)
+        // `time:` windows and `once_per:` read the local wall clock; the engine gets it as numbers.
+        engine.setClock(
+            LocalClock(
+                origin: Int64(startWall.timeIntervalSince1970.rounded(.down)),
+                utcOffset: { SystemTimeZone.utcOffset(atUnixTime: $0) }))
         do {
             try FileManager.default.createDirectory(
                 atPath: options.paths.stateDirectory, withIntermediateDirectories: true,
@@ -190,7 +195,7 @@ public actor Daemon: DaemonQueries {
         changed.sort()
         if !watchers.isEmpty {
             let at = WallClock.rfc3339(Date())
-            for key in changed {
+            for key in changed where !key.isEngineInternal {
                 let change = FactChange(key: key, old: before[key], new: after[key], at: at)
                 for watcher in watchers.values { watcher.yield(change) }
             }
@@ -271,7 +276,12 @@ public actor Daemon: DaemonQueries {
 
     // MARK: - Queries
 
-    public func facts() async -> FactStore { engine.facts }
+    /// The facts as observers reported them (the engine's own `clock.local` left out).
+    public func facts() async -> FactStore {
+        var facts = engine.facts
+        if facts[.localClock].isKnown { facts.apply(FactUpdate([.localClock: .unknown])) }
+        return facts
+    }
 
     public func explain(rule: String) async -> Explanation? { engine.explain(rule: rule) }
 

@@ -12,6 +12,8 @@ struct PersistedState {
         var confirmed: Bool?
         var cooldownUntil: Double?
         var hold: (target: Bool, deadline: Double)?
+        /// `once_per:` deadlines per edge (`enter`, `exit`), as wall-clock seconds.
+        var oncePerUntil: [String: Double] = [:]
     }
 
     /// A firing whose actions have not all reported a result yet.
@@ -49,6 +51,10 @@ struct PersistedState {
                 .object([
                     ("confirmed", rule.confirmed.map(JSONValue.bool) ?? .null),
                     ("cooldown_until", rule.cooldownUntil.map(JSONValue.number) ?? .null),
+                    (
+                        "once_per_until",
+                        .object(rule.oncePerUntil.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })
+                    ),
                     ("fingerprint", .string(rule.fingerprint)),
                     (
                         "hold",
@@ -106,7 +112,7 @@ struct PersistedState {
         for (name, r) in file.rules ?? [:] {
             state.rules[name] = SavedRule(
                 fingerprint: r.fingerprint, confirmed: r.confirmed, cooldownUntil: r.cooldown_until,
-                hold: r.hold.map { ($0.target, $0.deadline) })
+                hold: r.hold.map { ($0.target, $0.deadline) }, oncePerUntil: r.once_per_until ?? [:])
         }
         for f in file.inflight ?? [] {
             guard let edge = Edge(rawValue: f.edge) else { continue }
@@ -128,6 +134,7 @@ private struct StateFile: Decodable {
         var fingerprint: String
         var confirmed: Bool?
         var cooldown_until: Double?
+        var once_per_until: [String: Double]?
         var hold: Hold?
     }
 

@@ -1,0 +1,80 @@
+import NetRulesCore
+
+/// What an action would do for a firing, rendered as the runner would render it but without
+/// running anything: `simulate` prints it under each firing.
+///
+/// Secrets (`{{env.NAME}}`) show as `<secret>` wherever they stand. Bytes that are not UTF-8 show
+/// as U+FFFD here (the action itself gets the exact bytes).
+public struct ActionPreview: Sendable {
+    /// The action's kind (`run`, `webhook`, `write`, or the plugin's name).
+    public var kind: String
+    /// One line for people: `run: notify-send 'Joined Office'`.
+    public var summary: String
+    /// Further lines (a webhook's headers and body), for people.
+    public var details: [String]
+    /// The same, as JSON for `simulate --json`: `{"run": {"command": …}}`.
+    public var json: JSONValue
+
+    /// Renders `spec` for `firing` at `wallTime` (RFC 3339).
+    public static func render(_ spec: ActionSpec, of firing: Firing, wallTime: String) -> ActionPreview {
+        let context = ActionContext(firing: firing, wallTime: wallTime, environment: [:])
+        var masked = context.templateContext
+        masked.masksSecrets = true
+        switch spec.definition {
+        case let run as RunAction:
+            let command = text(run.command.render(masked))
+            return ActionPreview(
+                kind: "run", summary: "run: \(command)", details: [],
+                json: .object([("run", .object([("command", .string(command))]))]))
+        case let webhook as WebhookAction:
+            let entry = WebhookRendering.entry(for: webhook, in: context, actionIndex: 0)
+            let headers = entry.headers.map { header in
+                (header.name, header.parts.map { $0.text ?? "<secret>" }.joined())
+            }
+            let body = entry.body.map { bytes in
+                text(
+                    entry.secretNonce.map { SecretTokens(nonce: $0).substitute(in: Array(bytes), environment: nil) }
+                        ?? Array(bytes))
+            }
+            var details = headers.map { "\($0.0): \($0.1)" }
+            if let body { details.append(body) }
+            return ActionPreview(
+                kind: "webhook", summary: "webhook: \(entry.method) \(entry.displayURL)", details: details,
+                json: .object([
+                    (
+                        "webhook",
+                        .object([
+                            ("method", .string(entry.method)), ("url", .string(entry.displayURL)),
+                            ("headers", .object(headers.map { ($0.0, .string($0.1)) })),
+                            ("body", body.map(JSONValue.string) ?? .null),
+                        ])
+                    )
+                ]))
+        case let write as WriteAction:
+            let content = text(write.content.renderBytes(masked))
+            return ActionPreview(
+                kind: "write",
+                summary: "write: \(write.path) (\(write.append ? "append" : "replace")): "
+                    + FactValue.escaped(Array(content.utf8)),
+                details: [],
+                json: .object([
+                    (
+                        "write",
+                        .object([
+                            ("path", .string(write.path)), ("append", .bool(write.append)),
+                            ("content", .string(content)),
+                        ])
+                    )
+                ]))
+        case let plugin as PluginAction:
+            let path = plugin.executablePath ?? "(not found)"
+            return ActionPreview(
+                kind: plugin.name, summary: "\(plugin.name): the plugin \(path), the firing as JSON on its input",
+                details: [], json: .object([(plugin.name, .object([("plugin", .string(path))]))]))
+        default:
+            return ActionPreview(kind: spec.kind, summary: spec.kind, details: [], json: .object([(spec.kind, .null)]))
+        }
+    }
+
+    private static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+}

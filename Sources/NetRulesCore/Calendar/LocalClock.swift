@@ -1,0 +1,81 @@
+/// The local wall clock the engine needs for `time:` conditions and `once_per:`, as numbers.
+///
+/// The core reads no clock and knows no time zone database: the caller gives the Unix time at
+/// the engine's `Instant.zero` and a function for the UTC offset in force at a Unix time (on
+/// Linux, `localtime_r`'s `tm_gmtoff`, which honours `TZ`). Everything else — the local date,
+/// the weekday, the next boundary — is arithmetic here, so it runs the same under `simulate`.
+public struct LocalClock: Sendable {
+    /// Unix seconds at the engine's `Instant.zero`.
+    public var origin: Int64
+    /// Seconds east of UTC in force at a Unix time.
+    public var utcOffset: @Sendable (Int64) -> Int64
+
+    public init(origin: Int64, utcOffset: @escaping @Sendable (Int64) -> Int64) {
+        self.origin = origin
+        self.utcOffset = utcOffset
+    }
+
+    /// UTC, with `Instant.zero` at the Unix epoch: what tests and an engine without a clock use.
+    public static let utc = LocalClock(origin: 0, utcOffset: { _ in 0 })
+
+    /// The Unix time of an engine instant (whole seconds, rounded down).
+    public func unixTime(at instant: Instant) -> Int64 {
+        let (seconds, attoseconds) = instant.offset.components
+        return origin + seconds - (attoseconds < 0 ? 1 : 0)
+    }
+
+    /// The local time at an engine instant.
+    public func local(at instant: Instant) -> LocalTime {
+        let unix = unixTime(at: instant)
+        return LocalTime(seconds: unix + utcOffset(unix))
+    }
+
+    /// The engine instant at which the local clock reads `local` (seconds since the epoch in
+    /// local time). Around a DST change the offset is looked up twice, so a boundary lands on the
+    /// local time it names (a local time skipped by the change maps to just after it).
+    public func instant(ofLocal local: Int64) -> Instant {
+        var unix = local - utcOffset(local)
+        unix = local - utcOffset(unix)
+        return Instant(.seconds(unix - origin))
+    }
+}
+
+/// A local time as seconds since 1970-01-01 00:00 local, with the calendar fields rules use.
+public struct LocalTime: Hashable, Sendable, Comparable {
+    public var seconds: Int64
+
+    public init(seconds: Int64) { self.seconds = seconds }
+
+    /// Days since 1970-01-01 (local), rounded down.
+    public var day: Int64 { floorDivide(seconds, 86_400) }
+    /// Seconds since local midnight.
+    public var secondOfDay: Int64 { seconds - day * 86_400 }
+    /// 0 for Monday … 6 for Sunday (1970-01-01 was a Thursday).
+    public var weekday: Int { Int(floorModulo(day + 3, 7)) }
+    /// Weeks since the Monday before 1970-01-01: the ISO week, as a running number.
+    public var week: Int64 { floorDivide(day + 3, 7) }
+
+    /// Local midnight starting the next day.
+    public var startOfNextDay: Int64 { (day + 1) * 86_400 }
+    /// Local midnight starting the next Monday.
+    public var startOfNextWeek: Int64 { (day + 7 - Int64(weekday)) * 86_400 }
+
+    public static func < (a: LocalTime, b: LocalTime) -> Bool { a.seconds < b.seconds }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+public func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+    let y = month <= 2 ? year - 1 : year
+    let era = floorDivide(y, 400)
+    let yearOfEra = y - era * 400
+    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    return era * 146_097 + dayOfEra - 719_468
+}
+
+func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+    let q = a / b
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+}
+
+func floorModulo(_ a: Int64, _ b: Int64) -> Int64 { a - floorDivide(a, b) * b }

@@ -1,0 +1,24 @@
+/// What the engine decided without firing, for `simulate --trace`: a `for:` hold started or was
+/// cancelled, or a firing was dropped by `cooldown:` or `once_per:`.
+public struct TraceEvent: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        /// A `for:` hold started; the edge fires at `until` if the condition stays.
+        case held(until: Instant)
+        /// A pending hold ended because the condition changed back (or became unknown).
+        case cancelled
+        /// The edge would have fired but `reason` (`cooldown` or `once_per`) dropped it.
+        case dropped(reason: String)
+    }
+
+    public var rule: String
+    public var edge: Edge
+    public var at: Instant
+    public var kind: Kind
+
+    public init(rule: String, edge: Edge, at: Instant, kind: Kind) {
+        self.rule = rule
+        self.edge = edge
+        self.at = at
+        self.kind = kind
+    }
+}
