@@ -18,11 +18,11 @@ struct CommandTests {
         await run(arguments)
     }
 
-    static func run(_ arguments: [String]) async -> Outcome {
+    static func run(_ arguments: [String], path: String = "/usr/bin:/bin") async -> Outcome {
         let out = BufferedOutputSink()
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
-            arguments: arguments, stdout: out, stderr: err, environment: ["COLUMNS": "80", "PATH": "/usr/bin:/bin"])
+            arguments: arguments, stdout: out, stderr: err, environment: ["COLUMNS": "80", "PATH": path])
         return Outcome(code: code, stdout: out.text, stderr: err.text)
     }
 
