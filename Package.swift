@@ -104,6 +104,7 @@ let package = Package(
         .testTarget(
             name: "NetRulesCLITests",
             dependencies: ["NetRulesCLI", "NetRulesDaemon", "NetRulesSystem", "NetRulesTesting"],
+            exclude: ["SchemaCorpus"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `netrules` binary as a daemon inside network namespaces (needs root).

@@ -181,7 +181,7 @@ struct CommandTests {
         let r = await Self.run("schema")
         #expect(r.code == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
-        #expect(object["$schema"] as? String == "http://json-schema.org/draft-07/schema#")
+        #expect(object["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")
         let defs = try #require(object["$defs"] as? [String: Any])
         let condition = try #require(defs["condition"] as? [String: Any])
         let kinds = try #require(condition["properties"] as? [String: Any])

@@ -16,11 +16,14 @@ struct DocumentationExampleTests {
 
     static let blocks: [Block] = {
         let root = CommandTests.root
-        let docs = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)) ?? []
+        let docs =
+            (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)) ?? []
         let files = ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
         var found: [Block] = []
         for file in files {
-            guard let text = try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8) else { continue }
+            guard let text = try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8) else {
+                continue
+            }
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             var index = 0
             while index < lines.count {
@@ -33,7 +36,8 @@ struct DocumentationExampleTests {
                         index += 1
                     }
                     let invalid = start > 0 && lines[start - 1].contains("<!-- deliberately invalid -->")
-                    found.append(Block(file: file, line: start + 1, text: body.joined(separator: "\n") + "\n", invalid: invalid))
+                    found.append(
+                        Block(file: file, line: start + 1, text: body.joined(separator: "\n") + "\n", invalid: invalid))
                 }
                 index += 1
             }

@@ -76,7 +76,7 @@ struct WebhookActionKind: ActionKind {
                 "timeout": Schema.duration("Per-attempt timeout (default: 10s)."),
                 "retry": Schema.object(
                     [
-                        "attempts": Schema.number("Total attempts (default: 5)."),
+                        "attempts": Schema.integer("Total attempts (default: 5).", in: 1...1000),
                         "backoff": Schema.duration("First retry delay, doubled each time, with jitter (default: 1s)."),
                     ], required: []),
                 "when": Schema.enumeration(

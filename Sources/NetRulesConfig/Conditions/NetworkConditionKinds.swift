@@ -39,7 +39,7 @@ struct BSSIDConditionKind: ConditionKind {
     let key = "bssid"
     let summary = "The access point's MAC is one of these (any case; ':', '-', space or no separator)."
 
-    var schema: JSONValue { Schema.stringOrList("A MAC address such as a4:2b:8c:92:47:3c.") }
+    var schema: JSONValue { Schema.macOrList("A MAC address such as a4:2b:8c:92:47:3c.") }
 
     func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ConditionParser) -> (any Condition)? {
         let macs = parser.context.oneOrMany(
@@ -155,7 +155,7 @@ struct GatewayConditionKind: ConditionKind {
             Schema.object(
                 [
                     "address": Schema.stringOrList("An IP address."),
-                    "mac": Schema.stringOrList("The gateway's MAC address, in any spelling."),
+                    "mac": Schema.macOrList("The gateway's MAC address, in any spelling."),
                 ], required: [], minProperties: 1),
         ])
     }

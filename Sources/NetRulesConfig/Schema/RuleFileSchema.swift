@@ -1,6 +1,6 @@
 public import NetRulesCore
 
-/// The JSON Schema (draft-07) of rule files, for editors' YAML plugins.
+/// The JSON Schema (draft 2020-12) of rule files, for editors' YAML plugins.
 ///
 /// Built from the registry, so an added condition or action kind appears with its own schema.
 public enum RuleFileSchema {
@@ -39,7 +39,17 @@ public enum RuleFileSchema {
             .object([
                 ("type", .string("object")),
                 ("description", .string("An external action plugin: the executable netrules-action-NAME.")),
-                ("not", .object([("required", .array(registry.actionKinds.map { .string($0.name) }))])),
+                // Not a plugin when it names any built-in kind (a malformed built-in is an error,
+                // not a plugin called "run").
+                (
+                    "not",
+                    .object([
+                        (
+                            "anyOf",
+                            .array(registry.actionKinds.map { .object([("required", .array([.string($0.name)]))]) })
+                        )
+                    ])
+                ),
                 ("minProperties", .number(1)),
             ]))
         let duration = Schema.duration("A duration such as 500ms, 10s, 5m, 8h or 1h30m.")
@@ -70,7 +80,7 @@ public enum RuleFileSchema {
                 ], required: ["address"]),
         ])
         return .object([
-            ("$schema", .string("http://json-schema.org/draft-07/schema#")),
+            ("$schema", .string("https://json-schema.org/draft/2020-12/schema")),
             ("$id", .string("https://netrules.dev/schema/rules-v1.json")),
             ("title", .string("netrules rule file")),
             ("type", .string("object")),
@@ -97,8 +107,12 @@ public enum RuleFileSchema {
                                             [
                                                 "url": Schema.string("A plain http:// URL."),
                                                 "status": Schema.number("The status meaning online (default: 200)."),
-                                                "body": Schema.string(
-                                                    "The page text meaning online (default: Success); null for empty."),
+                                                "body": Schema.anyOf([
+                                                    Schema.string(
+                                                        "The page text meaning online (default: Success); null for empty."
+                                                    ),
+                                                    .object([("type", .string("null"))]),
+                                                ]),
                                             ], required: ["url"])
                                     ),
                                 ]),
@@ -111,7 +125,17 @@ public enum RuleFileSchema {
                         Schema.anyOf([
                             .object([
                                 ("type", .string("array")),
-                                ("items", Schema.string("A plugin name: netrules-observer-NAME.")),
+                                (
+                                    "items",
+                                    Schema.anyOf([
+                                        Schema.string("A plugin name: netrules-observer-NAME."),
+                                        Schema.object(
+                                            [
+                                                "name": Schema.string("The observer's name."),
+                                                "command": Schema.stringOrList("A program and its arguments."),
+                                            ], required: ["name"]),
+                                    ])
+                                ),
                             ]),
                             .object([
                                 ("type", .string("object")),

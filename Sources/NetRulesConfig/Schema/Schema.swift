@@ -1,9 +1,45 @@
 public import NetRulesCore
 
-/// Small builders for JSON Schema (draft-07) fragments, so every kind describes itself the same way.
+/// Small builders for JSON Schema (draft 2020-12) fragments, so every kind describes itself the same way.
+///
+/// netrules gives YAML scalars no implicit types (`ssid: 1234` is the SSID "1234"), while an
+/// editor's YAML 1.2 loader reads `1234` as a number and `true` as a boolean: a text field
+/// therefore accepts any scalar, as `check` does.
 public enum Schema {
     public static func string(_ description: String) -> JSONValue {
-        .object([("type", .string("string")), ("description", .string(description))])
+        .object([
+            ("type", .array([.string("string"), .string("number"), .string("boolean")])),
+            ("description", .string(description)),
+        ])
+    }
+
+    /// A MAC address in any spelling the loader accepts: `a4:2b:8c:92:47:3c`, `A4-2B-…`,
+    /// `a4 2b …`, `a42b8c92473c`, a dropped leading zero (`a4:2b:8c:92:7:3c`).
+    public static func mac(_ description: String) -> JSONValue {
+        .object([
+            ("type", .string("string")),
+            (
+                "pattern",
+                .string("^ *([0-9A-Fa-f]{1,2}(([:.-]| +)[0-9A-Fa-f]{1,2}){5}|[0-9A-Fa-f]{12}) *$")
+            ),
+            ("description", .string(description)),
+        ])
+    }
+
+    /// A MAC address or a non-empty list of them.
+    public static func macOrList(_ description: String) -> JSONValue {
+        anyOf([
+            mac(description),
+            .object([("type", .string("array")), ("minItems", .number(1)), ("items", mac(description))]),
+        ])
+    }
+
+    /// An integer in a range.
+    public static func integer(_ description: String, in range: ClosedRange<Int>) -> JSONValue {
+        .object([
+            ("type", .string("integer")), ("minimum", .number(Double(range.lowerBound))),
+            ("maximum", .number(Double(range.upperBound))), ("description", .string(description)),
+        ])
     }
 
     public static func number(_ description: String) -> JSONValue {
