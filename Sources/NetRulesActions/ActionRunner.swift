@@ -76,7 +76,7 @@ public actor ActionRunner {
             plugin: PluginExecutor(directories: pluginDirectories, terminationGrace: terminationGrace),
             delivery: WebhookDelivery(
                 client: httpClient, outbox: Outbox(stateDirectory: stateDirectory), clock: clock,
-                environment: environment, isOnline: { gate.isOnline }
+                environment: environment, isOnline: { gate.isOnline }, progress: logger
             )
         )
         (results, resultsContinuation) = AsyncStream.makeStream(of: ActionResult.self, bufferingPolicy: .unbounded)

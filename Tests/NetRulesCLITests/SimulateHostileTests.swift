@@ -90,3 +90,36 @@ struct SimulateTimelineKeyTests {
         #expect(r.stderr.contains("did you mean 'ssid'?"))
     }
 }
+
+/// simulate's calendar and trace (issue 12, items 1 and 5), and a hint that names an argument.
+struct SimulateCalendarTests {
+    @Test func theOfficeWeekChecksInOnceEachWorkingDayAndTracesTheDroppedSecondArrival() async {
+        let r = await CommandTests.run(
+            "simulate", CommandTests.path("rules/office-check-in.yaml"), "--timeline",
+            CommandTests.path("examples/timelines/office-week.yaml"), "--start", "2026-12-07T00:00:00Z", "--trace",
+            "--json")
+        #expect(r.code == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        let firings = lines.filter { $0.contains(#""rendered""#) }
+        #expect(firings.count == 5)
+        #expect(lines.contains { $0.contains(#""event":"dropped","reason":"once_per""#) })
+        #expect(lines.contains { $0.contains(#""event":"held""#) })
+        // {{time}} is the simulated wall clock: Monday 08:55:10.
+        #expect(firings.first?.contains("2026-12-07T08:55:10Z") == true, "\(firings.first ?? "")")
+    }
+
+    @Test func aStartThatIsNotRFC3339IsAUsageError() async {
+        let r = await CommandTests.run(
+            "simulate", CommandTests.path("rules"), "--timeline",
+            CommandTests.path("examples/timelines/office-day.yaml"),
+            "--start", "monday")
+        #expect(r.code == 64)
+    }
+
+    @Test func anArgumentWrittenAsAnOptionSaysSo() async {
+        let r = await CommandTests.run("explain", "--rule", "office")
+        #expect(r.code == 64)
+        #expect(r.stderr.contains("'rule' is an argument, not an option"), "\(r.stderr)")
+        #expect(!r.stderr.contains("--help'?"))
+    }
+}
