@@ -27,6 +27,11 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         .target(name: "CNetRulesLinux"),
 
         // MARK: The portable core
@@ -38,7 +43,7 @@ let package = Package(
         .target(name: "NetRulesSystem", dependencies: ["CNetRulesLinux"], swiftSettings: swiftSettings),
         .target(
             name: "NetRulesLinux",
-            dependencies: ["NetRulesCore", "NetRulesSystem", "CNetRulesLinux"],
+            dependencies: ["NetRulesCore", "NetRulesSystem", "CNetRulesLinux", "CSystemd"],
             swiftSettings: swiftSettings
         ),
         .target(name: "NetRulesHTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),

@@ -24,6 +24,13 @@ struct ObserverPlan {
             Entry(identity: "dns", observer: ResolverObserver()),
             Entry(identity: "wifi", observer: WiFiObserver(logger: log)),
         ]
+        // `wifi.source: auto`: nl80211 serves ssid, bssid, signal and frequency where the kernel has
+        // it; NetworkManager serves them otherwise, and its connection facts whenever it is on the bus.
+        let nmWiFi = WiFiSource.auto.usesNetworkManager(kernelHasNL80211: WiFiSource.kernelHasNL80211)
+        entries.append(
+            Entry(
+                identity: "networkmanager:\(nmWiFi ? "wifi" : "connections")",
+                observer: NetworkManagerObserver(reportsWiFi: nmWiFi, logger: log)))
         for definition in ruleSet.observers {
             entries.append(
                 Entry(

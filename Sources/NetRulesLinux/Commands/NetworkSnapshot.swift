@@ -40,7 +40,12 @@ public struct NetworkSnapshot: Sendable {
     public static func current(resolvConf: String = "/etc/resolv.conf") throws -> NetworkSnapshot {
         let session = try RouteNetlinkSession(subscribe: false)
         try session.resyncAll()
+        let kernelWiFi = WiFiSource.kernelHasNL80211
         var wifi = (try? WiFiObserver.currentFacts()) ?? WiFiState.unavailableFacts
+        // NetworkManager's facts, and its Wi-Fi facts where the kernel has no nl80211 (`wifi.source: auto`).
+        wifi.merge(NetworkManagerObserver.currentFacts(reportsWiFi: !kernelWiFi)) { old, new in
+            new == .unknown ? old : new
+        }
         wifi = wifi.filter { $0.value != .unknown }
         return NetworkSnapshot(
             table: session.table, wifi: wifi, dns: ResolverObserver.currentFact(path: resolvConf))

@@ -1,0 +1,2 @@
+// sd-bus from libsystemd (libsystemd-dev), for the NetworkManager observer.
+#include <systemd/sd-bus.h>

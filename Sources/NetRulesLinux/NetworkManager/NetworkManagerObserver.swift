@@ -1,0 +1,91 @@
+@preconcurrency import Glibc
+import NetRulesCore
+import NetRulesSystem
+
+/// Facts from NetworkManager over D-Bus (sd-bus, the system bus or `DBUS_SYSTEM_BUS_ADDRESS`):
+/// the primary connection's name, UUID and type, the active VPNs, NetworkManager's connectivity
+/// verdict and, where nl80211 cannot serve them, the Wi-Fi facts.
+///
+/// Event-driven: it reads NetworkManager's state at start and again after each signal
+/// NetworkManager sends (`PropertiesChanged`, `StateChanged`, …), and follows the name's owner
+/// (`NameOwnerChanged`): while NetworkManager is not on the bus its facts are unknown, and they
+/// come back when it does, without a restart. No polling.
+public struct NetworkManagerObserver: Observer {
+    public let name = "networkmanager"
+    /// Whether to report `ssid`, `bssid`, `frequency`, `interface` and `signal.quality` too.
+    public var reportsWiFi: Bool
+    /// The bus to use instead of the system bus (tests point it at a private one).
+    public var busAddress: String?
+    let logger: @Sendable (String) -> Void
+
+    public init(reportsWiFi: Bool, busAddress: String? = nil, logger: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.reportsWiFi = reportsWiFi
+        self.busAddress = busAddress
+        self.logger = logger
+    }
+
+    /// The facts now, for `status` without a daemon: unknown when NetworkManager cannot be asked.
+    public static func currentFacts(reportsWiFi: Bool) -> [FactKey: FactState] {
+        guard let bus = try? DBusConnection(), (try? NetworkManagerReader.isRunning(bus)) == true,
+            let snapshot = try? NetworkManagerReader.read(bus)
+        else { return NetworkManagerSnapshot.unknownFacts(reportsWiFi: reportsWiFi) }
+        return snapshot.facts(reportsWiFi: reportsWiFi)
+    }
+
+    public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+        let wake = try WakeEvent()
+        let (reportsWiFi, address, logger) = (self.reportsWiFi, self.busAddress, self.logger)
+        try await withTaskCancellationHandler {
+            try await BlockingThread.run(name: "netrules-nm") {
+                try Self.follow(
+                    reportsWiFi: reportsWiFi, address: address, wake: wake, updates: updates, logger: logger)
+            }
+        } onCancel: {
+            wake.signal()
+        }
+    }
+
+    private static func follow(
+        reportsWiFi: Bool, address: String?, wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation,
+        logger: @Sendable (String) -> Void
+    ) throws {
+        let bus: DBusConnection
+        do {
+            bus = try DBusConnection(address: address)
+            try bus.addMatch("type='signal',sender='\(NetworkManagerReader.service)'")
+            try bus.addMatch(
+                "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+                    + "member='NameOwnerChanged',arg0='\(NetworkManagerReader.service)'")
+        } catch {
+            logger("networkmanager: no system bus (\(error)); its facts stay unknown")
+            DedicatedWait.untilWoken(wake)
+            return
+        }
+        defer { bus.close() }
+        var reported: [FactKey: FactState] = [:]
+        func report() {
+            let facts: [FactKey: FactState]
+            if (try? NetworkManagerReader.isRunning(bus)) == true, let snapshot = try? NetworkManagerReader.read(bus) {
+                facts = snapshot.facts(reportsWiFi: reportsWiFi)
+            } else {
+                facts = NetworkManagerSnapshot.unknownFacts(reportsWiFi: reportsWiFi)
+            }
+            let update = NetworkTable.changes(from: reported, to: facts)
+            guard !update.isEmpty else { return }
+            for (key, state) in update.changes { reported[key] = state }
+            updates.yield(update)
+        }
+        report()
+        while try bus.wait(wake: wake) {
+            if !(try bus.receive()).isEmpty { report() }
+        }
+    }
+}
+
+/// Blocks a dedicated thread until a wake event (an observer with nothing to watch): no timer.
+enum DedicatedWait {
+    static func untilWoken(_ wake: WakeEvent) {
+        var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+        while poll(&fds, 1, -1) < 0 && errno == EINTR {}
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+@preconcurrency import Glibc
+
+/// python-dbusmock's NetworkManager template on a private `dbus-daemon`, for tests of the
+/// NetworkManager observer: the harness GNOME projects test NetworkManager clients with.
+///
+/// `address` is the bus (`unix:path=…`) to give the observer, or to export as
+/// `DBUS_SYSTEM_BUS_ADDRESS` for a `netrules` process. `control` runs `Tests/Support/nm-mock`,
+/// which drives the mock as NetworkManager would behave (join, roam, disconnect, VPNs,
+/// connectivity). `stopNetworkManager()` takes the name off the bus; `startNetworkManager()`
+/// brings a fresh one back. Everything started is killed at `stop()` or deinit.
+public final class NetworkManagerMock: @unchecked Sendable {
+    // Mutated only by the test that owns the mock, one call at a time.
+
+    /// Whether dbus-daemon and python-dbusmock (Debian python3-dbusmock) are installed.
+    public static let isAvailable: Bool =
+        access("/usr/bin/dbus-daemon", X_OK) == 0 && access("/usr/bin/python3", X_OK) == 0
+        && system("/usr/bin/python3 -c 'import dbusmock' >/dev/null 2>&1") == 0
+
+    public static let unavailableReason =
+        "SKIPPED: dbus-daemon or python3-dbusmock is not installed (scripts/setup installs them); the NetworkManager tests did not run"
+
+    public let directory: String
+    public let address: String
+    private var busPID: pid_t = 0
+    private var mockPID: pid_t = 0
+
+    /// The script that drives the mock.
+    static let controlScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/Support/nm-mock").path
+
+    /// Starts the bus and NetworkManager's mock with a Wi-Fi device (`nm-mock setup`).
+    public init() throws {
+        directory = "/tmp/nr-nm-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let socket = directory + "/bus"
+        address = "unix:path=" + socket
+        busPID = try Self.spawn(
+            ["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=\(address)"], environment: [:])
+        for _ in 0..<100 where access(socket, F_OK) != 0 { usleep(20_000) }
+        guard access(socket, F_OK) == 0 else { throw MockError("dbus-daemon did not create \(socket)") }
+        try startNetworkManager()
+    }
+
+    deinit { stop() }
+
+    /// NetworkManager (the mock) joins the bus with a Wi-Fi device and nothing connected.
+    public func startNetworkManager() throws {
+        mockPID = try Self.spawn(
+            ["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", "networkmanager"],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": address], output: directory + "/mock.log")
+        for _ in 0..<250 {
+            if system("\(Self.environment(address)) /usr/bin/dbus-send --system --print-reply --dest=org.freedesktop.NetworkManager /org/freedesktop/NetworkManager org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1") == 0 {
+                return try control("setup")
+            }
+            usleep(20_000)
+        }
+        throw MockError("the NetworkManager mock did not come up; see \(directory)/mock.log")
+    }
+
+    /// NetworkManager leaves the bus.
+    public func stopNetworkManager() {
+        guard mockPID > 0 else { return }
+        kill(mockPID, SIGKILL)
+        var status: CInt = 0
+        waitpid(mockPID, &status, 0)
+        mockPID = 0
+    }
+
+    /// Runs `nm-mock ARGUMENTS…` against this bus.
+    public func control(_ arguments: String...) throws {
+        let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let status = system("\(Self.environment(address)) \(Self.controlScript) \(quoted) >> \(directory)/control.log 2>&1")
+        guard status == 0 else {
+            let log = (try? String(contentsOfFile: directory + "/control.log", encoding: .utf8)) ?? ""
+            throw MockError("nm-mock \(arguments.joined(separator: " ")) failed:\n\(log.suffix(2000))")
+        }
+    }
+
+    /// Kills the mock and the bus and removes the directory.
+    public func stop() {
+        stopNetworkManager()
+        if busPID > 0 {
+            kill(busPID, SIGKILL)
+            var status: CInt = 0
+            waitpid(busPID, &status, 0)
+            busPID = 0
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private static func environment(_ address: String) -> String { "DBUS_SYSTEM_BUS_ADDRESS='\(address)'" }
+
+    private static func spawn(_ argv: [String], environment: [String: String], output: String = "/dev/null") throws
+        -> pid_t
+    {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        let cArgs = argv.map { strdup($0) } + [nil]
+        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            cArgs.forEach { free($0) }
+            cEnv.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv)
+        guard result == 0 else { throw MockError("cannot start \(argv[0]): errno \(result)") }
+        return pid
+    }
+}
+
+struct MockError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

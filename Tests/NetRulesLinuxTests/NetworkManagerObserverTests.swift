@@ -1,0 +1,132 @@
+import NetRulesCore
+@testable import NetRulesLinux
+import NetRulesTesting
+import Synchronization
+import Testing
+
+/// The NetworkManager observer against python-dbusmock's NetworkManager template on a private bus
+/// (issue 11): join, roam, disconnect, VPNs, connectivity, and NetworkManager leaving and coming
+/// back, all event-driven.
+@Suite(.serialized, .enabled(if: NetworkManagerMock.isAvailable, "\(NetworkManagerMock.unavailableReason)"))
+struct NetworkManagerObserverTests {
+    /// The observer's facts as they arrive.
+    final class Collected: Sendable {
+        let facts = Mutex<[FactKey: FactState]>([:])
+        let updates = Mutex(0)
+
+        func wait(
+            _ what: String, timeout: Duration = .seconds(10), until condition: ([FactKey: FactState]) -> Bool
+        ) async throws {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if facts.withLock({ condition($0) }) { return }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            Issue.record("timed out waiting for \(what); facts: \(facts.withLock { $0 })")
+            throw CancellationError()
+        }
+
+        subscript(key: FactKey) -> FactState { facts.withLock { $0[key] ?? .unknown } }
+    }
+
+    private func observe(_ mock: NetworkManagerMock) -> (Collected, Task<Void, Never>) {
+        let collected = Collected()
+        let observer = NetworkManagerObserver(reportsWiFi: true, busAddress: mock.address)
+        let task = Task {
+            let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
+            let reader = Task {
+                for await update in stream {
+                    collected.facts.withLock { facts in for (key, state) in update.changes { facts[key] = state } }
+                    collected.updates.withLock { $0 += 1 }
+                }
+            }
+            try? await observer.run(reporting: continuation)
+            continuation.finish()
+            await reader.value
+        }
+        return (collected, task)
+    }
+
+    @Test func followsJoinRoamVPNConnectivityAndNetworkManagerComingAndGoing() async throws {
+        let mock = try NetworkManagerMock()
+        defer { mock.stop() }
+        let (facts, task) = observe(mock)
+        defer { task.cancel() }
+        try await facts.wait("the first report") { $0[.ssid] == .absent && $0[.connection] == .absent }
+
+        try mock.control("join", "ACME-Corp", "A4:2B:8C:92:47:3C", "80")
+        try await facts.wait("the join") { $0[.bssid] == .value(.string("a4:2b:8c:92:47:3c")) }
+        #expect(facts[.ssid] == .value(.string("ACME-Corp")))
+        #expect(facts[.connection] == .value(.string("ACME-Corp")))
+        #expect(facts[.connectionType] == .value(.string("802-11-wireless")))
+        #expect(facts[.interface] == .value(.string("wlan0")))
+        #expect(facts[.signalQuality] == .value(.number(80)))
+        #expect(facts[.frequency] == .value(.number(2437)))
+
+        // Roaming changes the BSSID and nothing else.
+        let before = facts.facts.withLock { $0 }
+        try mock.control("roam", "a4:2b:8c:92:47:3d", "80")
+        try await facts.wait("the roam") { $0[.bssid] == .value(.string("a4:2b:8c:92:47:3d")) }
+        let after = facts.facts.withLock { $0 }
+        #expect(after.filter { $0.key != .bssid && before[$0.key] != $0.value }.isEmpty, "\(after)")
+
+        try mock.control("vpn-up", "Work")
+        try await facts.wait("the VPN") { $0[.vpn] == .value(.list([.string("Work")])) }
+        try mock.control("vpn-down", "Work")
+        try await facts.wait("the VPN going down") { $0[.vpn] == .value(.list([])) }
+
+        try mock.control("connectivity", "2")
+        try await facts.wait("the portal verdict") { $0[.networkManagerConnectivity] == .value(.string("portal")) }
+
+        try mock.control("disconnect")
+        try await facts.wait("the disconnect") { $0[.ssid] == .absent && $0[.connection] == .absent }
+
+        // NetworkManager leaves the bus: its facts are unknown, not absent; it comes back: facts again.
+        mock.stopNetworkManager()
+        try await facts.wait("NetworkManager leaving") { $0[.connection] == .unknown && $0[.ssid] == .unknown }
+        try mock.startNetworkManager()
+        try mock.control("join", "ACME-Corp", "A4:2B:8C:92:47:3C")
+        try await facts.wait("NetworkManager back") { $0[.ssid] == .value(.string("ACME-Corp")) }
+    }
+
+    @Test func withoutABusTheFactsStayUnknownAndCancellationEndsTheObserver() async throws {
+        let observer = NetworkManagerObserver(reportsWiFi: true, busAddress: "unix:path=/nonexistent/bus")
+        let task = Task {
+            let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
+            try? await observer.run(reporting: continuation)
+            continuation.finish()
+            var count = 0
+            for await _ in stream { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        #expect(await task.value == 0)
+    }
+}
+
+/// The mapping from NetworkManager's state to facts, without a bus.
+struct NetworkManagerSnapshotTests {
+    @Test func theFactsFollowThePrimaryConnectionAndTheAccessPoint() {
+        var snapshot = NetworkManagerSnapshot()
+        snapshot.connectivity = 4
+        let wifi = NetworkManagerSnapshot.ActiveConnection(
+            path: "/a/1", id: "Office", uuid: "u-1", type: "802-11-wireless", vpn: false, devices: ["/d/1"],
+            specificObject: "/ap/1", isDefault: true)
+        let vpn = NetworkManagerSnapshot.ActiveConnection(
+            path: "/a/2", id: "Work VPN", uuid: "u-2", type: "vpn", vpn: true, devices: [], specificObject: nil,
+            isDefault: false)
+        snapshot.active = [wifi, vpn]
+        snapshot.primary = wifi
+        snapshot.wifiInterface = "wlp2s0"
+        snapshot.accessPoint = NetworkManagerSnapshot.AccessPoint(
+            ssid: [0x24, 0x28, 0xFF], hardwareAddress: "A4:2B:8C:92:47:3C", strength: 55, frequency: 5180)
+        let facts = snapshot.facts(reportsWiFi: true)
+        #expect(facts[.ssid] == .value(.text([0x24, 0x28, 0xFF])))
+        #expect(facts[.bssid] == .value(.string("a4:2b:8c:92:47:3c")))
+        #expect(facts[.vpn] == .value(.list([.string("Work VPN")])))
+        #expect(facts[.networkManagerConnectivity] == .value(.string("full")))
+        #expect(snapshot.facts(reportsWiFi: false)[.ssid] == nil, "nl80211 serves Wi-Fi facts where it can")
+        #expect(NetworkManagerSnapshot.unknownFacts(reportsWiFi: true)[.ssid] == .unknown)
+    }
+}
