@@ -1,8 +1,9 @@
 import NetRulesCore
-@testable import NetRulesLinux
 import NetRulesTesting
 import Synchronization
 import Testing
+
+@testable import NetRulesLinux
 
 /// The NetworkManager observer against python-dbusmock's NetworkManager template on a private bus
 /// (issue 11): join, roam, disconnect, VPNs, connectivity, and NetworkManager leaving and coming

@@ -45,8 +45,9 @@ public indirect enum DBusValue: Hashable, Sendable {
     public var bytesValue: [UInt8]? {
         switch unwrapped {
         case .bytes(let b): b
-        case .array(let items): items.allSatisfy { if case .byte = $0 { true } else { false } }
-            ? items.compactMap { if case .byte(let b) = $0 { b } else { nil } } : nil
+        case .array(let items):
+            items.allSatisfy { if case .byte = $0 { true } else { false } }
+                ? items.compactMap { if case .byte(let b) = $0 { b } else { nil } } : nil
         default: nil
         }
     }

@@ -51,7 +51,9 @@ public final class NetworkManagerMock: @unchecked Sendable {
             ["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", "networkmanager"],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": address], output: directory + "/mock.log")
         for _ in 0..<250 {
-            if system("\(Self.environment(address)) /usr/bin/dbus-send --system --print-reply --dest=org.freedesktop.NetworkManager /org/freedesktop/NetworkManager org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1") == 0 {
+            if system(
+                "\(Self.environment(address)) /usr/bin/dbus-send --system --print-reply --dest=org.freedesktop.NetworkManager /org/freedesktop/NetworkManager org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1"
+            ) == 0 {
                 return try control("setup")
             }
             usleep(20_000)
@@ -70,8 +72,10 @@ public final class NetworkManagerMock: @unchecked Sendable {
 
     /// Runs `nm-mock ARGUMENTS…` against this bus.
     public func control(_ arguments: String...) throws {
-        let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let status = system("\(Self.environment(address)) \(Self.controlScript) \(quoted) >> \(directory)/control.log 2>&1")
+        let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(
+            separator: " ")
+        let status = system(
+            "\(Self.environment(address)) \(Self.controlScript) \(quoted) >> \(directory)/control.log 2>&1")
         guard status == 0 else {
             let log = (try? String(contentsOfFile: directory + "/control.log", encoding: .utf8)) ?? ""
             throw MockError("nm-mock \(arguments.joined(separator: " ")) failed:\n\(log.suffix(2000))")

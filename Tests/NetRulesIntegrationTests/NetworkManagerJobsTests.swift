@@ -1,0 +1,79 @@
+import Foundation
+import NetRulesTesting
+import Testing
+
+/// Issue 11, item 7: the two jobs people install netrules for, end to end, with Wi-Fi facts from a
+/// mocked NetworkManager (this kernel has no nl80211): the built daemon with the shipped
+/// `rules/office-check-in.yaml` and `rules/vpn-away-from-home.yaml`, adapted only where a test
+/// must (the check-in URL points at a receiver in the peer namespace, the VPN script records its
+/// runs, holds are 1 s, and the office rule's working-hours window is left out so the test does
+/// not depend on the day it runs).
+@Suite(
+    .serialized,
+    .enabled(if: Testbed.isAvailable, Testbed.unavailableReason),
+    .enabled(if: NetworkManagerMock.isAvailable, "\(NetworkManagerMock.unavailableReason)"))
+struct NetworkManagerJobsTests {
+    static func shipped(_ name: String) throws -> String {
+        try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("rules/\(name).yaml"), encoding: .utf8)
+    }
+
+    @Test func officeCheckInAndVPNAwayFromHome() async throws {
+        let mock = try NetworkManagerMock()
+        defer { mock.stop() }
+        try await Testbed.run { testbed in
+            let portal = try PortalEndpoint(in: testbed, loggedIn: true)
+            let receiver = try testbed.serve { _ in .response(status: 200, reason: "OK") }
+            let hook = try ActionRecord.script(in: testbed)
+            let vpn = ActionRecord(path: testbed.path("vpn"))
+            var office = try Self.shipped("office-check-in")
+            office = office.replacingOccurrences(of: "https://hr.example.com/check-in", with: receiver.url("/check-in"))
+            office = office.replacingOccurrences(of: "for: 10s", with: "for: 1s")
+            office = office.replacingOccurrences(
+                of: "        - time: { from: \"06:00\", to: \"14:00\", days: [mon, tue, wed, thu, fri] }\n", with: "")
+            office = office.replacingOccurrences(
+                of: "~/.local/state/netrules/checkins.log", with: testbed.path("checkins.log"))
+            office = office.replacingOccurrences(of: "rules:\n", with: portal.connectivityYAML + "rules:\n")
+            var away = try Self.shipped("vpn-away-from-home")
+            away = away.replacingOccurrences(of: "for: 5s", with: "for: 1s")
+            away = away.replacingOccurrences(
+                of: "- run: { command: /usr/local/bin/vpn-toggle, timeout: 60s }", with: vpn.action(hook: hook))
+            let rules = [try testbed.write(office, to: "office.yaml"), try testbed.write(away, to: "vpn.yaml")]
+
+            try mock.control("join", "HomeNet", "11:22:33:44:55:66")
+            let daemon = try await testbed.startDaemon(
+                rules: rules, environment: ["DBUS_SYSTEM_BUS_ADDRESS": mock.address, "CHECKIN_TOKEN": "t0ken"])
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(vpn.entries.isEmpty, "the VPN started at home: \(vpn.edges)")
+
+            // Leave home: the VPN script runs once.
+            try mock.control("disconnect")
+            try await eventually("the VPN to start") { vpn.edges == ["enter"] }
+
+            // Walk past the office for less than the hold: nothing.
+            try mock.control("join", "XF-WORLD", "A4-2B-8C-92-47-3C")
+            try mock.control("disconnect")
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(receiver.requests.isEmpty, "a check-in while walking past")
+
+            // Join the office: exactly one check-in with the right BSSID.
+            try mock.control("join", "XF-WORLD", "A4-2B-8C-92-47-3C")
+            try await eventually("the check-in") { receiver.requests.count == 1 }
+            let body = try #require(
+                try JSONSerialization.jsonObject(with: Data(receiver.requests[0].body)) as? [String: Any])
+            #expect(body["bssid"] as? String == "a4:2b:8c:92:47:3c")
+            #expect(body["ssid"] as? String == "XF-WORLD")
+            #expect(receiver.requests[0].header("Authorization") == "Bearer t0ken")
+
+            // Come back home: the VPN's stop runs once.
+            try mock.control("disconnect")
+            try mock.control("join", "HomeNet", "11:22:33:44:55:66")
+            try await eventually("the VPN to stop") { vpn.edges == ["enter", "exit"] }
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(vpn.edges == ["enter", "exit"])
+            #expect(receiver.requests.count == 1)
+            #expect(try await testbed.stop(daemon) == .exited(0))
+        }
+    }
+}
