@@ -32,6 +32,12 @@ public struct NetworkManagerObserver: Observer {
         return snapshot.facts(reportsWiFi: reportsWiFi)
     }
 
+    /// Whether NetworkManager is on the bus: nil when there is no bus to ask.
+    public static func isOnBus(busAddress: String? = nil) -> Bool? {
+        guard let bus = try? DBusConnection(address: busAddress) else { return nil }
+        return (try? NetworkManagerReader.isRunning(bus)) ?? false
+    }
+
     public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
         let wake = try WakeEvent()
         let (reportsWiFi, address, logger) = (self.reportsWiFi, self.busAddress, self.logger)

@@ -1,0 +1,240 @@
+import FoundationEssentials
+internal import Glibc
+import NetRulesConfig
+import NetRulesCore
+import NetRulesDaemon
+import NetRulesLinux
+
+/// `netrules doctor [RULES…] [--json]`: what this machine can and cannot tell netrules, and the fix.
+enum DoctorCommand: Command {
+    static let spec = CommandSpec(
+        name: "doctor",
+        abstract: "Check what this machine can tell netrules, and how to fix what it cannot.",
+        discussion: """
+            One line per check, each ok, warning or error with the fix in one sentence: nl80211, \
+            NetworkManager on the system bus, which source serves each Wi-Fi fact, unprivileged ICMP \
+            (net.ipv4.ping_group_range), the control socket, the state directory and, with RULES, \
+            whether the rule files are trusted, whether their probe hosts resolve, and which facts they \
+            read that nothing on this machine provides. Exits 0 unless a check is an error.
+            """,
+        arguments: [
+            ArgumentSpec(
+                name: "rules", help: "Rule files or directories of *.yaml files to check against this machine.",
+                isOptional: true, isRepeating: true)
+        ],
+        options: [
+            .json,
+            OptionSpec(long: "control-socket", valueName: "path", help: "The daemon's control socket to look for."),
+            OptionSpec(long: "state-dir", valueName: "dir", help: "The daemon's state directory to look at."),
+        ]
+    )
+
+    static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+        let paths = DaemonPaths.defaults(
+            environment: io.environment, stateDirectory: arguments.value("state-dir"),
+            controlSocket: arguments.value("control-socket"))
+        var checks: [DoctorCheck] = []
+        let kernelWiFi = WiFiSource.kernelHasNL80211
+        let networkManager = NetworkManagerObserver.isOnBus(busAddress: io.environment["DBUS_SYSTEM_BUS_ADDRESS"])
+        checks.append(
+            kernelWiFi
+                ? .ok("nl80211", "the kernel answers for nl80211: ssid, bssid, signal (dBm) and frequency come from it")
+                : .warning(
+                    "nl80211", "this kernel has no nl80211 (no cfg80211, or a container without Wi-Fi)",
+                    fix:
+                        "nothing to do if NetworkManager serves Wi-Fi here; otherwise load cfg80211 on a machine with Wi-Fi"
+                ))
+        switch networkManager {
+        case true?:
+            checks.append(
+                .ok(
+                    "networkmanager",
+                    "NetworkManager is on the system bus: connection, vpn and nm.connectivity come from it"))
+        case false?:
+            checks.append(
+                .warning(
+                    "networkmanager", "NetworkManager is not on the system bus",
+                    fix: "start it (systemctl start NetworkManager) if rules read connection, vpn or nm.connectivity"))
+        case nil:
+            checks.append(
+                .warning(
+                    "networkmanager", "there is no system bus to ask",
+                    fix: "start dbus (systemctl start dbus) if rules read NetworkManager's facts"))
+        }
+        let wifiSource = kernelWiFi ? "nl80211" : (networkManager == true ? "NetworkManager" : nil)
+        if let wifiSource {
+            checks.append(
+                .ok(
+                    "wifi-source",
+                    "ssid, bssid, frequency and interface come from \(wifiSource); signal from "
+                        + (kernelWiFi ? "nl80211 (dBm)" : "nowhere (NetworkManager gives signal.quality in percent)")))
+        } else {
+            checks.append(
+                .warning(
+                    "wifi-source", "nothing on this machine reports ssid, bssid or frequency",
+                    fix: "run NetworkManager, or use a kernel with cfg80211, or an observer plugin that reports them"))
+        }
+        checks.append(icmpCheck())
+        checks.append(await controlSocketCheck(paths.controlSocket))
+        checks.append(stateDirectoryCheck(paths.stateDirectory))
+        let rulePaths = arguments.positional("rules")
+        if !rulePaths.isEmpty {
+            checks += try ruleChecks(
+                rulePaths, io: io, kernelWiFi: kernelWiFi, networkManager: networkManager == true)
+        }
+        if arguments.flag("json") {
+            io.print(
+                JSONValue.object([("version", .number(1)), ("checks", .array(checks.map(\.json)))]).compact)
+        } else {
+            for check in checks { io.print(check.text) }
+        }
+        return checks.contains { $0.status == .error } ? ExitCode.failure : ExitCode.success
+    }
+
+    /// Datagram ICMP sockets need the caller's group inside `net.ipv4.ping_group_range`; raw ones
+    /// need root or CAP_NET_RAW.
+    static func icmpCheck() -> DoctorCheck {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ping_group_range", encoding: .utf8)) ?? ""
+        let bounds = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int64($0) }
+        let group = Int64(getegid())
+        let inRange = bounds.count == 2 && bounds[0] <= group && group <= bounds[1]
+        if inRange { return .ok("icmp", "unprivileged ICMP sockets are allowed for group \(group)") }
+        if geteuid() == 0 {
+            return .ok(
+                "icmp",
+                "running as root: ICMP probes use raw sockets (ping_group_range is '\(bounds.map(String.init).joined(separator: " "))')"
+            )
+        }
+        return .warning(
+            "icmp", "group \(group) is outside net.ipv4.ping_group_range, so ICMP probes need raw sockets",
+            fix: "run as root, give netrules CAP_NET_RAW, or: sysctl -w net.ipv4.ping_group_range='0 2147483647'")
+    }
+
+    static func controlSocketCheck(_ path: String) async -> DoctorCheck {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            return .warning(
+                "control-socket", "no daemon socket at \(path)",
+                fix:
+                    "start the daemon (systemctl start netrules, or netrules run); status and watch read the system directly meanwhile"
+            )
+        }
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            return .error(
+                "control-socket", "\(path) exists and is not a socket",
+                fix: "remove it, or give --control-socket another path")
+        }
+        if info.st_mode & 0o077 != 0 {
+            return .error(
+                "control-socket", "\(path) can be used by other users (mode \(String(info.st_mode & 0o777, radix: 8)))",
+                fix: "chmod 600 \(path); the daemon sets it so itself on start")
+        }
+        let answered: Bool
+        if let client = try? ControlClient.connect(path: path, timeout: .seconds(2)),
+            (try? await client.response(to: ControlRequest.rules.document)) != nil
+        {
+            answered = true
+        } else {
+            answered = false
+        }
+        return answered
+            ? .ok("control-socket", "a daemon answers on \(path)")
+            : .warning(
+                "control-socket", "\(path) exists but no daemon answers on it",
+                fix: "start the daemon; a stale socket is replaced when it starts")
+    }
+
+    static func stateDirectoryCheck(_ path: String) -> DoctorCheck {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return .ok("state-dir", "\(path) does not exist yet; the daemon creates it (mode 0700)")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            return .error("state-dir", "\(path) is not a directory", fix: "remove it or choose another --state-dir")
+        }
+        if info.st_uid != geteuid() {
+            return .error(
+                "state-dir", "\(path) is owned by uid \(info.st_uid), not by this user (uid \(geteuid()))",
+                fix: "chown \(geteuid()) \(path), or choose another --state-dir")
+        }
+        if access(path, W_OK) != 0 {
+            return .error(
+                "state-dir", "\(path) is not writable (\(String(cString: strerror(errno))))",
+                fix: "make it writable by this user; netrules keeps its rule state and webhook outbox there")
+        }
+        if info.st_mode & 0o077 != 0 {
+            return .warning(
+                "state-dir", "\(path) is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8)))",
+                fix: "chmod 700 \(path): the outbox holds webhook requests")
+        }
+        return .ok("state-dir", "\(path) is present, writable and private")
+    }
+
+    /// Trust, probe hosts, and facts the rules read that nothing here provides.
+    static func ruleChecks(_ paths: [String], io: CommandIO, kernelWiFi: Bool, networkManager: Bool) throws
+        -> [DoctorCheck]
+    {
+        let result = try RuleFiles.load(paths, environment: io.environment)
+        var checks: [DoctorCheck] = []
+        if result.hasErrors {
+            checks.append(
+                .error(
+                    "rules", "the rule files have \(result.errorCount) error\(result.errorCount == 1 ? "" : "s")",
+                    fix: "run netrules check \(paths.joined(separator: " ")) and fix what it reports"))
+        } else {
+            checks.append(.ok("rules", "\(result.ruleSet.rules.count) rules load"))
+        }
+        let distrusted = RuleFiles.trustProblems(result, files: (try? RuleFiles.expand(paths)) ?? []) {
+            FileTrust.problem(withFile: $0, kind: $1)
+        }
+        checks.append(
+            distrusted.isEmpty
+                ? .ok("rule-trust", "the daemon would trust these rule files and plugins")
+                : .error("rule-trust", distrusted.joined(separator: "; "), fix: "fix the owners and modes named above"))
+        for host in result.ruleSet.hosts where IPAddress(host.address) == nil {
+            var hints = addrinfo()
+            hints.ai_socktype = CInt(SOCK_STREAM.rawValue)
+            var found: UnsafeMutablePointer<addrinfo>?
+            let status = getaddrinfo(host.address, nil, &hints, &found)
+            if let found { freeaddrinfo(found) }
+            checks.append(
+                status == 0
+                    ? .ok("host \(host.name)", "\(host.address) resolves")
+                    : .warning(
+                        "host \(host.name)",
+                        "\(host.address) does not resolve (\(String(cString: gai_strerror(status))))",
+                        fix: "check the name and the DNS servers, or write the address"))
+        }
+        let read = result.ruleSet.readKeys
+        let wifiKeys: Set<FactKey> = [.ssid, .bssid, .frequency, .interface]
+        let wifiServed = kernelWiFi || networkManager
+        var missing: [(FactKey, String)] = []
+        for key in read.sorted() {
+            if wifiKeys.contains(key) && !wifiServed {
+                missing.append((key, "neither nl80211 nor NetworkManager is available"))
+            } else if key == .signal && !kernelWiFi {
+                missing.append((key, "signal in dBm comes only from nl80211; NetworkManager gives signal.quality"))
+            } else if NetworkManagerSnapshot.connectionKeys.contains(key) || key == .signalQuality,
+                !networkManager
+            {
+                missing.append((key, "it comes from NetworkManager, which is not on the bus"))
+            } else if !key.isBuiltIn && !NetworkManagerSnapshot.connectionKeys.contains(key) && key != .signalQuality
+                && !key.isEngineInternal && result.ruleSet.observers.isEmpty
+            {
+                missing.append((key, "no observer plugin is configured to report it"))
+            }
+        }
+        if missing.isEmpty {
+            checks.append(.ok("facts", "every fact the rules read has a source on this machine"))
+        }
+        for (key, why) in missing {
+            checks.append(
+                .error(
+                    "fact \(key)", "the rules read '\(key)' but nothing here provides it: \(why)",
+                    fix:
+                        "provide it (see the checks above) or the rule will stay unknown; if_unknown: can say what unknown counts as"
+                ))
+        }
+        return checks
+    }
+}
