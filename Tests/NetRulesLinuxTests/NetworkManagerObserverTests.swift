@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import NetRulesCore
 import NetRulesTesting
 import Synchronization
@@ -129,5 +131,70 @@ struct NetworkManagerSnapshotTests {
         #expect(facts[.networkManagerConnectivity] == .value(.string("full")))
         #expect(snapshot.facts(reportsWiFi: false)[.ssid] == nil, "nl80211 serves Wi-Fi facts where it can")
         #expect(NetworkManagerSnapshot.unknownFacts(reportsWiFi: true)[.ssid] == .unknown)
+    }
+}
+
+/// Figures, not a test: the time from a mock `PropertiesChanged` to the fact update, over 200
+/// changes. `scripts/bench-networkmanager` runs it (NETRULES_BENCH=1).
+struct NetworkManagerLatencyBenchmark {
+    final class Arrivals: Sendable {
+        let list = Mutex<[(Int64, UInt64)]>([])
+    }
+
+    static let enabled =
+        NetworkManagerMock.isAvailable && ProcessInfo.processInfo.environment["NETRULES_BENCH"] == "1"
+
+    @Test(.enabled(if: enabled, "set NETRULES_BENCH=1 (scripts/bench-networkmanager) to measure"))
+    func propertiesChangedToFactUpdate() async throws {
+        let mock = try NetworkManagerMock()
+        defer { mock.stop() }
+        try mock.control("join", "ACME-Corp", "A4:2B:8C:92:47:3C", "100")
+        let arrivals = Arrivals()
+        let observer = NetworkManagerObserver(reportsWiFi: true, busAddress: mock.address)
+        let task = Task {
+            let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
+            let reader = Task {
+                for await update in stream {
+                    if case .value(.number(let q))? = update.changes[.signalQuality] {
+                        var now = timespec()
+                        clock_gettime(CLOCK_MONOTONIC, &now)
+                        let ns = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+                        arrivals.list.withLock { $0.append((Int64(q), ns)) }
+                    }
+                }
+            }
+            try? await observer.run(reporting: continuation)
+            continuation.finish()
+            await reader.value
+        }
+        defer { task.cancel() }
+        try await Task.sleep(for: .milliseconds(500))
+        arrivals.list.withLock { $0.removeAll() }
+        let output = mock.directory + "/series"
+        try mock.control("strength-series", "200", "0.02")
+        try await Task.sleep(for: .milliseconds(300))
+        let sent = (try String(contentsOfFile: mock.directory + "/control.log", encoding: .utf8))
+            .split(separator: "\n").compactMap { line -> (UInt64, Int64)? in
+                let fields = line.split(separator: " ")
+                guard fields.count == 2, let t = UInt64(fields[0]), let v = Int64(fields[1]) else { return nil }
+                return (t, v)
+            }
+        _ = output
+        let received = arrivals.list.withLock { $0 }
+        var latencies: [Double] = []
+        var index = 0
+        for (t0, value) in sent {
+            while index < received.count, received[index].0 != value || received[index].1 < t0 { index += 1 }
+            guard index < received.count else { break }
+            latencies.append(Double(received[index].1 - t0) / 1e6)
+            index += 1
+        }
+        latencies.sort()
+        #expect(latencies.count >= 190, "matched \(latencies.count) of \(sent.count) changes")
+        let p50 = latencies[latencies.count / 2]
+        let p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+        print(
+            "networkmanager: PropertiesChanged → fact update over \(latencies.count) changes: p50 \(p50) ms, p99 \(p99) ms"
+        )
     }
 }
