@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import NetRulesCLI
 import NetRulesTesting
 import Testing
@@ -68,5 +69,34 @@ struct DoctorCommandTests {
         }
         #expect(checks["facts"]?["status"] as? String == "ok", "\(checks)")
         #expect(r.code == 0, "\(r.stdout)")
+    }
+}
+
+/// Issue 11's "done when": `DBUS_SYSTEM_BUS_ADDRESS=<mock bus> netrules status --json` shows
+/// `ssid`, `bssid` and `connection` from the mock on a kernel without nl80211 (the built binary,
+/// no daemon, as a user would run it).
+struct StatusFromNetworkManagerTests {
+    static let binary = CommandTests.path(".build/debug/netrules")
+
+    @Test(
+        .enabled(if: NetworkManagerMock.isAvailable, "\(NetworkManagerMock.unavailableReason)"),
+        .enabled(if: FileManager.default.isExecutableFile(atPath: binary), "SKIPPED: no built .build/debug/netrules"))
+    func statusShowsTheMockedNetworkManagersFacts() throws {
+        let mock = try NetworkManagerMock()
+        defer { mock.stop() }
+        try mock.control("join", "ACME-Corp", "A4:2B:8C:92:47:3C")
+        let output = mock.directory + "/status.json"
+        let status = system(
+            "DBUS_SYSTEM_BUS_ADDRESS='\(mock.address)' '\(Self.binary)' status --json "
+                + "--control-socket '\(mock.directory)/none.sock' > '\(output)' 2>/dev/null")
+        #expect(status == 0)
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as? [String: Any])
+        let facts = try #require(document["facts"] as? [String: Any])
+        #expect(facts["connection"] as? String == "ACME-Corp")
+        if !FileManager.default.fileExists(atPath: "/sys/class/ieee80211") {
+            #expect(facts["ssid"] as? String == "ACME-Corp")
+            #expect(facts["bssid"] as? String == "a4:2b:8c:92:47:3c")
+        }
     }
 }
