@@ -107,3 +107,19 @@ struct TimelineCheckTests {
             "\(diagnostics)")
     }
 }
+
+/// `wifi: { source: … }` (issue 11, item 4).
+struct WiFiSettingsTests {
+    @Test(arguments: WiFiSettings.Source.allCases)
+    func everySourceLoads(source: WiFiSettings.Source) throws {
+        let result = RuleLoaderTests.load("version: 1\nwifi: { source: \(source.rawValue) }\nrules: []\n")
+        #expect(!result.hasErrors, "\(result.renderedDiagnostics())")
+        #expect(result.ruleSet.wifi.source == source)
+    }
+
+    @Test func anUnknownSourceIsAnError() {
+        let result = RuleLoaderTests.load("version: 1\nwifi: { source: iwd }\nrules: []\n")
+        #expect(result.hasErrors)
+        #expect(RuleLoaderTests.load("version: 1\nrules: []\n").ruleSet.wifi.source == .auto)
+    }
+}

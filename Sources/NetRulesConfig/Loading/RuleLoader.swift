@@ -76,7 +76,7 @@ public struct RuleLoader: Sendable {
     /// Finds `netrules-observer-NAME` likewise.
     public var findObserverPlugin: @Sendable (_ name: String, _ directories: [String]) -> String?
 
-    static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "observers", "plugins"]
+    static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "observers", "plugins", "wifi"]
     static let ruleKeys = ["name", "description", "when", "on", "for", "cooldown", "once_per", "do"]
 
     public init(
@@ -136,6 +136,8 @@ public struct RuleLoader: Sendable {
         var hostOrigins: [String: String] = [:]
         var connectivity: ConnectivitySettings?
         var connectivityOrigin: String?
+        var wifi: WiFiSettings?
+        var wifiOrigin: String?
         for (file, root) in roots {
             var context = ValidationContext(file: file)
             if let p = root["plugins"] { pluginDirectories += context.pluginDirectories(p, .root.key("plugins")) }
@@ -149,6 +151,16 @@ public struct RuleLoader: Sendable {
                     }
                     namedHosts[host.name] = host
                     hostOrigins[host.name] = "\(file):\(mark)"
+                }
+            }
+            if let w = root.entry("wifi") {
+                if let first = wifiOrigin {
+                    context.error(
+                        "'wifi' is set in more than one file (first at \(first))", at: w.key.mark,
+                        path: .root.key("wifi"))
+                } else {
+                    wifi = context.wifi(w.value, .root.key("wifi"))
+                    wifiOrigin = "\(file):\(w.key.mark)"
                 }
             }
             if let c = root.entry("connectivity") {
@@ -210,7 +222,7 @@ public struct RuleLoader: Sendable {
         let hosts = namedHosts.values.sorted { $0.name < $1.name } + inlineHosts.values.sorted { $0.name < $1.name }
         let ruleSet = RuleSet(
             rules: rules, hosts: hosts, connectivity: connectivity ?? ConnectivitySettings(), observers: observers,
-            pluginDirectories: pluginDirectories)
+            pluginDirectories: pluginDirectories, wifi: wifi ?? WiFiSettings())
         return LoadResult(ruleSet: ruleSet, diagnostics: diagnostics.sortedByPosition(), sources: texts)
     }
 }

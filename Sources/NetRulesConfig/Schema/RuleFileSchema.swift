@@ -144,6 +144,15 @@ public enum RuleFileSchema {
                         ])
                     ),
                     ("plugins", Schema.stringOrList("Directories searched for plugins before PATH.")),
+                    (
+                        "wifi",
+                        Schema.object(
+                            [
+                                "source": Schema.enumeration(
+                                    WiFiSettings.Source.allCases.map(\.rawValue),
+                                    "Where ssid, bssid, signal and frequency come from (default: auto).")
+                            ], required: [])
+                    ),
                 ])
             ),
             ("$defs", .object([("condition", condition)])),

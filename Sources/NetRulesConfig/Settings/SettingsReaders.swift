@@ -58,6 +58,20 @@ extension ValidationContext {
     }
 
     /// `connectivity: { probes: [{ url, status, body }], interval, timeout }`.
+    /// `wifi: { source: auto | nl80211 | networkmanager | none }`.
+    mutating func wifi(_ node: YAMLNode, _ path: KeyPath) -> WiFiSettings? {
+        guard let m = mapping(node, path) else { return nil }
+        rejectUnknownKeys(m, path, known: ["source"], what: "wifi")
+        var settings = WiFiSettings()
+        if let s = m["source"] {
+            guard let word = word(s, path.key("source"), oneOf: WiFiSettings.Source.allCases.map(\.rawValue)),
+                let source = WiFiSettings.Source(rawValue: word)
+            else { return nil }
+            settings.source = source
+        }
+        return settings
+    }
+
     mutating func connectivity(_ node: YAMLNode, _ path: KeyPath) -> ConnectivitySettings? {
         guard let m = mapping(node, path) else { return nil }
         rejectUnknownKeys(m, path, known: ["probes", "interval", "timeout"], what: "connectivity")

@@ -7,11 +7,14 @@ public struct RuleSet: Sendable {
     public var observers: [ObserverDefinition]
     /// Directories searched for `netrules-action-NAME` and `netrules-observer-NAME` before `PATH`.
     public var pluginDirectories: [String]
+    /// `wifi:`: where the Wi-Fi facts come from.
+    public var wifi: WiFiSettings
 
     public init(
         rules: [Rule] = [], hosts: [HostDefinition] = [], connectivity: ConnectivitySettings = .init(),
-        observers: [ObserverDefinition] = [], pluginDirectories: [String] = []
+        observers: [ObserverDefinition] = [], pluginDirectories: [String] = [], wifi: WiFiSettings = .init()
     ) {
+        self.wifi = wifi
         self.rules = rules
         self.hosts = hosts
         self.connectivity = connectivity

@@ -22,11 +22,15 @@ struct ObserverPlan {
         var entries: [Entry] = [
             Entry(identity: "netlink", observer: LinuxNetworkObserver(logger: log)),
             Entry(identity: "dns", observer: ResolverObserver()),
-            Entry(identity: "wifi", observer: WiFiObserver(logger: log)),
         ]
-        // `wifi.source: auto`: nl80211 serves ssid, bssid, signal and frequency where the kernel has
-        // it; NetworkManager serves them otherwise, and its connection facts whenever it is on the bus.
-        let nmWiFi = WiFiSource.auto.usesNetworkManager(kernelHasNL80211: WiFiSource.kernelHasNL80211)
+        // `wifi.source` (auto: nl80211 where the kernel has it, NetworkManager otherwise); NetworkManager's
+        // connection facts come from it whenever it is on the bus.
+        let source = WiFiSource(rawValue: ruleSet.wifi.source.rawValue) ?? .auto
+        let kernelWiFi = WiFiSource.kernelHasNL80211
+        if source.usesNL80211(kernelHasNL80211: kernelWiFi) {
+            entries.append(Entry(identity: "wifi", observer: WiFiObserver(logger: log)))
+        }
+        let nmWiFi = source.usesNetworkManager(kernelHasNL80211: kernelWiFi)
         entries.append(
             Entry(
                 identity: "networkmanager:\(nmWiFi ? "wifi" : "connections")",

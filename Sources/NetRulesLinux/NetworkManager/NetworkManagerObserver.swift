@@ -74,7 +74,9 @@ public struct NetworkManagerObserver: Observer {
             if (try? NetworkManagerReader.isRunning(bus)) == true, let snapshot = try? NetworkManagerReader.read(bus) {
                 facts = snapshot.facts(reportsWiFi: reportsWiFi)
             } else {
-                facts = NetworkManagerSnapshot.unknownFacts(reportsWiFi: reportsWiFi)
+                // Only what this observer said before turns unknown: a fact it never reported may
+                // come from elsewhere (an observer plugin), and unknown would erase it.
+                facts = reported.mapValues { _ in .unknown }
             }
             let update = NetworkTable.changes(from: reported, to: facts)
             guard !update.isEmpty else { return }
