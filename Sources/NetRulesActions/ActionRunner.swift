@@ -120,7 +120,7 @@ public actor ActionRunner {
         nextTaskID += 1
         tasks[id] = Task {
             await work()
-            await self.untrack(id)
+            self.untrack(id)
         }
     }
 

@@ -11,7 +11,8 @@ public enum NetRulesCommandLine {
     static let commands: [any Command.Type] = [
         RunCommand.self, CheckCommand.self, SimulateCommand.self, StatusSubcommand.self, WatchSubcommand.self,
         PingSubcommand.self,
-        PortalSubcommand.self, ExplainSubcommand.self, SchemaCommand.self, DoctorCommand.self, BenchCommand.self,
+        PortalSubcommand.self, ExplainSubcommand.self, SchemaCommand.self, DoctorCommand.self, FactsCommand.self,
+        BenchCommand.self,
     ]
 
     static let root = CommandSpec(

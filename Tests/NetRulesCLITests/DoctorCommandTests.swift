@@ -100,3 +100,35 @@ struct StatusFromNetworkManagerTests {
         }
     }
 }
+
+/// `netrules facts` (issue 15).
+struct FactsCommandTests {
+    @Test func listsBuiltInHostAndPluginFactsWithTypeSourceAndState() async throws {
+        let (directory, file) = try DoctorCommandTests.rules(
+            """
+            version: 1
+            hosts: { intranet: 192.0.2.10 }
+            observers: [vpn]
+            rules:
+              - { name: r, when: { all: [ { unreachable: intranet }, { fact: { key: vpn.connected, equals: "true" } } ] }, do: [ { run: x } ] }
+            """)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let r = await CommandTests.run(
+            ["facts", file, "--json", "--control-socket", directory.path + "/none.sock"],
+            path: CommandTests.path("examples/plugins") + ":/usr/bin:/bin")
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("no daemon answered on \(directory.path)/none.sock"))
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(document["version"] as? Int == 1)
+        let facts = try #require(document["facts"] as? [[String: Any]])
+        let byKey = Dictionary(facts.map { ($0["key"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(byKey["bssid"]?["type"] as? String == "MAC address")
+        #expect(byKey["hosts.intranet"]?["source"] as? String == "host probes")
+        #expect(byKey["hosts.intranet"]?["state"] as? String == "unknown")
+        #expect(byKey["vpn.connected"]?["source"] as? String == "plugin vpn")
+        #expect(byKey["interfaces.lo"]?["state"] as? String == "value")
+        for fact in facts {
+            #expect(["value", "absent", "unknown"].contains(fact["state"] as? String ?? ""))
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import FoundationEssentials
+import NetRulesConfig
+import NetRulesCore
+import NetRulesDaemon
+import NetRulesLinux
+
+/// `netrules facts [RULES…] [--json]`: every fact key, its type and meaning, who provides it here,
+/// and its value now.
+enum FactsCommand: Command {
+    static let spec = CommandSpec(
+        name: "facts",
+        abstract: "List every fact netrules knows: its type, meaning, source on this machine and current value.",
+        discussion: """
+            Built-in facts, one per interface and per host, and the facts plugins report (from the rule \
+            files given, else the default rule directory when it is readable). Values come from the \
+            running daemon, else from the system directly. With --json: \
+            {"version":1,"facts":[{"key":…,"type":…,"meaning":…,"source":…,"state":"value"|"absent"|"unknown","value":…}]}.
+            """,
+        arguments: [
+            ArgumentSpec(
+                name: "rules", help: "Rule files whose hosts and plugin facts to include.", isOptional: true,
+                isRepeating: true)
+        ],
+        options: [.json, .controlSocket, .daemonStateDirectory]
+    )
+
+    static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+        let values = try await currentFacts(arguments, io)
+        var rulePaths = arguments.positional("rules")
+        if rulePaths.isEmpty {
+            let defaults = DaemonPaths.defaults(environment: io.environment).ruleDirectory
+            if (try? RuleFiles.expand([defaults])) != nil { rulePaths = [defaults] }
+        }
+        let ruleSet =
+            rulePaths.isEmpty
+            ? RuleSet() : ((try? RuleFiles.load(rulePaths, environment: io.environment))?.ruleSet ?? RuleSet())
+        let kernelWiFi = WiFiSource.kernelHasNL80211
+        let wifiSource = WiFiSource(rawValue: ruleSet.wifi.source.rawValue) ?? .auto
+        let wifiProvider =
+            wifiSource.usesNL80211(kernelHasNL80211: kernelWiFi)
+            ? "nl80211" : (wifiSource.usesNetworkManager(kernelHasNL80211: kernelWiFi) ? "networkmanager" : "none")
+
+        var keys: [FactKey] = FactCatalog.builtIn.filter { !$0.key.hasSuffix(".NAME") }.map { FactKey($0.key) }
+        keys += values.keys.filter { $0.namespace == "interfaces" }.sorted()
+        keys += ruleSet.hosts.map { FactKey.host($0.name) }
+        let pluginKeys = ruleSet.readKeys.union(values.keys).filter {
+            FactCatalog.entry(for: $0) == nil && !$0.isEngineInternal
+        }
+        keys += pluginKeys.sorted()
+        var seen: Set<FactKey> = []
+        keys = keys.filter { seen.insert($0).inserted }
+
+        func source(_ key: FactKey) -> String {
+            switch key {
+            case .ssid, .bssid, .frequency, .interface: wifiProvider
+            case .signal: kernelWiFi ? "nl80211" : "none (nl80211 only)"
+            case .signalQuality, .connection, .connectionUUID, .connectionType, .vpn, .networkManagerConnectivity:
+                "networkmanager"
+            case .connectivity, .portalURL: "portal probe"
+            case .dns: "resolv.conf"
+            default:
+                switch key.namespace {
+                case "hosts": "host probes"
+                case "interfaces": "netlink"
+                default:
+                    FactKey.vocabulary.contains(key)
+                        ? "netlink"
+                        : (ruleSet.observers.map { "plugin \($0.name)" }.joined(separator: ", ").nilIfEmpty
+                            ?? "a plugin (none configured)")
+                }
+            }
+        }
+
+        let rows: [(FactKey, FactCatalog.Entry?, String, FactState)] = keys.map {
+            ($0, FactCatalog.entry(for: $0), source($0), values[$0] ?? .unknown)
+        }
+        if arguments.flag("json") {
+            let facts: [JSONValue] = rows.map { key, entry, source, state in
+                var members: [(String, JSONValue)] = [
+                    ("key", .string(key.rawValue)), ("type", .string(entry?.type ?? "any JSON value")),
+                    ("meaning", .string(entry?.meaning ?? "reported by an observer plugin")),
+                    ("source", .string(source)),
+                ]
+                switch state {
+                case .unknown: members += [("state", .string("unknown")), ("value", .null)]
+                case .absent: members += [("state", .string("absent")), ("value", .null)]
+                case .value(let value): members += [("state", .string("value")), ("value", JSONValue(value))]
+                }
+                return .object(members)
+            }
+            io.print(JSONValue.object([("version", .number(1)), ("facts", .array(facts))]).compact)
+        } else {
+            let table = rows.map { key, entry, source, state -> [String] in
+                let value: String
+                switch state {
+                case .unknown: value = "(unknown)"
+                case .absent: value = "(absent)"
+                case .value(let v): value = v.plainText
+                }
+                return [key.rawValue, entry?.type ?? "plugin value", source, value]
+            }
+            for line in Table.render([["KEY", "TYPE", "SOURCE", "VALUE"]] + table) { io.print(line) }
+        }
+        return ExitCode.success
+    }
+
+    /// The facts from the daemon when one answers, else read directly.
+    static func currentFacts(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> [FactKey: FactState] {
+        if let client = try ControlClient.connect(path: arguments.controlSocket(io)) {
+            let answer = try await client.response(to: ControlRequest.status.document)
+            guard case .object(let members)? = answer.member("facts") else { return [:] }
+            var facts: [FactKey: FactState] = [:]
+            for (key, value) in members { facts[FactKey(key)] = Self.state(value) }
+            return facts
+        }
+        io.printError(
+            "netrules: no daemon answered on \(arguments.controlSocket(io)); reading the system directly")
+        return (try? NetworkSnapshot.current().facts) ?? [:]
+    }
+}
+
+extension FactsCommand {
+    /// A fact's state from the daemon's `status` document: `null` is absent.
+    static func state(_ value: JSONValue) -> FactState {
+        func fact(_ value: JSONValue) -> FactValue? {
+            switch value {
+            case .null, .object: nil
+            case .bool(let b): .bool(b)
+            case .number, .literal: value.numberValue.map(FactValue.number)
+            case .string(let s): .string(s)
+            case .array(let items): .list(items.compactMap(fact))
+            }
+        }
+        if case .null = value { return .absent }
+        return fact(value).map(FactState.value) ?? .unknown
+    }
+}
+
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
+}
