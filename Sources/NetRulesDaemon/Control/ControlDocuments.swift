@@ -22,6 +22,14 @@ public enum ControlDocuments {
         .object([("version", .number(Double(version))), ("rules", .array(names.map(JSONValue.string)))])
     }
 
+    /// `{"version":1,"reloaded":true,"rules":N,"diagnostics":"…"}`: what a reload did.
+    public static func reload(_ outcome: ReloadOutcome) -> JSONValue {
+        .object([
+            ("version", .number(Double(version))), ("reloaded", .bool(outcome.reloaded)),
+            ("rules", .number(Double(outcome.rules))), ("diagnostics", .string(outcome.diagnostics)),
+        ])
+    }
+
     /// `{"version":1,"error":"…"}`.
     public static func error(_ message: String) -> JSONValue {
         .object([("version", .number(Double(version))), ("error", .string(message))])

@@ -13,6 +13,8 @@ public enum ControlRequest: Equatable, Sendable {
     case watch
     /// The loaded rules' names: answered with `ControlDocuments.rules`.
     case rules
+    /// Re-read the rule files: answered with `ControlDocuments.reload` once done.
+    case reload
 
     /// The request as the JSON line a client sends.
     public var document: JSONValue {
@@ -21,6 +23,7 @@ public enum ControlRequest: Equatable, Sendable {
         case .status: return .object([version, ("command", .string("status"))])
         case .watch: return .object([version, ("command", .string("watch"))])
         case .rules: return .object([version, ("command", .string("rules"))])
+        case .reload: return .object([version, ("command", .string("reload"))])
         case .explain(let rule): return .object([version, ("command", .string("explain")), ("rule", .string(rule))])
         }
     }
@@ -51,6 +54,7 @@ public enum ControlRequest: Equatable, Sendable {
         case "status": return .success(.status)
         case "watch": return .success(.watch)
         case "rules": return .success(.rules)
+        case "reload": return .success(.reload)
         case "explain":
             guard let rule = document.member("rule")?.stringValue else {
                 return .failure(RequestError(message: "explain needs a \"rule\""))

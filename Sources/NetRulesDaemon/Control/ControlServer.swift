@@ -176,6 +176,8 @@ public struct ControlServer: Sendable {
                 try await channel.write(ControlDocuments.status(await queries.facts()))
             case .success(.rules):
                 try await channel.write(ControlDocuments.rules(await queries.ruleNames()))
+            case .success(.reload):
+                try await channel.write(ControlDocuments.reload(await queries.reloadOnRequest()))
             case .success(.explain(let rule)):
                 if let explanation = await queries.explain(rule: rule) {
                     try await channel.write(ControlDocuments.explain(explanation, now: await queries.engineTime()))

@@ -3,7 +3,8 @@ import NetRulesCore
 /// What a client of the control socket may ask the running daemon.
 ///
 /// The daemon implements it; the control server only translates requests and answers to JSON
-/// lines. Every method is a read: nothing on the socket can change rules, facts or state.
+/// lines. Every method is a read but `reload`, which re-reads the same rule files SIGHUP does
+/// (the socket admits only root and the daemon's own user).
 public protocol DaemonQueries: Sendable {
     /// The current facts.
     func facts() async -> FactStore
@@ -13,12 +14,35 @@ public protocol DaemonQueries: Sendable {
     func ruleNames() async -> [String]
     /// Fact changes from now on, until the stream's consumer stops.
     func factChanges() async -> AsyncStream<FactChange>
+    /// Re-reads the rule files, as SIGHUP does, and says what happened.
+    func reloadOnRequest() async -> ReloadOutcome
     /// The engine's current time (the `now` it was last given), so `explain` can show a `for:` hold's
     /// deadline as time remaining; nil when the daemon does not say.
     func engineTime() async -> Instant?
 }
 
+/// What a reload through the control socket did.
+public struct ReloadOutcome: Sendable, Hashable {
+    /// Whether the new rules are running (false: the old ones still are).
+    public var reloaded: Bool
+    /// How many rules run now.
+    public var rules: Int
+    /// The diagnostics, rendered with their source lines, when the files were refused.
+    public var diagnostics: String
+
+    public init(reloaded: Bool, rules: Int, diagnostics: String) {
+        self.reloaded = reloaded
+        self.rules = rules
+        self.diagnostics = diagnostics
+    }
+}
+
 extension DaemonQueries {
+    /// A daemon that cannot reload on request says so.
+    public func reloadOnRequest() async -> ReloadOutcome {
+        ReloadOutcome(reloaded: false, rules: 0, diagnostics: "this daemon does not reload on request\n")
+    }
+
     /// No engine time: `explain` then shows a hold without its remaining time.
     public func engineTime() async -> Instant? { nil }
 }

@@ -9,14 +9,15 @@ extension Daemon {
     // MARK: - Rules
 
     /// Loads and fully validates the rule files; nil (after logging why) when they cannot be used.
-    /// `unreadable` tells a file that could not be read (exit 1) from invalid content (exit 65).
-    func load() -> (result: LoadResult?, unreadable: Bool) {
+    /// `unreadable` tells a file that could not be read (exit 1) from invalid content (exit 65);
+    /// `rendered` is what was wrong, as `check` prints it.
+    func load() -> (result: LoadResult?, unreadable: Bool, rendered: String) {
         let result: LoadResult
         do {
             result = try RuleFiles.load(options.ruleFiles, environment: options.environment)
         } catch {
             logger.error("\(error)")
-            return (nil, true)
+            return (nil, true, "\(error)\n")
         }
         // One record per diagnostic, on one line (`file:line:column: error: message`), as a log needs.
         for diagnostic in result.diagnostics {
@@ -30,23 +31,27 @@ extension Daemon {
             options.trustProblem($0, $1)
         }
         for problem in distrusted { logger.error(problem) }
-        guard !result.hasErrors, distrusted.isEmpty else { return (nil, false) }
-        return (result, false)
+        let rendered = result.renderedDiagnostics() + distrusted.map { "error: \($0)\n" }.joined()
+        guard !result.hasErrors, distrusted.isEmpty else { return (nil, false, rendered) }
+        return (result, false, rendered)
     }
 
     /// Re-reads the rules and swaps them in atomically, or keeps the running ones.
-    func reloadRules() async {
+    @discardableResult
+    func reloadRules() async -> ReloadOutcome {
         options.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
         defer { options.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules") }
-        guard let loaded = load().result else {
+        let (result, _, rendered) = load()
+        guard let loaded = result else {
             logger.error("reload failed: keeping the \(ruleSet.rules.count) rules already running")
-            return
+            return ReloadOutcome(reloaded: false, rules: ruleSet.rules.count, diagnostics: rendered)
         }
         ruleSet = loaded.ruleSet
         let firings = engine.replaceRules(ruleSet.rules, at: now())
         startObservers()
         logger.notice("reloaded: \(ruleSet.rules.count) rule\(ruleSet.rules.count == 1 ? "" : "s")")
         await dispatch(firings)
+        return ReloadOutcome(reloaded: true, rules: ruleSet.rules.count, diagnostics: rendered)
     }
 
     static func monotonicMicroseconds() -> UInt64 {

@@ -20,6 +20,8 @@ public actor Daemon: DaemonQueries {
         case facts(source: String, update: FactUpdate)
         case tick
         case reload
+        /// A reload asked through the control socket, which waits for its outcome.
+        case reloadRequested(CheckedContinuation<ReloadOutcome, Never>)
         case shutdown
         case result(ActionResult)
         case observerEnded(identity: String, error: String?)
@@ -88,7 +90,7 @@ public actor Daemon: DaemonQueries {
     /// Runs until `shutdown()`; returns the exit code: 0 after a clean shutdown, 65 when the rules
     /// are invalid at start, 1 when they cannot be read.
     public func run() async -> Int32 {
-        let (result, unreadable) = load()
+        let (result, unreadable, _) = load()
         guard let loaded = result else { return unreadable ? 1 : 65 }
         ruleSet = loaded.ruleSet
         engine = Engine(rules: ruleSet.rules)
@@ -131,7 +133,9 @@ public actor Daemon: DaemonQueries {
                 timerDeadline = nil
                 await dispatch(engine.tick(at: now()))
             case .reload:
-                await reloadRules()
+                _ = await reloadRules()
+            case .reloadRequested(let reply):
+                reply.resume(returning: await reloadRules())
             case .result(let result):
                 handle(result)
             case .observerEnded(let identity, let error):
@@ -277,6 +281,11 @@ public actor Daemon: DaemonQueries {
     // MARK: - Queries
 
     /// The facts as observers reported them (the engine's own `clock.local` left out).
+    /// Reloads in the event loop's order, as SIGHUP does, and answers with what happened.
+    public func reloadOnRequest() async -> ReloadOutcome {
+        await withCheckedContinuation { eventSink.yield(.reloadRequested($0)) }
+    }
+
     public func facts() async -> FactStore {
         var facts = engine.facts
         if facts[.localClock].isKnown { facts.apply(FactUpdate([.localClock: .unknown])) }
