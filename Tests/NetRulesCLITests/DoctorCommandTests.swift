@@ -132,3 +132,50 @@ struct FactsCommandTests {
         }
     }
 }
+
+/// `netrules completions bash|zsh|fish` (issue 15): generated from the command specification,
+/// syntax-checked by each shell that is installed, and working in bash.
+struct CompletionsCommandTests {
+    static func script(_ shell: String) async throws -> String {
+        let r = await CommandTests.run("completions", shell)
+        #expect(r.code == 0, "\(r.stderr)")
+        return r.stdout
+    }
+
+    static func installed(_ shell: String) -> Bool { access("/usr/bin/" + shell, X_OK) == 0 }
+
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func theScriptParsesInItsShellAndNamesEveryCommand(shell: String) async throws {
+        let text = try await Self.script(shell)
+        for command in ["run", "check", "simulate", "status", "watch", "explain", "doctor", "facts", "reload"] {
+            #expect(text.contains(command), "\(shell) script lacks \(command)")
+        }
+        let option = shell == "fish" ? "-l " : "--"
+        #expect(text.contains(option + "timeline") && text.contains(option + "control-socket"))
+        // scripts/setup installs bash, zsh and fish, so the syntax of every script is checked.
+        guard Self.installed(shell) else {
+            Issue.record("\(shell) is not installed (scripts/setup installs it): its script's syntax was not checked")
+            return
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("netrules-completion.\(shell)")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let check = shell == "fish" ? "fish --no-execute" : "\(shell) -n"
+        #expect(system("\(check) '\(file.path)'") == 0, "\(shell) rejects the script")
+    }
+
+    @Test func bashCompletesSubcommandsAndOptionValues() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("netrules-completion-test.bash")
+        try (try await Self.script("bash")).write(to: file, atomically: true, encoding: .utf8)
+        func complete(_ words: String, _ index: Int) throws -> String {
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("netrules-completion.out")
+            let status = system(
+                "bash -c 'source \(file.path); COMP_WORDS=(\(words)); COMP_CWORD=\(index); _netrules; "
+                    + "echo \"${COMPREPLY[*]}\"' > '\(output.path)'")
+            #expect(status == 0)
+            return try String(contentsOf: output, encoding: .utf8)
+        }
+        #expect(try complete("netrules che", 1) == "check\n")
+        #expect(try complete("netrules run --log-level no", 3) == "notice\n")
+        #expect(try complete("netrules simulate --tr", 2).contains("--trace"))
+    }
+}
