@@ -117,7 +117,7 @@ struct FactsCommandTests {
             ["facts", file, "--json", "--control-socket", directory.path + "/none.sock"],
             path: CommandTests.path("examples/plugins") + ":/usr/bin:/bin")
         #expect(r.code == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("no daemon answered on \(directory.path)/none.sock"))
+        #expect(r.stderr.contains("no netrules daemon answers on \(directory.path)/none.sock"))
         let document = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect(document["version"] as? Int == 1)
         let facts = try #require(document["facts"] as? [[String: Any]])
@@ -177,5 +177,18 @@ struct CompletionsCommandTests {
         #expect(try complete("netrules che", 1) == "check\n")
         #expect(try complete("netrules run --log-level no", 3) == "notice\n")
         #expect(try complete("netrules simulate --tr", 2).contains("--trace"))
+    }
+}
+
+/// `status` and `watch` say when no daemon answered and they read the system themselves (issue 15).
+struct NoDaemonNoteTests {
+    @Test func statusNamesTheSocketItTried() async {
+        let r = await CommandTests.run("status", "--json", "--control-socket", "/tmp/netrules-none/control.sock")
+        #expect(r.code == 0)
+        #expect(
+            r.stderr.hasPrefix(
+                "note: no netrules daemon answers on /tmp/netrules-none/control.sock; facts read directly"),
+            "\(r.stderr)")
+        #expect(r.stdout.hasPrefix(#"{"version":1,"#))
     }
 }

@@ -18,7 +18,7 @@ struct NetworkManagerObserverTests {
         let updates = Mutex(0)
 
         func wait(
-            _ what: String, timeout: Duration = .seconds(10), until condition: ([FactKey: FactState]) -> Bool
+            _ what: String, timeout: Duration = .seconds(30), until condition: ([FactKey: FactState]) -> Bool
         ) async throws {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {

@@ -113,8 +113,7 @@ enum FactsCommand: Command {
             for (key, value) in members { facts[FactKey(key)] = Self.state(value) }
             return facts
         }
-        io.printError(
-            "netrules: no daemon answered on \(arguments.controlSocket(io)); reading the system directly")
+        io.noDaemon(arguments.controlSocket(io))
         return (try? NetworkSnapshot.current().facts) ?? [:]
     }
 }

@@ -25,6 +25,7 @@ enum StatusSubcommand: Command {
             io.stdout.write(json ? answer.compact + "\n" : ControlText.status(answer))
             return ExitCode.success
         }
+        io.noDaemon(arguments.controlSocket(io))
         let out = io.stdout
         let err = io.stderr
         return await StatusCommand.run(json: json, output: { out.write($0) }, errorOutput: { err.write($0) })
@@ -56,9 +57,20 @@ enum WatchSubcommand: Command {
             if Task.isCancelled { return ExitCode.success }
             throw CommandError.runtime("the netrules daemon closed the control socket \(socket)")
         }
+        io.noDaemon(socket)
         let out = io.stdout
         let err = io.stderr
         return await WatchCommand.run(json: json, output: { out.write($0) }, errorOutput: { err.write($0) })
+    }
+}
+
+extension CommandIO {
+    /// The one line `status`, `watch`, `explain` and `facts` print when they read the system
+    /// themselves: a user must not mistake the system's view for the daemon's.
+    func noDaemon(_ socket: String) {
+        printError(
+            "note: no netrules daemon answers on \(socket); facts read directly from the system, "
+                + "so the probes' facts (connectivity, portal.url, hosts.*) are unknown")
     }
 }
 
