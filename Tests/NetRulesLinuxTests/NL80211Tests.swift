@@ -127,12 +127,21 @@ struct NL80211Tests {
         #expect(state.facts[.ssid] == .absent)
     }
 
-    @Test func onAHiddenNetworkTheSSIDIsEmptyText() throws {
+    @Test func onAHiddenNetworkTheSSIDIsEmptyTextUntilTheBSSNamesIt() throws {
         var state = WiFiState()
         state.apply(try F.message("new-interface-hidden-ssid.bin"))
         #expect(state.facts[.ssid] == .text(""))
         #expect(state.facts[.frequency] == .value(.number(2412)))
         #expect(state.facts[.interface] == .text("wlan0"))
+        // The BSS's probe-response elements may name it; its beacon-only entry may not.
+        let hidden = try #require(MACAddress("66:77:88:99:aa:cc"))
+        state.apply(.bss(index: F.index, bssid: hidden, frequency: 2412, ssid: [], signalDBm: -83, isAssociated: true))
+        #expect(state.facts[.ssid] == .text(""))
+        state.apply(
+            .bss(
+                index: F.index, bssid: hidden, frequency: 2412, ssid: Array("Home".utf8), signalDBm: -83,
+                isAssociated: true))
+        #expect(state.facts[.ssid] == .text("Home"))
     }
 
     // MARK: - What pyroute2 does not produce

@@ -43,7 +43,9 @@ struct WiFiState: Hashable, Sendable {
             var entry = interfaces[index] ?? Interface(name: "")
             entry.bssid = bssid
             entry.frequency = frequency ?? entry.frequency
-            entry.ssid = entry.ssid ?? ssid
+            // A hidden network's SSID can reach the interface empty (from a beacon); the BSS's
+            // probe-response elements may name it.
+            if entry.ssid?.isEmpty ?? true { entry.ssid = ssid ?? entry.ssid }
             entry.signalDBm = entry.signalDBm ?? signal
             interfaces[index] = entry
         case .station(let index, _, let signal):
