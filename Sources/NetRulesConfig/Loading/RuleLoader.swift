@@ -76,7 +76,7 @@ public struct RuleLoader: Sendable {
     /// Finds `netrules-observer-NAME` likewise.
     public var findObserverPlugin: @Sendable (_ name: String, _ directories: [String]) -> String?
 
-    static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "observers", "plugins"]
+    static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "wifi", "observers", "plugins"]
     static let ruleKeys = ["name", "description", "when", "on", "for", "cooldown", "once_per", "do"]
 
     public init(
@@ -136,6 +136,8 @@ public struct RuleLoader: Sendable {
         var hostOrigins: [String: String] = [:]
         var connectivity: ConnectivitySettings?
         var connectivityOrigin: String?
+        var wifi: WiFiSettings?
+        var wifiOrigin: String?
         for (file, root) in roots {
             var context = ValidationContext(file: file)
             if let p = root["plugins"] { pluginDirectories += context.pluginDirectories(p, .root.key("plugins")) }
@@ -159,6 +161,16 @@ public struct RuleLoader: Sendable {
                 } else {
                     connectivity = context.connectivity(c.value, .root.key("connectivity"))
                     connectivityOrigin = "\(file):\(c.key.mark)"
+                }
+            }
+            if let w = root.entry("wifi") {
+                if let first = wifiOrigin {
+                    context.error(
+                        "'wifi' is set in more than one file (first at \(first))", at: w.key.mark,
+                        path: .root.key("wifi"))
+                } else {
+                    wifi = context.wifi(w.value, .root.key("wifi"))
+                    wifiOrigin = "\(file):\(w.key.mark)"
                 }
             }
             diagnostics += context.diagnostics
@@ -209,8 +221,8 @@ public struct RuleLoader: Sendable {
 
         let hosts = namedHosts.values.sorted { $0.name < $1.name } + inlineHosts.values.sorted { $0.name < $1.name }
         let ruleSet = RuleSet(
-            rules: rules, hosts: hosts, connectivity: connectivity ?? ConnectivitySettings(), observers: observers,
-            pluginDirectories: pluginDirectories)
+            rules: rules, hosts: hosts, connectivity: connectivity ?? ConnectivitySettings(),
+            wifi: wifi ?? WiFiSettings(), observers: observers, pluginDirectories: pluginDirectories)
         return LoadResult(ruleSet: ruleSet, diagnostics: diagnostics.sortedByPosition(), sources: texts)
     }
 }

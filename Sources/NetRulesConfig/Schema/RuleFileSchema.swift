@@ -121,6 +121,16 @@ public enum RuleFileSchema {
                             ], required: [])
                     ),
                     (
+                        "wifi",
+                        Schema.object(
+                            [
+                                "signal_interval": Schema.duration(
+                                    "How often signal is sampled while a rule or a watch client reads it "
+                                        + "(default: 5s, at least 1s)."
+                                )
+                            ], required: [])
+                    ),
+                    (
                         "observers",
                         Schema.anyOf([
                             .object([

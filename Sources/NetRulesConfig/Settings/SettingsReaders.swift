@@ -1,6 +1,6 @@
 public import NetRulesCore
 
-/// Readers for the top-level settings beside `rules:`: `hosts:`, `connectivity:`, `observers:`, `plugins:`.
+/// Readers for the top-level settings beside `rules:`: `hosts:`, `connectivity:`, `wifi:`, `observers:`, `plugins:`.
 extension ValidationContext {
     /// `hosts: { NAME: ADDRESS | { address, port, interval, timeout, tries } }`.
     mutating func hosts(_ node: YAMLNode, _ path: KeyPath) -> [(HostDefinition, SourceMark)] {
@@ -115,6 +115,25 @@ extension ValidationContext {
             if let d = duration(n, path.key("timeout")) { settings.timeout = d } else { ok = false }
         }
         return ok ? settings : nil
+    }
+
+    /// `wifi: { signal_interval }`.
+    mutating func wifi(_ node: YAMLNode, _ path: KeyPath) -> WiFiSettings? {
+        guard let m = mapping(node, path) else { return nil }
+        rejectUnknownKeys(m, path, known: ["signal_interval"], what: "wifi")
+        var settings = WiFiSettings()
+        if let n = m["signal_interval"] {
+            guard let d = duration(n, path.key("signal_interval")) else { return nil }
+            guard d >= WiFiSettings.minimumSignalInterval else {
+                error(
+                    "the signal interval must be at least \(DurationSyntax.format(WiFiSettings.minimumSignalInterval))",
+                    at: n.mark, path: path.key("signal_interval"),
+                    hint: "the kernel's reading averages several beacons; sampling faster shows nothing new")
+                return nil
+            }
+            settings.signalInterval = d
+        }
+        return settings
     }
 
     /// `observers: [NAME | { name, command }, ...]` or `{ NAME: COMMAND | [ARGV] }`. A bare name is

@@ -4,17 +4,19 @@ public struct RuleSet: Sendable {
     /// Named hosts from `hosts:` plus hosts written inline in conditions.
     public var hosts: [HostDefinition]
     public var connectivity: ConnectivitySettings
+    public var wifi: WiFiSettings
     public var observers: [ObserverDefinition]
     /// Directories searched for `netrules-action-NAME` and `netrules-observer-NAME` before `PATH`.
     public var pluginDirectories: [String]
 
     public init(
         rules: [Rule] = [], hosts: [HostDefinition] = [], connectivity: ConnectivitySettings = .init(),
-        observers: [ObserverDefinition] = [], pluginDirectories: [String] = []
+        wifi: WiFiSettings = .init(), observers: [ObserverDefinition] = [], pluginDirectories: [String] = []
     ) {
         self.rules = rules
         self.hosts = hosts
         self.connectivity = connectivity
+        self.wifi = wifi
         self.observers = observers
         self.pluginDirectories = pluginDirectories
     }
@@ -24,9 +26,9 @@ public struct RuleSet: Sendable {
         Set(rules.flatMap { $0.condition.readKeys })
     }
 
-    /// What the probes must watch for these rules: the hosts whose `hosts.NAME` is read, and
-    /// whether any rule reads `connectivity` or holds a webhook for `online` (so the portal probe
-    /// runs only when needed).
+    /// What the probes must watch for these rules: the hosts whose `hosts.NAME` is read, whether
+    /// any rule reads `connectivity` or holds a webhook for `online` (so the portal probe runs only
+    /// when needed), and whether any rule reads `signal` (so it is sampled only when needed).
     public var demand: ProbeDemand {
         let keys = readKeys
         let watched = hosts.filter { keys.contains(.host($0.name)) }
@@ -34,7 +36,16 @@ public struct RuleSet: Sendable {
         let waitsForOnline = rules.contains { rule in
             rule.actions.contains { ($0.definition as? WebhookAction)?.waitsForOnline == true }
         }
-        return ProbeDemand(hosts: watched, needsConnectivity: keys.contains(.connectivity) || waitsForOnline)
+        return ProbeDemand(
+            hosts: watched, needsConnectivity: keys.contains(.connectivity) || waitsForOnline,
+            needsSignal: keys.contains(.signal))
+    }
+
+    /// How often the Wi-Fi observer samples `signal`: every `wifi.signal_interval` while a rule
+    /// reads it or `watching` (a `watch` client, which shows every fact), else nil: no sampling,
+    /// and no timer armed for it.
+    public func signalSamplingInterval(watching: Bool) -> Duration? {
+        demand.needsSignal || watching ? wifi.signalInterval : nil
     }
 }
 
@@ -42,9 +53,12 @@ public struct RuleSet: Sendable {
 public struct ProbeDemand: Hashable, Sendable {
     public var hosts: [HostDefinition]
     public var needsConnectivity: Bool
+    /// Whether a rule reads `signal`, which moves between association events and so is sampled.
+    public var needsSignal: Bool
 
-    public init(hosts: [HostDefinition], needsConnectivity: Bool) {
+    public init(hosts: [HostDefinition], needsConnectivity: Bool, needsSignal: Bool = false) {
         self.hosts = hosts
         self.needsConnectivity = needsConnectivity
+        self.needsSignal = needsSignal
     }
 }
