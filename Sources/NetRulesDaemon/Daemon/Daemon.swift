@@ -2,6 +2,7 @@ import FoundationEssentials
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
+import NetRulesLinux
 import NetRulesProbes
 import NetRulesSystem
 import Synchronization
@@ -42,6 +43,8 @@ public actor Daemon: DaemonQueries {
     let runner: ActionRunner
     var observers: [String: Task<Void, Never>] = [:]
     var portal: PortalProbe?
+    /// How often the Wi-Fi observer samples `signal`, from the rules and the `watch` clients.
+    let signalSampling = SignalSampling()
     var timer: Task<Void, Never>?
     var timerDeadline: Instant?
     var watchers: [Int: AsyncStream<FactChange>.Continuation] = [:]
@@ -295,6 +298,7 @@ public actor Daemon: DaemonQueries {
         let id = nextWatcher
         nextWatcher += 1
         watchers[id] = continuation
+        updateSignalSampling()
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeWatcher(id) }
         }
@@ -303,5 +307,6 @@ public actor Daemon: DaemonQueries {
 
     private func removeWatcher(_ id: Int) {
         watchers[id] = nil
+        updateSignalSampling()
     }
 }

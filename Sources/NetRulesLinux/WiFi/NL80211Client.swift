@@ -67,10 +67,13 @@ final class NL80211Client {
         return out
     }
 
-    /// The associated station's details now (for a client, its access point: the signal), or
-    /// nothing when the kernel no longer knows it (a disconnect racing the request).
-    func station(index: Int32, mac: MACAddress) throws -> [NL80211Message] {
-        try query { NL80211Request.station(family: family.id, index: index, mac: mac, sequence: $0) }
+    /// A station's details now (for a client, its access point: the signal), or nothing when the
+    /// kernel no longer knows it (a disconnect racing the request); every station of the
+    /// interface when `mac` is nil.
+    func station(index: Int32, mac: MACAddress?) throws -> [NL80211Message] {
+        let id = family.id
+        guard let mac else { return try query { NL80211Request.stations(family: id, index: index, sequence: $0) } }
+        return try query { NL80211Request.station(family: id, index: index, mac: mac, sequence: $0) }
     }
 
     private func query(_ request: (UInt32) -> NetlinkMessage) throws -> [NL80211Message] {
