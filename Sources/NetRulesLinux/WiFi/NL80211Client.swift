@@ -7,11 +7,11 @@ import NetRulesSystem
 /// results, and receive association events. All decoding lives in `NL80211Message`.
 ///
 /// Not thread-safe: confined to the thread that opened it.
-final class NL80211Client {
+final class NL80211Client: NL80211Session {
     let family: GenericNetlinkFamily
     private let requests: NetlinkSocket
     /// Subscribed to the `mlme` group: connect, roam and disconnect events.
-    let events: NetlinkSocket
+    private let events: NetlinkSocket
     private var sequence: UInt32 = 1
 
     /// Opens the sockets; nil when the kernel has no nl80211 (no cfg80211 loaded or built in).
@@ -56,6 +56,11 @@ final class NL80211Client {
             }
         }
         return state
+    }
+
+    /// Waits for association events, `wake`, or `timeout` milliseconds (-1: no timeout).
+    func waitForEvents(wake: WakeEvent, timeout: Int32) throws -> Bool {
+        try events.waitReadable(wake: wake, timeout: timeout)
     }
 
     /// Reads queued events without blocking.

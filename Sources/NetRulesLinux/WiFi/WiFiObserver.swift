@@ -1,7 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
-import Synchronization
 
 /// The built-in Wi-Fi observer over nl80211: `ssid`, `bssid`, `signal`, `frequency`, `interface`.
 ///
@@ -49,7 +48,9 @@ public struct WiFiObserver: Observer {
         let available = try await withTaskCancellationHandler {
             try await BlockingThread.run(name: "netrules-wifi") { () throws -> Bool in
                 guard let client = try NL80211Client.open() else { return false }
-                try Self.watch(client, wake: wake, stop: stop, sampling: sampling, updates: updates)
+                try Self.watch(
+                    client, wake: wake, stop: stop, sampling: sampling, now: { .now },
+                    report: { updates.yield($0) })
                 return true
             }
         } onCancel: {
@@ -67,57 +68,4 @@ public struct WiFiObserver: Observer {
         for await _ in cancelled {}
         withExtendedLifetime(keepOpen) {}
     }
-
-    /// Reports the facts, then waits for association events and, while sampling, for each
-    /// sample's deadline (the `poll` timeout: a dedicated thread arms no other timer); returns
-    /// once `stop` is raised.
-    private static func watch(
-        _ client: NL80211Client, wake: WakeEvent, stop: StopFlag, sampling: SignalSampling,
-        updates: AsyncStream<FactUpdate>.Continuation
-    ) throws {
-        var reported: [FactKey: FactState] = [:]
-        func report(_ facts: [FactKey: FactState]) {
-            let update = NetworkTable.changes(from: reported, to: facts)
-            guard !update.isEmpty else { return }
-            for (key, state) in update.changes { reported[key] = state }
-            updates.yield(update)
-        }
-        var state = try client.currentState()
-        report(state.facts)
-        var schedule = SignalSchedule()
-        while true {
-            let timeout = schedule.timeout(
-                interval: sampling.interval, isAssociated: state.sampleTarget != nil, now: .now)
-            let readable: Bool
-            do {
-                readable = try client.events.waitReadable(wake: wake, timeout: timeout)
-            } catch is CancellationError {
-                if stop.isRaised { return }
-                // A new interval: clear the wake-up and wait again with the new timeout. `stop` is
-                // raised before its signal, so a stop whose signal this reset swallowed is seen here.
-                wake.reset()
-                if stop.isRaised { return }
-                continue
-            }
-            if readable {
-                guard !(try client.drainEvents()).isEmpty else { continue }
-                state = try client.currentState()
-                report(state.facts)
-            } else if schedule.takeDue(now: .now), let target = state.sampleTarget {
-                for message in try client.station(index: target.index, mac: target.bssid) {
-                    state.applySample(message)
-                }
-                report(state.facts)
-            }
-        }
-    }
-}
-
-/// Raised once, when the observer's task is cancelled; read by its thread.
-private final class StopFlag: Sendable {
-    private let raised = Atomic<Bool>(false)
-
-    func raise() { raised.store(true, ordering: .releasing) }
-
-    var isRaised: Bool { raised.load(ordering: .acquiring) }
 }
