@@ -94,6 +94,7 @@ let package = Package(
         .testTarget(
             name: "NetRulesLinuxTests",
             dependencies: ["NetRulesLinux", "NetRulesSystem", "NetRulesTesting"],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -35,3 +35,7 @@ func sys_eventfd(_ initial: CUnsignedInt, _ flags: CInt) -> Result<CInt, Errno> 
 func sys_write(_ fd: CInt, _ buffer: UnsafeRawPointer, _ count: Int) -> Result<Int, Errno> {
     retryingOnEINTR { write(fd, buffer, count) }
 }
+
+func sys_read(_ fd: CInt, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Result<Int, Errno> {
+    retryingOnEINTR { read(fd, buffer, count) }
+}

@@ -24,6 +24,15 @@ public final class WakeEvent: Sendable {
         }
     }
 
+    /// Clears the signals so far (one eventfd(2) read), for a poller that handled a wake-up and
+    /// waits again; a `signal()` after this wakes it again.
+    public func reset() {
+        var count: UInt64 = 0
+        _ = try? descriptor.withFileDescriptor { fd in
+            withUnsafeMutableBytes(of: &count) { _ = sys_read(fd, $0.baseAddress!, 8) }
+        }
+    }
+
     /// The raw fd, for a `pollfd` array; -1 once closed.
     public var fd: CInt { (try? descriptor.withFileDescriptor { $0 }) ?? -1 }
 

@@ -109,7 +109,7 @@ struct TimelineCheckTests {
 }
 
 /// `wifi: { source: … }` (issue 11, item 4).
-struct WiFiSettingsTests {
+struct WiFiSourceSettingTests {
     @Test(arguments: WiFiSettings.Source.allCases)
     func everySourceLoads(source: WiFiSettings.Source) throws {
         let result = RuleLoaderTests.load("version: 1\nwifi: { source: \(source.rawValue) }\nrules: []\n")

@@ -121,6 +121,19 @@ public enum RuleFileSchema {
                             ], required: [])
                     ),
                     (
+                        "wifi",
+                        Schema.object(
+                            [
+                                "source": Schema.enumeration(
+                                    WiFiSettings.Source.allCases.map(\.rawValue),
+                                    "Where ssid, bssid, signal and frequency come from (default: auto)."),
+                                "signal_interval": Schema.duration(
+                                    "How often signal is sampled while a rule or a watch client reads it "
+                                        + "(default: 5s, at least 1s)."
+                                ),
+                            ], required: [])
+                    ),
+                    (
                         "observers",
                         Schema.anyOf([
                             .object([
@@ -144,15 +157,6 @@ public enum RuleFileSchema {
                         ])
                     ),
                     ("plugins", Schema.stringOrList("Directories searched for plugins before PATH.")),
-                    (
-                        "wifi",
-                        Schema.object(
-                            [
-                                "source": Schema.enumeration(
-                                    WiFiSettings.Source.allCases.map(\.rawValue),
-                                    "Where ssid, bssid, signal and frequency come from (default: auto).")
-                            ], required: [])
-                    ),
                 ])
             ),
             ("$defs", .object([("condition", condition)])),

@@ -1,6 +1,6 @@
 public import NetRulesCore
 
-/// Readers for the top-level settings beside `rules:`: `hosts:`, `connectivity:`, `observers:`, `plugins:`.
+/// Readers for the top-level settings beside `rules:`: `hosts:`, `connectivity:`, `wifi:`, `observers:`, `plugins:`.
 extension ValidationContext {
     /// `hosts: { NAME: ADDRESS | { address, port, interval, timeout, tries } }`.
     mutating func hosts(_ node: YAMLNode, _ path: KeyPath) -> [(HostDefinition, SourceMark)] {
@@ -57,21 +57,40 @@ extension ValidationContext {
         return out
     }
 
-    /// `connectivity: { probes: [{ url, status, body }], interval, timeout }`.
-    /// `wifi: { source: auto | nl80211 | networkmanager | none }`.
+    /// `wifi: { source: auto | nl80211 | networkmanager | none, signal_interval: DURATION }`.
     mutating func wifi(_ node: YAMLNode, _ path: KeyPath) -> WiFiSettings? {
         guard let m = mapping(node, path) else { return nil }
-        rejectUnknownKeys(m, path, known: ["source"], what: "wifi")
+        rejectUnknownKeys(m, path, known: ["source", "signal_interval"], what: "wifi")
         var settings = WiFiSettings()
+        var ok = true
         if let s = m["source"] {
-            guard let word = word(s, path.key("source"), oneOf: WiFiSettings.Source.allCases.map(\.rawValue)),
+            if let word = word(s, path.key("source"), oneOf: WiFiSettings.Source.allCases.map(\.rawValue)),
                 let source = WiFiSettings.Source(rawValue: word)
-            else { return nil }
-            settings.source = source
+            {
+                settings.source = source
+            } else {
+                ok = false
+            }
         }
-        return settings
+        if let n = m["signal_interval"] {
+            if let d = duration(n, path.key("signal_interval")) {
+                if d >= WiFiSettings.minimumSignalInterval {
+                    settings.signalInterval = d
+                } else {
+                    error(
+                        "the signal interval must be at least \(DurationSyntax.format(WiFiSettings.minimumSignalInterval))",
+                        at: n.mark, path: path.key("signal_interval"),
+                        hint: "the kernel's reading averages several beacons; sampling faster shows nothing new")
+                    ok = false
+                }
+            } else {
+                ok = false
+            }
+        }
+        return ok ? settings : nil
     }
 
+    /// `connectivity: { probes: [{ url, status, body }], interval, timeout }`.
     mutating func connectivity(_ node: YAMLNode, _ path: KeyPath) -> ConnectivitySettings? {
         guard let m = mapping(node, path) else { return nil }
         rejectUnknownKeys(m, path, known: ["probes", "interval", "timeout"], what: "connectivity")

@@ -7,17 +7,17 @@ public struct RuleSet: Sendable {
     public var observers: [ObserverDefinition]
     /// Directories searched for `netrules-action-NAME` and `netrules-observer-NAME` before `PATH`.
     public var pluginDirectories: [String]
-    /// `wifi:`: where the Wi-Fi facts come from.
+    /// `wifi:`: where the Wi-Fi facts come from, and how often `signal` is sampled.
     public var wifi: WiFiSettings
 
     public init(
         rules: [Rule] = [], hosts: [HostDefinition] = [], connectivity: ConnectivitySettings = .init(),
         observers: [ObserverDefinition] = [], pluginDirectories: [String] = [], wifi: WiFiSettings = .init()
     ) {
-        self.wifi = wifi
         self.rules = rules
         self.hosts = hosts
         self.connectivity = connectivity
+        self.wifi = wifi
         self.observers = observers
         self.pluginDirectories = pluginDirectories
     }
@@ -27,9 +27,9 @@ public struct RuleSet: Sendable {
         Set(rules.flatMap { $0.condition.readKeys })
     }
 
-    /// What the probes must watch for these rules: the hosts whose `hosts.NAME` is read, and
-    /// whether any rule reads `connectivity` or holds a webhook for `online` (so the portal probe
-    /// runs only when needed).
+    /// What the probes must watch for these rules: the hosts whose `hosts.NAME` is read, whether
+    /// any rule reads `connectivity` or holds a webhook for `online` (so the portal probe runs only
+    /// when needed), and whether any rule reads `signal` (so it is sampled only when needed).
     public var demand: ProbeDemand {
         let keys = readKeys
         let watched = hosts.filter { keys.contains(.host($0.name)) }
@@ -37,7 +37,16 @@ public struct RuleSet: Sendable {
         let waitsForOnline = rules.contains { rule in
             rule.actions.contains { ($0.definition as? WebhookAction)?.waitsForOnline == true }
         }
-        return ProbeDemand(hosts: watched, needsConnectivity: keys.contains(.connectivity) || waitsForOnline)
+        return ProbeDemand(
+            hosts: watched, needsConnectivity: keys.contains(.connectivity) || waitsForOnline,
+            needsSignal: keys.contains(.signal))
+    }
+
+    /// How often the Wi-Fi observer samples `signal`: every `wifi.signal_interval` while a rule
+    /// reads it or `watching` (a `watch` client, which shows every fact), else nil: no sampling,
+    /// and no timer armed for it.
+    public func signalSamplingInterval(watching: Bool) -> Duration? {
+        demand.needsSignal || watching ? wifi.signalInterval : nil
     }
 }
 
@@ -45,9 +54,12 @@ public struct RuleSet: Sendable {
 public struct ProbeDemand: Hashable, Sendable {
     public var hosts: [HostDefinition]
     public var needsConnectivity: Bool
+    /// Whether a rule reads `signal`, which moves between association events and so is sampled.
+    public var needsSignal: Bool
 
-    public init(hosts: [HostDefinition], needsConnectivity: Bool) {
+    public init(hosts: [HostDefinition], needsConnectivity: Bool, needsSignal: Bool = false) {
         self.hosts = hosts
         self.needsConnectivity = needsConnectivity
+        self.needsSignal = needsSignal
     }
 }

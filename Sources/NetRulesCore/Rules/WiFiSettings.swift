@@ -1,4 +1,5 @@
-/// The `wifi:` section of a rule file.
+/// The top-level `wifi:` map: where the Wi-Fi facts come from, and how the Wi-Fi observer reads
+/// what changes between association events.
 public struct WiFiSettings: Hashable, Sendable {
     /// Which observer serves `ssid`, `bssid`, `signal`, `frequency` and `interface`.
     public enum Source: String, Hashable, Sendable, CaseIterable {
@@ -12,7 +13,15 @@ public struct WiFiSettings: Hashable, Sendable {
 
     public var source: Source
 
-    public init(source: Source = .auto) {
+    /// How often `signal` is sampled while something reads it (a rule, a `watch` client).
+    public var signalInterval: Duration
+
+    /// The shortest `signal_interval` accepted: the kernel's reading averages a few beacons (a
+    /// beacon is about 100 ms), so sampling faster shows nothing new and only costs wake-ups.
+    public static let minimumSignalInterval: Duration = .seconds(1)
+
+    public init(source: Source = .auto, signalInterval: Duration = .seconds(5)) {
         self.source = source
+        self.signalInterval = signalInterval
     }
 }

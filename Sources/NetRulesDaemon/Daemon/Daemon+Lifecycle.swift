@@ -3,6 +3,7 @@ import Glibc
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
+import NetRulesLinux
 import NetRulesSystem
 
 extension Daemon {
@@ -65,7 +66,9 @@ extension Daemon {
     /// Starts the observers the rule set needs and stops those it no longer needs; an observer
     /// whose configuration did not change keeps running (and keeps its facts).
     func startObservers() {
-        let plan = ObserverPlan(ruleSet: ruleSet, logger: logger.child("netrules.observers"))
+        updateSignalSampling()
+        let plan = ObserverPlan(
+            ruleSet: ruleSet, signalSampling: signalSampling, logger: logger.child("netrules.observers"))
         let wanted = Set(plan.entries.map(\.identity))
         for (identity, task) in observers where !wanted.contains(identity) {
             task.cancel()
@@ -98,6 +101,11 @@ extension Daemon {
                 if !Task.isCancelled { sink.yield(.observerEnded(identity: identity, error: failure)) }
             }
         }
+    }
+
+    /// Samples `signal` while a rule or a `watch` client reads it, and not at all otherwise.
+    func updateSignalSampling() {
+        signalSampling.set(ruleSet.signalSamplingInterval(watching: !watchers.isEmpty))
     }
 
     func stopObservers() async {

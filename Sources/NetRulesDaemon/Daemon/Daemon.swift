@@ -2,6 +2,7 @@ import FoundationEssentials
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
+import NetRulesLinux
 import NetRulesProbes
 import NetRulesSystem
 import Synchronization
@@ -44,6 +45,8 @@ public actor Daemon: DaemonQueries {
     let runner: ActionRunner
     var observers: [String: Task<Void, Never>] = [:]
     var portal: PortalProbe?
+    /// How often the Wi-Fi observer samples `signal`, from the rules and the `watch` clients.
+    let signalSampling = SignalSampling()
     var timer: Task<Void, Never>?
     var timerDeadline: Instant?
     var watchers: [Int: AsyncStream<FactChange>.Continuation] = [:]
@@ -304,6 +307,7 @@ public actor Daemon: DaemonQueries {
         let id = nextWatcher
         nextWatcher += 1
         watchers[id] = continuation
+        updateSignalSampling()
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeWatcher(id) }
         }
@@ -312,5 +316,6 @@ public actor Daemon: DaemonQueries {
 
     private func removeWatcher(_ id: Int) {
         watchers[id] = nil
+        updateSignalSampling()
     }
 }

@@ -16,8 +16,10 @@ struct ObserverPlan {
     var entries: [Entry]
 
     /// The built-in observers always run; probes and plugins only when the rules ask for them.
-    /// Probes wait on `QuietClock`, so the minutes between rounds cost no wake-ups.
-    init(ruleSet: RuleSet, logger: Logger) {
+    /// Probes wait on `QuietClock`, so the minutes between rounds cost no wake-ups. The Wi-Fi
+    /// observer keeps one identity whatever its sampling: the daemon changes `signalSampling`
+    /// while it runs (rules and `watch` clients come and go), without a restart.
+    init(ruleSet: RuleSet, signalSampling: SignalSampling, logger: Logger) {
         let log: @Sendable (String) -> Void = { logger.warning($0) }
         var entries: [Entry] = [
             Entry(identity: "netlink", observer: LinuxNetworkObserver(logger: log)),
@@ -28,7 +30,7 @@ struct ObserverPlan {
         let source = WiFiSource(rawValue: ruleSet.wifi.source.rawValue) ?? .auto
         let kernelWiFi = WiFiSource.kernelHasNL80211
         if source.usesNL80211(kernelHasNL80211: kernelWiFi) {
-            entries.append(Entry(identity: "wifi", observer: WiFiObserver(logger: log)))
+            entries.append(Entry(identity: "wifi", observer: WiFiObserver(signalSampling: signalSampling, logger: log)))
         }
         let nmWiFi = source.usesNetworkManager(kernelHasNL80211: kernelWiFi)
         entries.append(

@@ -22,7 +22,10 @@ public enum WatchCommand {
         let observers: [any Observer] = [
             LinuxNetworkObserver(logger: { errorOutput($0 + "\n") }),
             ResolverObserver(),
-            WiFiObserver(logger: { errorOutput($0 + "\n") }),
+            // Watch shows every fact, signal included: sample it at the rule files' default interval.
+            WiFiObserver(
+                signalSampling: SignalSampling(interval: WiFiSettings().signalInterval),
+                logger: { errorOutput($0 + "\n") }),
         ]
         // State-like facts: if the printer falls behind, older updates may go but the newest stays.
         let (stream, continuation) = AsyncStream.makeStream(

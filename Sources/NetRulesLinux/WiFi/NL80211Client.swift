@@ -1,24 +1,26 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
+import NetRulesCore
 import NetRulesSystem
 
 /// The thin socket side of nl80211: resolve the family, ask for interfaces, stations and scan
 /// results, and receive association events. All decoding lives in `NL80211Message`.
 ///
 /// Not thread-safe: confined to the thread that opened it.
-final class NL80211Client {
+final class NL80211Client: NL80211Session {
     let family: GenericNetlinkFamily
     private let requests: NetlinkSocket
     /// Subscribed to the `mlme` group: connect, roam and disconnect events.
-    let events: NetlinkSocket
+    private let events: NetlinkSocket
     private var sequence: UInt32 = 1
 
     /// Opens the sockets; nil when the kernel has no nl80211 (no cfg80211 loaded or built in).
     static func open() throws -> NL80211Client? {
         let control = try NetlinkSocket(protocol: NETLINK_GENERIC)
         defer { control.close() }
-        try control.send(GenericNetlinkFamily.lookUp("nl80211", sequence: 1))
-        for message in try receiveReply(on: control, sequence: 1) {
+        let request = GenericNetlinkFamily.lookUp("nl80211", sequence: 1)
+        try control.send(request)
+        for message in try receiveReply(on: control, to: request) {
             if let error = message.errorCode, error.rawValue != 0 {
                 if error == .noSuchFileOrDirectory { return nil }
                 throw SystemCallError(call: "CTRL_CMD_GETFAMILY", errno: error)
@@ -43,12 +45,22 @@ final class NL80211Client {
     /// The current association of every wireless interface, from fresh dumps.
     func currentState() throws -> WiFiState {
         var state = WiFiState()
-        for message in try dump(NL80211_CMD_GET_INTERFACE, index: nil) { state.apply(message) }
+        let id = family.id
+        for message in try query({ NL80211Request.interfaces(family: id, sequence: $0) }) { state.apply(message) }
         for (index, entry) in state.interfaces where entry.ssid != nil {
-            for message in try dump(NL80211_CMD_GET_STATION, index: index) { state.apply(message) }
-            for message in try dump(NL80211_CMD_GET_SCAN, index: index) { state.apply(message) }
+            for message in try query({ NL80211Request.stations(family: id, index: index, sequence: $0) }) {
+                state.apply(message)
+            }
+            for message in try query({ NL80211Request.scan(family: id, index: index, sequence: $0) }) {
+                state.apply(message)
+            }
         }
         return state
+    }
+
+    /// Waits for association events, `wake`, or `timeout` milliseconds (-1: no timeout).
+    func waitForEvents(wake: WakeEvent, timeout: Int32) throws -> Bool {
+        try events.waitReadable(wake: wake, timeout: timeout)
     }
 
     /// Reads queued events without blocking.
@@ -60,31 +72,44 @@ final class NL80211Client {
         return out
     }
 
-    private func dump(_ command: nl80211_commands, index: Int32?) throws -> [NL80211Message] {
+    /// A station's details now (for a client, its access point: the signal), or nothing when the
+    /// kernel no longer knows it (a disconnect racing the request); every station of the
+    /// interface when `mac` is nil.
+    func station(index: Int32, mac: MACAddress?) throws -> [NL80211Message] {
+        let id = family.id
+        guard let mac else { return try query { NL80211Request.stations(family: id, index: index, sequence: $0) } }
+        return try query { NL80211Request.station(family: id, index: index, mac: mac, sequence: $0) }
+    }
+
+    private func query(_ request: (UInt32) -> NetlinkMessage) throws -> [NL80211Message] {
         sequence &+= 1
-        var attributes = NetlinkAttributeWriter()
-        if let index { attributes.append(Int32(NL80211_ATTR_IFINDEX.rawValue), integer: UInt32(bitPattern: index)) }
-        try requests.send(
-            GenericNetlinkFamily.request(
-                type: family.id, command: UInt8(command.rawValue), dump: true, sequence: sequence,
-                attributes: attributes))
-        return try NL80211Client.receiveReply(on: requests, sequence: sequence)
+        let message = request(sequence)
+        try requests.send(message)
+        return try NL80211Client.receiveReply(on: requests, to: message)
             .filter { $0.type == family.id }
             .compactMap { NL80211Message.parse($0.payload) }
     }
 
-    /// Collects a reply up to `NLMSG_DONE`, an error, or the single non-multipart message.
-    private static func receiveReply(on socket: NetlinkSocket, sequence: UInt32) throws -> [NetlinkMessage] {
+    /// Collects the reply to `request`: a dump's messages up to `NLMSG_DONE`; otherwise the
+    /// answer up to the acknowledgement the request asked for (`NLM_F_ACK`), so no stale
+    /// acknowledgement is left queued for the next request. An `NLMSG_ERROR` carrying an errno
+    /// ends either and is returned with the rest.
+    private static func receiveReply(on socket: NetlinkSocket, to request: NetlinkMessage) throws -> [NetlinkMessage] {
+        let isDump = request.flags & UInt16(NLM_F_DUMP) == UInt16(NLM_F_DUMP)
         var collected: [NetlinkMessage] = []
         while true {
             guard try socket.waitReadable(wake: nil, timeout: 5000) else {
                 throw SystemCallError(call: "poll", errno: Errno(rawValue: ETIMEDOUT))
             }
             guard case .messages(let messages) = try socket.receive() else { continue }
-            for message in messages where message.sequence == sequence {
+            for message in messages where message.sequence == request.sequence {
                 if message.type == UInt16(NLMSG_DONE) { return collected }
+                if message.type == UInt16(NLMSG_ERROR) {
+                    if message.errorCode?.rawValue != 0 { collected.append(message) }
+                    return collected
+                }
                 collected.append(message)
-                if message.type == UInt16(NLMSG_ERROR) || message.flags & UInt16(NLM_F_MULTI) == 0 { return collected }
+                if isDump && message.flags & UInt16(NLM_F_MULTI) == 0 { return collected }
             }
         }
     }

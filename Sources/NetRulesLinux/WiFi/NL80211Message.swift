@@ -3,8 +3,9 @@ import NetRulesCore
 
 /// One nl80211 message, decoded into what the Wi-Fi facts need.
 ///
-/// A pure function over the generic netlink payload (`genlmsghdr` + attributes), tested on byte
-/// fixtures laid out from linux/nl80211.h, since these machines have no Wi-Fi hardware.
+/// A pure function over the generic netlink payload (`genlmsghdr` + attributes). These machines
+/// have no cfg80211, so it is tested on messages an independent implementation encoded
+/// (pyroute2, through `scripts/make-nl80211-fixtures`), checked against linux/nl80211.h.
 enum NL80211Message: Hashable, Sendable {
     /// `NL80211_CMD_NEW_INTERFACE` (the reply to `GET_INTERFACE`): name and, when connected, SSID and frequency.
     case interface(index: Int32, name: String, ssid: [UInt8]?, frequency: UInt32?)

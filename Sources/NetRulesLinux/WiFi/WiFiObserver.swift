@@ -5,18 +5,27 @@ import NetRulesSystem
 /// The built-in Wi-Fi observer over nl80211: `ssid`, `bssid`, `signal`, `frequency`, `interface`.
 ///
 /// At start it reads each wireless interface's association; then it waits for nl80211's `mlme`
-/// events (connect, roam, disconnect) and reads again. `signal` is sampled at those moments, not
-/// polled. Where the kernel has no nl80211, it says so once through the logger, reports the Wi-Fi
-/// facts as unknown (not absent: nothing can tell), and idles until cancelled, so the other
-/// observers keep working.
+/// events (connect, roam, disconnect) and reads again. `signal` moves without events: while
+/// `signalSampling` has an interval (something reads `signal`), the access point is sampled at
+/// that interval (`GET_STATION`) and a move past `WiFiState.signalHysteresis` is reported; with
+/// none, the thread waits in `poll` without a timeout, so an idle observer never wakes. Where the
+/// kernel has no nl80211, it says so once through the logger, reports the Wi-Fi facts as unknown
+/// (not absent: nothing can tell), and idles until cancelled, so the other observers keep working.
 public struct WiFiObserver: Observer {
     /// `wifi`.
     public let name = "wifi"
     let logger: @Sendable (String) -> Void
+    /// How often to sample `signal`, changeable while the observer runs.
+    public let signalSampling: SignalSampling
 
     /// Creates the observer.
-    /// - Parameter logger: receives the one-time notice when nl80211 is missing.
-    public init(logger: @escaping @Sendable (String) -> Void = { _ in }) {
+    /// - Parameters:
+    ///   - signalSampling: how often to sample `signal`; never, by default.
+    ///   - logger: receives the one-time notice when nl80211 is missing.
+    public init(
+        signalSampling: SignalSampling = SignalSampling(), logger: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.signalSampling = signalSampling
         self.logger = logger
     }
 
@@ -29,28 +38,23 @@ public struct WiFiObserver: Observer {
 
     /// Reports the Wi-Fi facts until cancelled.
     public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+        // One wake event for both reasons to leave `poll`: cancellation (`stop` raised first) and
+        // a new sampling interval.
         let wake = try WakeEvent()
+        let stop = StopFlag()
+        let sampling = signalSampling
+        sampling.listen(wake)
+        defer { sampling.stopListening(wake) }
         let available = try await withTaskCancellationHandler {
             try await BlockingThread.run(name: "netrules-wifi") { () throws -> Bool in
                 guard let client = try NL80211Client.open() else { return false }
-                var reported: [FactKey: FactState] = [:]
-                func report(_ facts: [FactKey: FactState]) {
-                    let update = NetworkTable.changes(from: reported, to: facts)
-                    guard !update.isEmpty else { return }
-                    for (key, state) in update.changes { reported[key] = state }
-                    updates.yield(update)
-                }
-                report(try client.currentState().facts)
-                while true {
-                    do {
-                        guard try client.events.waitReadable(wake: wake) else { continue }
-                    } catch is CancellationError {
-                        return true
-                    }
-                    if !(try client.drainEvents()).isEmpty { report(try client.currentState().facts) }
-                }
+                try Self.watch(
+                    client, wake: wake, stop: stop, sampling: sampling, now: { .now },
+                    report: { updates.yield($0) })
+                return true
             }
         } onCancel: {
+            stop.raise()
             wake.signal()
         }
         guard !available else { return }

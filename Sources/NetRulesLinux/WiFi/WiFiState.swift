@@ -43,7 +43,9 @@ struct WiFiState: Hashable, Sendable {
             var entry = interfaces[index] ?? Interface(name: "")
             entry.bssid = bssid
             entry.frequency = frequency ?? entry.frequency
-            entry.ssid = entry.ssid ?? ssid
+            // A hidden network's SSID can reach the interface empty (from a beacon); the BSS's
+            // probe-response elements may name it.
+            if entry.ssid?.isEmpty ?? true { entry.ssid = ssid ?? entry.ssid }
             entry.signalDBm = entry.signalDBm ?? signal
             interfaces[index] = entry
         case .station(let index, _, let signal):
@@ -52,10 +54,43 @@ struct WiFiState: Hashable, Sendable {
         return false
     }
 
+    /// Sampled signal changes of this many dB or less are not reported: a steady link's reading
+    /// jitters by a dB or two, and every report re-evaluates the rules that read `signal`.
+    static let signalHysteresis = 2
+
+    /// Whether a sampled signal differs enough from the one last reported to be reported.
+    static func isSignalChange(from reported: Int?, to sample: Int) -> Bool {
+        guard let reported else { return true }
+        return abs(sample - reported) > signalHysteresis
+    }
+
+    /// Applies a periodic sample (the `station` reply for the access point), keeping its signal
+    /// only past the hysteresis; association events go through `apply(_:)` and are taken as they are.
+    /// - Returns: whether the signal changed.
+    @discardableResult
+    mutating func applySample(_ message: NL80211Message) -> Bool {
+        guard case .station(let index, _, let signal?) = message, var entry = interfaces[index], entry.isAssociated,
+            Self.isSignalChange(from: entry.signalDBm, to: signal)
+        else { return false }
+        entry.signalDBm = signal
+        interfaces[index] = entry
+        return true
+    }
+
+    /// The interface whose facts are reported (see `facts`) and its access point: what a sample reads.
+    var sampleTarget: (index: Int32, bssid: MACAddress?)? {
+        reported.map { ($0.index, $0.entry.bssid) }
+    }
+
+    /// The associated interface with the lowest index.
+    private var reported: (index: Int32, entry: Interface)? {
+        interfaces.filter { $0.value.isAssociated }.min { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
     /// The Wi-Fi facts: those of the associated interface with the lowest index, or all absent
     /// when none is associated. SSIDs stay byte-exact (`FactValue.text`).
     var facts: [FactKey: FactState] {
-        guard let (_, entry) = interfaces.filter({ $0.value.isAssociated }).min(by: { $0.key < $1.key }) else {
+        guard let (_, entry) = reported else {
             return [.ssid: .absent, .bssid: .absent, .signal: .absent, .frequency: .absent, .interface: .absent]
         }
         return [

@@ -1,0 +1,17 @@
+import NetRulesCore
+import NetRulesSystem
+
+/// What the Wi-Fi observer's loop needs from nl80211: `NL80211Client` over the kernel's sockets,
+/// or a scripted stand-in in tests (these machines have no cfg80211).
+protocol NL80211Session: AnyObject {
+    /// The current association of every wireless interface, from fresh dumps.
+    func currentState() throws -> WiFiState
+    /// A station's details now; every station of the interface when `mac` is nil.
+    func station(index: Int32, mac: MACAddress?) throws -> [NL80211Message]
+    /// Waits for association events; true when some are queued, false when `timeout`
+    /// milliseconds passed first (-1: no timeout).
+    /// - Throws: `CancellationError` when `wake` is signalled.
+    func waitForEvents(wake: WakeEvent, timeout: Int32) throws -> Bool
+    /// Reads the queued events without blocking.
+    func drainEvents() throws -> [NL80211Message]
+}

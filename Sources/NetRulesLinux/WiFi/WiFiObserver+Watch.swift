@@ -1,0 +1,62 @@
+import NetRulesCore
+import NetRulesSystem
+import Synchronization
+
+extension WiFiObserver {
+    /// Reports the facts, then waits for association events and, while `sampling` has an
+    /// interval, for each sample's deadline; returns once `stop` is raised.
+    ///
+    /// The deadline is the timeout of the `poll` this thread blocks in anyway (`SignalSchedule`):
+    /// no second thread hands it a wake-up, and with no reader the timeout is -1, so no timer of
+    /// any kind is armed. Runs on the observer's thread; `now` is injected so a test can drive
+    /// the loop on virtual time through a scripted session.
+    static func watch(
+        _ session: some NL80211Session, wake: WakeEvent, stop: StopFlag, sampling: SignalSampling,
+        now: () -> ContinuousClock.Instant, report send: (FactUpdate) -> Void
+    ) throws {
+        var reported: [FactKey: FactState] = [:]
+        func report(_ facts: [FactKey: FactState]) {
+            let update = NetworkTable.changes(from: reported, to: facts)
+            guard !update.isEmpty else { return }
+            for (key, state) in update.changes { reported[key] = state }
+            send(update)
+        }
+        var state = try session.currentState()
+        report(state.facts)
+        var schedule = SignalSchedule()
+        while true {
+            let timeout = schedule.timeout(
+                interval: sampling.interval, isAssociated: state.sampleTarget != nil, now: now())
+            let readable: Bool
+            do {
+                readable = try session.waitForEvents(wake: wake, timeout: timeout)
+            } catch is CancellationError {
+                if stop.isRaised { return }
+                // A new interval: clear the wake-up and wait again with the new timeout. `stop` is
+                // raised before its signal, so a stop whose signal this reset swallowed is seen here.
+                wake.reset()
+                if stop.isRaised { return }
+                continue
+            }
+            if readable {
+                guard !(try session.drainEvents()).isEmpty else { continue }
+                state = try session.currentState()
+                report(state.facts)
+            } else if schedule.takeDue(now: now()), let target = state.sampleTarget {
+                for message in try session.station(index: target.index, mac: target.bssid) {
+                    state.applySample(message)
+                }
+                report(state.facts)
+            }
+        }
+    }
+}
+
+/// Raised once, when the observer's task is cancelled; read by its thread.
+final class StopFlag: Sendable {
+    private let raised = Atomic<Bool>(false)
+
+    func raise() { raised.store(true, ordering: .releasing) }
+
+    var isRaised: Bool { raised.load(ordering: .acquiring) }
+}
