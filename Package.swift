@@ -78,6 +78,23 @@ let package = Package(
         ),
         .executableTarget(name: "netrules", dependencies: ["NetRulesCLI"], swiftSettings: swiftSettings),
 
+        // MARK: Fuzzing (Fuzz/README.md)
+        // The fuzz targets, run by the libFuzzer driver below and replayed by NetRulesFuzzingTests.
+        .target(
+            name: "NetRulesFuzzing",
+            dependencies: ["NetRulesCore", "NetRulesConfig", "NetRulesLinux", "NetRulesProbes", "NetRulesDaemon"],
+            swiftSettings: swiftSettings
+        ),
+        // Declares libFuzzer's driver entry point for netrules-fuzz.
+        .target(name: "CLibFuzzer", path: "Fuzz/Sources/CLibFuzzer"),
+        // `scripts/fuzz` builds it with `-sanitize=fuzzer` and NETRULES_FUZZING; a plain build is a replayer.
+        .executableTarget(
+            name: "netrules-fuzz",
+            dependencies: ["NetRulesFuzzing", "CLibFuzzer"],
+            path: "Fuzz/Sources/netrules-fuzz",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
         .target(name: "NetRulesTesting", dependencies: ["NetRulesCore"], swiftSettings: swiftSettings),
         .testTarget(
@@ -111,6 +128,12 @@ let package = Package(
             name: "NetRulesCLITests",
             dependencies: ["NetRulesCLI", "NetRulesDaemon", "NetRulesSystem", "NetRulesTesting"],
             exclude: ["SchemaCorpus"],
+            swiftSettings: swiftSettings
+        ),
+        // Replays Fuzz/Corpus and Fuzz/Regressions through every fuzz target.
+        .testTarget(
+            name: "NetRulesFuzzingTests",
+            dependencies: ["NetRulesFuzzing", "NetRulesConfig", "NetRulesCore"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `netrules` binary as a daemon inside network namespaces (needs root).

@@ -18,9 +18,19 @@ struct DurationSyntaxTests {
 
     @Test(arguments: [
         (Duration.seconds(5_400), "1h30m"), (.milliseconds(500), "500ms"), (.zero, "0s"), (.seconds(130), "2m10s"),
+        (.milliseconds(1_500), "1500ms"), (.nanoseconds(1), "0.000001ms"), (.microseconds(250), "0.25ms"),
+        (.seconds(3_155_760_000) + .nanoseconds(1), "3155760000000.000001ms"), (.seconds(-90), "-1m30s"),
     ])
     func formats(duration: Duration, expected: String) {
         #expect(DurationSyntax.format(duration) == expected)
+    }
+
+    /// Found by the `text` fuzz target: a nanosecond printed as `1e-06ms`, which no rule file can say.
+    @Test(arguments: ["0.000001ms", "0.5us", "1.000000001s", "36525d", "36524d23h59m59.999999999s"])
+    func whatFormatPrintsParsesAgain(text: String) {
+        guard let duration = DurationSyntax.parse(text) else { return }
+        let printed = DurationSyntax.format(duration)
+        #expect(DurationSyntax.parse(printed) != nil, "\(text) prints as \(printed)")
     }
 }
 

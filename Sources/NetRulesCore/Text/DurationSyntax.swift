@@ -57,13 +57,22 @@ public enum DurationSyntax {
         return .seconds(Int64(whole)) + .nanoseconds(Int64(nanoseconds))
     }
 
-    /// Prints a duration in the largest exact units: `1h30m`, `500ms`, `0s`.
+    /// Prints a duration in the largest exact units: `1h30m`, `500ms`, `0.000001ms`, `0s`.
+    ///
+    /// A fraction of a second is printed in milliseconds as an exact decimal, never with an
+    /// exponent (`1e-06ms` is not a duration `parse` reads).
     public static func format(_ duration: Duration) -> String {
+        if duration < .zero { return "-" + format(.zero - duration) }
         let (seconds, attoseconds) = duration.components
         if seconds == 0 && attoseconds == 0 { return "0s" }
         if attoseconds != 0 {
-            let ms = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-            return FactValue.format(ms) + "ms"
+            let perMillisecond: Int64 = 1_000_000_000_000_000
+            let milliseconds = attoseconds / perMillisecond
+            // Seconds then three digits of milliseconds, as text, so no multiplication can overflow.
+            let whole = seconds == 0 ? "\(milliseconds)" : "\(seconds)" + zeroPadded(milliseconds, to: 3)
+            var fraction = zeroPadded(attoseconds % perMillisecond, to: 15)
+            while fraction.last == "0" { fraction.removeLast() }
+            return whole + (fraction.isEmpty ? "" : "." + fraction) + "ms"
         }
         var rest = seconds
         var out = ""
@@ -72,6 +81,11 @@ public enum DurationSyntax {
             rest %= size
         }
         return out
+    }
+
+    private static func zeroPadded(_ value: Int64, to width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
     /// The duration in seconds, as JSON carries it.

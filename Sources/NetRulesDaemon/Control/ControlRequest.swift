@@ -30,7 +30,7 @@ public enum ControlRequest: Equatable, Sendable {
 
     /// Parses a line (without its newline).
     /// - Returns: the request, or the message of the error document to answer with.
-    static func parse(_ line: [UInt8]) -> Result<ControlRequest, RequestError> {
+    package static func parse(_ line: [UInt8]) -> Result<ControlRequest, RequestError> {
         let document: JSONValue
         do {
             document = try JSONValue.parse(line)
@@ -66,7 +66,7 @@ public enum ControlRequest: Equatable, Sendable {
     }
 
     /// Why a line is not a request; answered as `{"version":1,"error":MESSAGE}`.
-    struct RequestError: Error, Equatable {
+    package struct RequestError: Error, Equatable {
         var message: String
     }
 }

@@ -4,7 +4,7 @@ import NetRulesSystem
 /// One netlink message: the `nlmsghdr` fields and the bytes after the header.
 ///
 /// Parsing is a pure function over bytes (STYLE §14), so the unit tests feed it fixtures.
-struct NetlinkMessage: Hashable, Sendable {
+package struct NetlinkMessage: Hashable, Sendable {
     /// `nlmsg_type`: `RTM_NEWLINK`, `NLMSG_DONE`, a generic netlink family id, …
     var type: UInt16
     /// `nlmsg_flags`: `NLM_F_MULTI`, `NLM_F_DUMP_INTR`, `NLM_F_REPLACE`, …
@@ -14,7 +14,7 @@ struct NetlinkMessage: Hashable, Sendable {
     /// `nlmsg_pid`: the sender's port id (0 for the kernel).
     var portID: UInt32
     /// The message body after the aligned header.
-    var payload: [UInt8]
+    package var payload: [UInt8]
 
     init(type: UInt16, flags: UInt16 = 0, sequence: UInt32 = 0, portID: UInt32 = 0, payload: [UInt8]) {
         self.type = type
@@ -28,7 +28,7 @@ struct NetlinkMessage: Hashable, Sendable {
     var isDumpInterrupted: Bool { flags & UInt16(NLM_F_DUMP_INTR) != 0 }
 
     /// For `NLMSG_ERROR`: the errno it carries (0 is an acknowledgement), else nil.
-    var errorCode: Errno? {
+    package var errorCode: Errno? {
         guard type == UInt16(NLMSG_ERROR), payload.count >= 4 else { return nil }
         let code: Int32 = payload.readInteger(at: 0)
         return Errno(rawValue: -code)
@@ -37,7 +37,7 @@ struct NetlinkMessage: Hashable, Sendable {
     /// Splits a datagram into messages, with the kernel's `NLMSG_OK`/`NLMSG_NEXT` bounds checks.
     ///
     /// A truncated trailing message is dropped, never read past.
-    static func parse(_ bytes: [UInt8]) -> [NetlinkMessage] {
+    package static func parse(_ bytes: [UInt8]) -> [NetlinkMessage] {
         var messages: [NetlinkMessage] = []
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, raw.count >= MemoryLayout<nlmsghdr>.size else { return }

@@ -4,14 +4,14 @@ import NetRulesCore
 ///
 /// Values map as: string → text, number → number, `true`/`false` → bool, `null` → known absent,
 /// array of those → list. Nested objects are rejected: a fact is a value, not a record.
-enum PluginLine {
+package enum PluginLine {
     /// Why a line was skipped.
-    struct Malformed: Error, Equatable, CustomStringConvertible {
-        let description: String
+    package struct Malformed: Error, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
     /// Decodes one line (without its newline).
-    static func parse(_ line: String) -> Result<FactUpdate, Malformed> {
+    package static func parse(_ line: String) -> Result<FactUpdate, Malformed> {
         let value: JSONValue
         do {
             value = try JSONValue.parse(Array(line.utf8))

@@ -2,7 +2,7 @@ internal import CNetRulesLinux
 import NetRulesCore
 
 /// A local address as an `RTM_NEWADDR`/`RTM_DELADDR` message describes it.
-struct AddressMessage: Hashable, Sendable {
+package struct AddressMessage: Hashable, Sendable {
     /// The interface it is on (`ifa_index`).
     var index: Int32
     /// The address itself (`IFA_LOCAL` when present, else `IFA_ADDRESS`).
@@ -25,7 +25,7 @@ struct AddressMessage: Hashable, Sendable {
     }
 
     /// Parses the body of an address message; nil for families other than IPv4/IPv6.
-    static func parse(_ payload: [UInt8]) -> AddressMessage? {
+    package static func parse(_ payload: [UInt8]) -> AddressMessage? {
         guard let info = payload.readStruct(as: ifaddrmsg.self) else { return nil }
         let attributes = NetlinkAttributes(
             payload, from: Int(CNetRulesLinux_NLMSG_ALIGN(UInt32(MemoryLayout<ifaddrmsg>.size))))

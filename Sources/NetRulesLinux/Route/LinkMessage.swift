@@ -3,7 +3,7 @@ internal import CNetRulesLinux
 import NetRulesCore
 
 /// A network interface as an `RTM_NEWLINK`/`RTM_DELLINK` message describes it.
-struct LinkMessage: Hashable, Sendable {
+package struct LinkMessage: Hashable, Sendable {
     /// The kernel's interface index (`ifi_index`).
     var index: Int32
     /// The interface name (`IFLA_IFNAME`).
@@ -18,7 +18,7 @@ struct LinkMessage: Hashable, Sendable {
     var hasWirelessAttribute: Bool
 
     /// Parses the body of a link message; nil when it is too short to hold an `ifinfomsg`.
-    static func parse(_ payload: [UInt8]) -> LinkMessage? {
+    package static func parse(_ payload: [UInt8]) -> LinkMessage? {
         guard let info = payload.readStruct(as: ifinfomsg.self) else { return nil }
         let attributes = NetlinkAttributes(
             payload, from: Int(CNetRulesLinux_NLMSG_ALIGN(UInt32(MemoryLayout<ifinfomsg>.size))))

@@ -2,7 +2,7 @@ internal import CNetRulesLinux
 import NetRulesCore
 
 /// A neighbour-table entry (ARP or NDP) as `RTM_NEWNEIGH`/`RTM_DELNEIGH` describes it.
-struct NeighbourMessage: Hashable, Sendable {
+package struct NeighbourMessage: Hashable, Sendable {
     /// The interface (`ndm_ifindex`).
     var index: Int32
     /// The neighbour's IP address (`NDA_DST`).
@@ -21,7 +21,7 @@ struct NeighbourMessage: Hashable, Sendable {
     }
 
     /// Parses the body of a neighbour message; nil for other families or a missing `NDA_DST`.
-    static func parse(_ payload: [UInt8]) -> NeighbourMessage? {
+    package static func parse(_ payload: [UInt8]) -> NeighbourMessage? {
         guard let info = payload.readStruct(as: ndmsg.self) else { return nil }
         let attributes = NetlinkAttributes(
             payload, from: Int(CNetRulesLinux_NLMSG_ALIGN(UInt32(MemoryLayout<ndmsg>.size))))

@@ -43,7 +43,7 @@ extension NetworkTable {
     ///
     /// - Parameter wireless: names of wireless interfaces (from sysfs or nl80211), for `network`.
     /// - Returns: `interfaces.NAME` for every interface, `ip`, `gateway`, `gateway.mac`, `gateway6`, `network`.
-    func facts(wireless: Set<String>) -> [FactKey: FactState] {
+    package func facts(wireless: Set<String>) -> [FactKey: FactState] {
         var facts: [FactKey: FactState] = [:]
         for link in links.values {
             facts[.interfaceState(link.name)] = .value(.string(NetworkTable.isUp(link) ? "up" : "down"))

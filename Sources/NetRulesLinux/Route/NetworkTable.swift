@@ -5,11 +5,13 @@ import NetRulesCore
 ///
 /// A pure value: it applies decoded messages and never does I/O, so tests drive it with fixtures.
 /// Not thread-safe; the netlink reader thread owns its copy.
-struct NetworkTable: Hashable, Sendable {
+package struct NetworkTable: Hashable, Sendable {
     var links: [Int32: LinkMessage] = [:]
     var addresses: [AddressKey: AddressMessage] = [:]
     var routes: [RouteKey: RouteMessage] = [:]
     var neighbours: [NeighbourKey: NeighbourMessage] = [:]
+
+    package init() {}
 
     /// The kinds of objects, in the order a full resync dumps them.
     enum Kind: CaseIterable, Sendable {
@@ -17,7 +19,7 @@ struct NetworkTable: Hashable, Sendable {
     }
 
     /// What the caller must do after applying a message.
-    struct Outcome: Equatable, Sendable {
+    package struct Outcome: Equatable, Sendable {
         /// The kernel may have dropped routes without telling us (it does so for IPv4 routes when a link
         /// goes down or an address goes away), so the route table must be dumped again.
         var routesNeedResync = false
@@ -35,7 +37,7 @@ struct NetworkTable: Hashable, Sendable {
 
     /// Applies one decoded message.
     @discardableResult
-    mutating func apply(_ event: RouteNetlinkEvent) -> Outcome {
+    package mutating func apply(_ event: RouteNetlinkEvent) -> Outcome {
         var outcome = Outcome()
         switch event {
         case .newLink(let link):

@@ -3,7 +3,7 @@ internal import CNetRulesLinux
 import NetRulesCore
 
 /// A route as an `RTM_NEWROUTE`/`RTM_DELROUTE` message describes it.
-struct RouteMessage: Hashable, Sendable {
+package struct RouteMessage: Hashable, Sendable {
     /// `AF_INET` or `AF_INET6`.
     var family: Int32
     /// The destination (`RTA_DST`); nil for a default route.
@@ -44,7 +44,7 @@ struct RouteMessage: Hashable, Sendable {
     }
 
     /// Parses the body of a route message; nil for families other than IPv4/IPv6.
-    static func parse(_ payload: [UInt8]) -> RouteMessage? {
+    package static func parse(_ payload: [UInt8]) -> RouteMessage? {
         guard let info = payload.readStruct(as: rtmsg.self) else { return nil }
         let family = Int32(info.rtm_family)
         guard family == AF_INET || family == AF_INET6 else { return nil }

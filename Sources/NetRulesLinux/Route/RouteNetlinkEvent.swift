@@ -1,7 +1,7 @@
 internal import CNetRulesLinux
 
 /// One rtnetlink message, decoded: what changed in the kernel's network tables.
-enum RouteNetlinkEvent: Hashable, Sendable {
+package enum RouteNetlinkEvent: Hashable, Sendable {
     case newLink(LinkMessage)
     case deleteLink(LinkMessage)
     case newAddress(AddressMessage)
@@ -13,7 +13,7 @@ enum RouteNetlinkEvent: Hashable, Sendable {
     case deleteNeighbour(NeighbourMessage)
 
     /// Decodes a message; nil for message types and families the network facts do not use.
-    init?(_ message: NetlinkMessage) {
+    package init?(_ message: NetlinkMessage) {
         switch Int32(message.type) {
         case Int32(RTM_NEWLINK):
             guard let link = LinkMessage.parse(message.payload) else { return nil }

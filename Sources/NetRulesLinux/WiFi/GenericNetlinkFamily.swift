@@ -1,14 +1,14 @@
 internal import CNetRulesLinux
 
 /// A generic netlink family as the controller describes it: its message type id and multicast groups.
-struct GenericNetlinkFamily: Hashable, Sendable {
+package struct GenericNetlinkFamily: Hashable, Sendable {
     /// The `nlmsg_type` of the family's messages.
     var id: UInt16
     /// Multicast group ids by name (`mlme`, `scan`, …).
     var groups: [String: UInt32]
 
     /// Decodes the controller's reply to `CTRL_CMD_GETFAMILY`.
-    static func parse(_ payload: [UInt8]) -> GenericNetlinkFamily? {
+    package static func parse(_ payload: [UInt8]) -> GenericNetlinkFamily? {
         let attributes = NetlinkAttributes(payload, from: Int(CNetRulesLinux_GENL_HDRLEN()))
         guard let id: UInt16 = attributes.integer(Int32(CTRL_ATTR_FAMILY_ID)) else { return nil }
         var groups: [String: UInt32] = [:]

@@ -6,7 +6,7 @@ import NetRulesCore
 /// A pure function over the generic netlink payload (`genlmsghdr` + attributes). These machines
 /// have no cfg80211, so it is tested on messages an independent implementation encoded
 /// (pyroute2, through `scripts/make-nl80211-fixtures`), checked against linux/nl80211.h.
-enum NL80211Message: Hashable, Sendable {
+package enum NL80211Message: Hashable, Sendable {
     /// `NL80211_CMD_NEW_INTERFACE` (the reply to `GET_INTERFACE`): name and, when connected, SSID and frequency.
     case interface(index: Int32, name: String, ssid: [UInt8]?, frequency: UInt32?)
     /// `NL80211_CMD_CONNECT`: association finished; `status` 0 means success.
@@ -21,7 +21,7 @@ enum NL80211Message: Hashable, Sendable {
     case station(index: Int32, mac: MACAddress?, signalDBm: Int?)
 
     /// Decodes a generic netlink payload; nil for commands the Wi-Fi facts ignore.
-    static func parse(_ payload: [UInt8]) -> NL80211Message? {
+    package static func parse(_ payload: [UInt8]) -> NL80211Message? {
         guard payload.count >= Int(CNetRulesLinux_GENL_HDRLEN()) else { return nil }
         let command = UInt32(payload[0])
         let attributes = NetlinkAttributes(payload, from: Int(CNetRulesLinux_GENL_HDRLEN()))

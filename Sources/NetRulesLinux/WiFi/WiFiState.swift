@@ -1,7 +1,7 @@
 import NetRulesCore
 
 /// What is known about each wireless interface's association; a pure value fed by `NL80211Message`s.
-struct WiFiState: Hashable, Sendable {
+package struct WiFiState: Hashable, Sendable {
     /// One wireless interface.
     struct Interface: Hashable, Sendable {
         var name: String
@@ -15,11 +15,13 @@ struct WiFiState: Hashable, Sendable {
 
     var interfaces: [Int32: Interface] = [:]
 
+    package init() {}
+
     /// Applies a decoded message.
     /// - Returns: whether the interface's details should be queried again (after connect or roam,
     ///   whose events carry the BSSID but not the SSID, frequency or signal).
     @discardableResult
-    mutating func apply(_ message: NL80211Message) -> Bool {
+    package mutating func apply(_ message: NL80211Message) -> Bool {
         switch message {
         case .interface(let index, let name, let ssid, let frequency):
             var entry = interfaces[index] ?? Interface(name: name)
@@ -89,7 +91,7 @@ struct WiFiState: Hashable, Sendable {
 
     /// The Wi-Fi facts: those of the associated interface with the lowest index, or all absent
     /// when none is associated. SSIDs stay byte-exact (`FactValue.text`).
-    var facts: [FactKey: FactState] {
+    package var facts: [FactKey: FactState] {
         guard let (_, entry) = reported else {
             return [.ssid: .absent, .bssid: .absent, .signal: .absent, .frequency: .absent, .interface: .absent]
         }

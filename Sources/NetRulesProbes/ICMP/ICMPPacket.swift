@@ -1,7 +1,7 @@
 /// Pure functions that build ICMP echo requests and parse echo replies (RFC 792, RFC 4443).
 ///
 /// No sockets here: the tests feed these functions bytes.
-enum ICMPPacket {
+package enum ICMPPacket {
     /// ICMPv4 type 8 (`ICMP_ECHO` in `<netinet/ip_icmp.h>`, which Swift does not import).
     static let echoRequestV4: UInt8 = 8
     /// ICMPv4 type 0 (`ICMP_ECHOREPLY`).
@@ -14,7 +14,7 @@ enum ICMPPacket {
     static let headerLength = 8
 
     /// An echo reply's fields.
-    struct EchoReply: Equatable {
+    package struct EchoReply: Equatable {
         var identifier: UInt16
         var sequence: UInt16
         var payload: [UInt8]
@@ -56,7 +56,8 @@ enum ICMPPacket {
     ///   - bytes: What the socket returned.
     ///   - v6: Whether it came from an ICMPv6 socket.
     ///   - includesIPHeader: True for raw IPv4 sockets, which deliver the IP header too.
-    static func parseEchoReply(_ bytes: some Collection<UInt8>, v6: Bool, includesIPHeader: Bool) -> EchoReply? {
+    package static func parseEchoReply(_ bytes: some Collection<UInt8>, v6: Bool, includesIPHeader: Bool) -> EchoReply?
+    {
         var packet = Array(bytes)[...]
         if includesIPHeader {
             guard let first = packet.first, first >> 4 == 4 else { return nil }
