@@ -101,11 +101,7 @@ struct NL80211Tests {
 
     /// What `currentState()` builds from its three dumps, then what the events do to it.
     @Test func theDumpsMakeTheFactsAndTheEventsAskForANewLook() throws {
-        var state = WiFiState()
-        for name in ["new-interface-associated.bin", "new-station.bin"] { state.apply(try F.message(name)) }
-        for message in try F.messages("scan-dump.bin") {
-            if let decoded = NL80211Message.parse(message.payload), message.type == F.family { state.apply(decoded) }
-        }
+        var state = try F.associatedState()
         let facts = state.facts
         #expect(facts[.ssid] == .value(.bytes(F.oddSSID)))
         #expect(facts[.ssid]?.value?.stringValue?.hasPrefix("Caf\\xe9\\x00\\xf0") == true)

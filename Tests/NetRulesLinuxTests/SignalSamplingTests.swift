@@ -57,11 +57,7 @@ struct SignalSamplingTests {
 
     /// The state after the dumps (signal -58 from the station), then samples.
     @Test func samplesWithinTheHysteresisChangeNoFact() throws {
-        var state = WiFiState()
-        for name in ["new-interface-associated.bin", "new-station.bin"] { state.apply(try F.message(name)) }
-        for message in try F.messages("scan-dump.bin") where message.type == F.family {
-            if let decoded = NL80211Message.parse(message.payload) { state.apply(decoded) }
-        }
+        var state = try F.associatedState()
         #expect(state.sampleTarget?.index == F.index && state.sampleTarget?.bssid == F.accessPoint)
         let before = state.facts
         func sample(_ dBm: Int?) -> Bool {

@@ -10,16 +10,6 @@ import Testing
 struct WiFiWatchTests {
     typealias F = NL80211Fixtures
 
-    /// After the dumps of the fixtures: wlan0 associated with 00:11:22:33:44:55, signal -58.
-    static func associated() throws -> WiFiState {
-        var state = WiFiState()
-        for name in ["new-interface-associated.bin", "new-station.bin"] { state.apply(try F.message(name)) }
-        for message in try F.messages("scan-dump.bin") where message.type == F.family {
-            if let decoded = NL80211Message.parse(message.payload) { state.apply(decoded) }
-        }
-        return state
-    }
-
     /// Runs the loop until the script stops it; returns the signals it reported.
     static func run(
         _ session: ScriptedNL80211Session, sampling: SignalSampling, stop: StopFlag
@@ -35,7 +25,7 @@ struct WiFiWatchTests {
 
     @Test func withNoReaderItNeverSamplesAndWaitsWithoutATimeout() throws {
         let stop = StopFlag()
-        let session = ScriptedNL80211Session(state: try Self.associated(), signals: [-70, -80]) { wait, _ in
+        let session = ScriptedNL80211Session(state: try F.associatedState(), signals: [-70, -80]) { wait, _ in
             // Three association events, then the stop.
             if wait <= 3 { return .event }
             stop.raise()
@@ -51,7 +41,7 @@ struct WiFiWatchTests {
     @Test func aReaderGetsASampleEveryIntervalAndOnlyMovesPastTwoDB() throws {
         let stop = StopFlag()
         let sampling = SignalSampling(interval: .seconds(5))
-        let session = ScriptedNL80211Session(state: try Self.associated(), signals: [-59, -60, -62, -61, -65]) {
+        let session = ScriptedNL80211Session(state: try F.associatedState(), signals: [-59, -60, -62, -61, -65]) {
             wait, _ in
             if wait <= 5 { return .timeOut }
             stop.raise()
@@ -68,7 +58,7 @@ struct WiFiWatchTests {
     @Test func readersComingAndGoingArmAndDisarmTheTimeout() throws {
         let stop = StopFlag()
         let sampling = SignalSampling()
-        let session = ScriptedNL80211Session(state: try Self.associated(), signals: [-70, -71]) { wait, _ in
+        let session = ScriptedNL80211Session(state: try F.associatedState(), signals: [-70, -71]) { wait, _ in
             switch wait {
             case 1:
                 sampling.set(.seconds(5))  // a rule or a watch client starts reading signal

@@ -41,4 +41,15 @@ enum NL80211Fixtures {
     static func message(_ name: String) throws -> NL80211Message {
         try #require(try decoded(name))
     }
+
+    /// What `currentState()` builds from the three dumps: wlan0 associated with the 32-byte SSID,
+    /// 00:11:22:33:44:55 at 5180 MHz, signal -58 from the station (the scan's -61 is not taken).
+    static func associatedState() throws -> WiFiState {
+        var state = WiFiState()
+        for name in ["new-interface-associated.bin", "new-station.bin"] { state.apply(try message(name)) }
+        for message in try messages("scan-dump.bin") where message.type == family {
+            if let decoded = NL80211Message.parse(message.payload) { state.apply(decoded) }
+        }
+        return state
+    }
 }
