@@ -63,7 +63,8 @@ struct ShellCommandTemplateTests {
         "echo x | {{ssid}}", "echo ${{ssid}}", "echo \"${{ssid}}\"", "echo \\{{ssid}}", "echo \"\\{{ssid}}\"",
         "echo $'{{ssid}}'", "echo $\"{{ssid}}\"", "diff <(echo {{ssid}}) x",
         "echo \"$(case x in a) ;; esac)\" {{ssid}}",
-        "sh {{ssid}}", "echo \"unterminated {{ssid}}", "echo 'unterminated {{ssid}}",
+        "sh {{ssid}}", "echo \"unterminated {{ssid}}", "echo 'unterminated {{ssid}}", "let x={{ssid}}",
+        "echo $[ {{ssid}} + 1 ]",
     ])
     func refusesContextsNoQuotingMakesSafe(command: String) {
         let found = errors(command)

@@ -381,7 +381,8 @@ struct ShellLexer {
     private static func codeArgument(of word: String) -> CodeArgument? {
         let name = baseName(word)
         switch name {
-        case "eval", "ssh", "watch", "alias":
+        case "eval", "ssh", "watch", "alias", "let":
+            // `let` evaluates arithmetic, where bash runs `$(…)` in an array subscript.
             return .every(name)
         case "trap", ".", "source", "awk", "gawk", "mawk", "nawk", "busybox":
             return .firstOperand(name)
@@ -474,6 +475,21 @@ struct ShellLexer {
         case .scalar("{"):
             advance()
             lexBraces(refusing: reason ?? "inside a parameter expansion '${…}'")
+        case .scalar("[") where !inDoubleQuotes:
+            // bash's old arithmetic `$[…]` (a bash /bin/sh reads it): up to the matching `]`.
+            advance()
+            var depth = 0
+            while let unit = peek() {
+                advance()
+                if case .placeholder(let index) = unit {
+                    refuse(index, reason ?? "inside an arithmetic expansion '$[…]'")
+                }
+                if case .scalar("[") = unit { depth += 1 }
+                if case .scalar("]") = unit {
+                    if depth == 0 { break }
+                    depth -= 1
+                }
+            }
         case .scalar("'") where !inDoubleQuotes:
             advance()
             lexANSIQuoted(refusing: reason ?? "inside bash's '$'…'' quotes, which interpret backslash escapes")
