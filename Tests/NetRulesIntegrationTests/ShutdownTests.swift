@@ -9,34 +9,51 @@ import Testing
 /// start delivers it with the same idempotency key and runs the firing's remaining write once.
 @Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct ShutdownTests {
+    /// A switch that makes the receiver answer 200 instead of 500.
+    final class Health: Sendable {
+        private let healthy = Mutex(false)
+        var isHealthy: Bool { healthy.withLock { $0 } }
+        func heal() { healthy.withLock { $0 = true } }
+    }
+
+    /// The daemon running an office rule whose webhook fails (500, 100 attempts) before a write,
+    /// the laptop in the office, and the webhook retried at least once.
+    static func retryingCheckIn(in testbed: Testbed, json: String, content: String) async throws
+        -> (Health, TestHTTPServer, String, String, DaemonProcess)
+    {
+        let wifi = try WiFiPlugin(in: testbed)
+        let health = Health()
+        let receiver = try testbed.serve { _ in
+            health.isHealthy
+                ? .response(status: 200, reason: "OK") : .response(status: 500, reason: "Server Error")
+        }
+        let after = testbed.path("after.log")
+        let rules = try testbed.write(
+            """
+            version: 1
+            \(wifi.observersYAML)
+            rules:
+              - name: office
+                when: { ssid: Office }
+                do:
+                  - webhook:
+                      url: "\(receiver.url("/check-in"))"
+                      \(json)
+                      retry: { attempts: 100, backoff: 200ms }
+                  - write: { path: \(after), append: true, content: "\(content)" }
+
+            """, to: "office.yaml")
+        try wifi.report(ssid: "Home", bssid: "11:11:11:11:11:11")
+        let daemon = try await testbed.startDaemon(rules: [rules])
+        try wifi.report(ssid: "Office", bssid: "11:11:11:11:11:11")
+        try await eventually("the webhook to be retried") { receiver.requests.count >= 2 }
+        return (health, receiver, after, rules, daemon)
+    }
+
     @Test func aSecondSIGTERMStopsRetriesAndTheRestartFinishesTheFiring() async throws {
         try await Testbed.run { testbed in
-            let wifi = try WiFiPlugin(in: testbed)
-            let healthy = Mutex(false)
-            let receiver = try testbed.serve { _ in
-                healthy.withLock { $0 }
-                    ? .response(status: 200, reason: "OK") : .response(status: 500, reason: "Server Error")
-            }
-            let after = testbed.path("after.log")
-            let rules = try testbed.write(
-                """
-                version: 1
-                \(wifi.observersYAML)
-                rules:
-                  - name: office
-                    when: { ssid: Office }
-                    do:
-                      - webhook:
-                          url: "\(receiver.url("/check-in"))"
-                          json: { ssid: "{{ssid}}" }
-                          retry: { attempts: 100, backoff: 200ms }
-                      - write: { path: \(after), append: true, content: "after {{ssid}}\\n" }
-
-                """, to: "office.yaml")
-            try wifi.report(ssid: "Home", bssid: "11:11:11:11:11:11")
-            let first = try await testbed.startDaemon(rules: [rules])
-            try wifi.report(ssid: "Office", bssid: "11:11:11:11:11:11")
-            try await eventually("the webhook to be retried") { receiver.requests.count >= 2 }
+            let (healthy, receiver, after, rules, first) = try await Self.retryingCheckIn(
+                in: testbed, json: #"json: { ssid: "{{ssid}}" }"#, content: "after {{ssid}}\\n")
 
             first.send(SIGTERM)
             try await Task.sleep(for: .milliseconds(300))
@@ -49,7 +66,7 @@ struct ShutdownTests {
             let keys = Set(receiver.requests.compactMap { $0.header("Idempotency-Key") })
             #expect(keys.count == 1)
 
-            healthy.withLock { $0 = true }
+            healthy.heal()
             let attemptsBefore = receiver.requests.count
             let second = try await testbed.startDaemon(rules: [rules])
             try await eventually("the write after the restart") { lines(of: after).count == 1 }
@@ -66,33 +83,10 @@ struct ShutdownTests {
     /// and the firing's write runs, once.
     @Test func aSIGKILLedFiringRunsItsRemainingActionsAfterTheRestart() async throws {
         try await Testbed.run { testbed in
-            let wifi = try WiFiPlugin(in: testbed)
-            let healthy = Mutex(false)
-            let receiver = try testbed.serve { _ in
-                healthy.withLock { $0 }
-                    ? .response(status: 200, reason: "OK") : .response(status: 500, reason: "Server Error")
-            }
-            let after = testbed.path("after.log")
-            let rules = try testbed.write(
-                """
-                version: 1
-                \(wifi.observersYAML)
-                rules:
-                  - name: office
-                    when: { ssid: Office }
-                    do:
-                      - webhook:
-                          url: "\(receiver.url("/check-in"))"
-                          retry: { attempts: 100, backoff: 200ms }
-                      - write: { path: \(after), append: true, content: "after\\n" }
-
-                """, to: "office.yaml")
-            try wifi.report(ssid: "Home", bssid: "11:11:11:11:11:11")
-            let first = try await testbed.startDaemon(rules: [rules])
-            try wifi.report(ssid: "Office", bssid: "11:11:11:11:11:11")
-            try await eventually("the webhook to be retried") { receiver.requests.count >= 2 }
+            let (healthy, receiver, after, rules, first) = try await Self.retryingCheckIn(
+                in: testbed, json: "", content: "after\\n")
             first.killAndReap()
-            healthy.withLock { $0 = true }
+            healthy.heal()
             let attemptsBefore = receiver.requests.count
             let second = try await testbed.startDaemon(rules: [rules])
             try await eventually("the write after the restart") { lines(of: after).count == 1 }

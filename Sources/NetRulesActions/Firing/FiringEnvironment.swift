@@ -8,9 +8,6 @@ import NetRulesCore
 /// have no variable; known-absent ones are set to the empty string. Values are the facts' raw
 /// bytes (lists joined by spaces), cut at a NUL byte because environment entries are C strings.
 enum FiringEnvironment {
-    /// `NETRULES_` and the key upper-cased (see `FactKey.environmentVariable`).
-    static func variableName(for key: FactKey) -> String { key.environmentVariable }
-
     /// The `NAME=value` entries, sorted by name.
     static func entries(for context: ActionContext, extra: [(name: String, value: [UInt8])] = []) -> [[UInt8]] {
         var variables: [String: [UInt8]] = [:]
@@ -21,7 +18,7 @@ enum FiringEnvironment {
         variables["NETRULES_EDGE"] = Array(context.firing.edge.rawValue.utf8)
         variables["NETRULES_TIME"] = Array(context.wallTime.utf8)
         for (key, state) in context.firing.facts.known {
-            variables[variableName(for: key)] = state.value?.plainBytes ?? []
+            variables[key.environmentVariable] = state.value?.plainBytes ?? []
         }
         for (name, value) in extra { variables[name] = value }
         return variables.sorted { $0.key < $1.key }.map { Array($0.key.utf8) + [UInt8(ascii: "=")] + $0.value }

@@ -4,12 +4,12 @@ internal import NetRulesSystem
 /// The wall clock of a simulated timeline: `--start`, or a fixed Monday so results never depend
 /// on the day `simulate` runs.
 enum SimulationStart {
+    /// The machine's time zone, for turning local times into Unix times.
+    static let localClock = LocalClock(origin: 0, utcOffset: { SystemTimeZone.utcOffset(atUnixTime: $0) })
+
     /// Monday 2026-12-07 00:00 in the local time zone (`TZ`).
     static func defaultStart() -> Int64 {
-        let local = daysSinceEpoch(year: 2026, month: 12, day: 7) * 86_400
-        var unix = local - SystemTimeZone.utcOffset(atUnixTime: local)
-        unix = local - SystemTimeZone.utcOffset(atUnixTime: unix)
-        return unix
+        localClock.unixTime(ofLocal: daysSinceEpoch(year: 2026, month: 12, day: 7) * 86_400)
     }
 
     /// Unix seconds of an RFC 3339 time (`2026-12-07T08:55:00+01:00`, `…Z`, or without an offset
@@ -43,8 +43,7 @@ enum SimulationStart {
         }
         let local = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
         if index == scalars.count {
-            let unix = local - SystemTimeZone.utcOffset(atUnixTime: local)
-            return local - SystemTimeZone.utcOffset(atUnixTime: unix)
+            return localClock.unixTime(ofLocal: local)
         }
         if scalars[index] == "Z" || scalars[index] == "z" { return index + 1 == scalars.count ? local : nil }
         guard scalars[index] == "+" || scalars[index] == "-", scalars.count == index + 6, scalars[index + 3] == ":",

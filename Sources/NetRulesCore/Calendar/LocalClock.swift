@@ -34,9 +34,13 @@ public struct LocalClock: Sendable {
     /// local time). Around a DST change the offset is looked up twice, so a boundary lands on the
     /// local time it names (a local time skipped by the change maps to just after it).
     public func instant(ofLocal local: Int64) -> Instant {
-        var unix = local - utcOffset(local)
-        unix = local - utcOffset(unix)
-        return Instant(.seconds(unix - origin))
+        Instant(.seconds(unixTime(ofLocal: local) - origin))
+    }
+
+    /// The Unix time at which the local clock reads `local` (see `instant(ofLocal:)`).
+    public func unixTime(ofLocal local: Int64) -> Int64 {
+        let guess = local - utcOffset(local)
+        return local - utcOffset(guess)
     }
 }
 
