@@ -125,8 +125,9 @@ public struct ArgumentParser: Sendable {
         var longNames: Set<String> = []
         var shortNames: Set<Character> = ["h"]
         for option in command.options {
-            if reservedLongNames.contains(option.long) || !longNames.insert(option.long).inserted {
-                problems.append("'\(command.name)' declares '--\(option.long)' twice or reuses a built-in name")
+            for name in [option.long] + option.aliases
+            where reservedLongNames.contains(name) || !longNames.insert(name).inserted {
+                problems.append("'\(command.name)' declares '--\(name)' twice or reuses a built-in name")
             }
             if let short = option.short, !shortNames.insert(short).inserted {
                 problems.append("'\(command.name)' declares '-\(short)' twice or reuses '-h'")

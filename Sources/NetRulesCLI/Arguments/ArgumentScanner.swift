@@ -138,7 +138,7 @@ struct ArgumentScanner {
             wantsVersion = true
             return
         }
-        guard let option = command.options.first(where: { $0.long == name }) else {
+        guard let option = command.options.first(where: { $0.isSpelled(String(name)) }) else {
             recordUnknownLongOption(spelled)
             return
         }

@@ -50,6 +50,12 @@ public struct OptionSpec: Sendable {
     /// `Missing expected argument '--timeline <file>'`.
     public var isRequired: Bool
 
+    /// Other long names the parser also accepts, without their dashes; neither help nor completions show them.
+    ///
+    /// An alias keeps an older spelling working after a rename (`--control-socket` for `--socket`). The parser
+    /// reports the option under ``long`` whichever spelling was typed.
+    public var aliases: [String]
+
     /// Creates the declaration of an option or flag.
     ///
     /// - Parameters:
@@ -61,6 +67,7 @@ public struct OptionSpec: Sendable {
     ///   - allowedValues: The only values accepted, or `nil` for any value.
     ///   - isRepeating: Whether the option may be given several times, values accumulating.
     ///   - isRequired: Whether leaving the option out is a usage error.
+    ///   - aliases: Older long names the parser still accepts.
     public init(
         long: String,
         short: Character? = nil,
@@ -69,7 +76,8 @@ public struct OptionSpec: Sendable {
         defaultValue: String? = nil,
         allowedValues: [String]? = nil,
         isRepeating: Bool = false,
-        isRequired: Bool = false
+        isRequired: Bool = false,
+        aliases: [String] = []
     ) {
         self.long = long
         self.short = short
@@ -79,6 +87,12 @@ public struct OptionSpec: Sendable {
         self.allowedValues = allowedValues
         self.isRepeating = isRepeating
         self.isRequired = isRequired
+        self.aliases = aliases
+    }
+
+    /// Whether `name` (without dashes) spells this option: its long name or one of its aliases.
+    public func isSpelled(_ name: String) -> Bool {
+        long == name || aliases.contains(name)
     }
 
     /// Whether the option takes a value rather than being a flag.

@@ -3,7 +3,7 @@ import NetRulesCore
 import NetRulesDaemon
 import NetRulesLinux
 
-/// `netrules explain RULE [--rules FILE…] [--json] [--control-socket PATH]`: why a rule is or
+/// `netrules explain RULE [--rules FILE…] [--json] [--socket PATH]`: why a rule is or
 /// isn't true now.
 enum ExplainSubcommand: Command {
     static let spec = CommandSpec(

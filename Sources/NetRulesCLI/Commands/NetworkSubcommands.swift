@@ -80,10 +80,11 @@ func terminated(_ text: String) -> String {
 }
 
 extension OptionSpec {
-    /// `--control-socket PATH`: where to look for a running daemon.
+    /// `--socket PATH` (formerly `--control-socket`): where to look for a running daemon.
     static let controlSocket = OptionSpec(
-        long: "control-socket", valueName: "path",
-        help: "The daemon's control socket; else /run/netrules/control.sock as root, under $XDG_RUNTIME_DIR otherwise."
+        long: "socket", valueName: "path",
+        help: "The daemon's control socket; else /run/netrules/control.sock as root, under $XDG_RUNTIME_DIR otherwise.",
+        aliases: ["control-socket"]
     )
 
     /// `--state-dir DIR`: the state directory a daemon was started with (its socket is there).
@@ -92,9 +93,9 @@ extension OptionSpec {
 }
 
 extension ParsedArguments {
-    /// The control socket: `--control-socket`, else the daemon's default for this user.
+    /// The control socket: `--socket`, else the daemon's default for this user (or for `--state-dir`).
     func controlSocket(_ io: CommandIO) -> String {
-        value("control-socket")
+        value("socket")
             ?? DaemonPaths.defaults(environment: io.environment, stateDirectory: value("state-dir")).controlSocket
     }
 }

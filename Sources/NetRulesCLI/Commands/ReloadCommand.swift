@@ -19,7 +19,7 @@ enum ReloadCommand: Command {
         let socket = arguments.controlSocket(io)
         guard let client = try ControlClient.connect(path: socket) else {
             throw CommandError.runtime(
-                "no netrules daemon answered on \(socket); start it, or name its --control-socket")
+                "no netrules daemon answered on \(socket); start it, or name its --socket")
         }
         let answer = try await client.response(to: ControlRequest.reload.document)
         if let message = ControlDocuments.errorMessage(in: answer) { throw CommandError.runtime(message) }

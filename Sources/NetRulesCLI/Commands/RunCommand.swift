@@ -25,8 +25,10 @@ enum RunCommand: Command {
                     "What survives a restart: rule state, the webhook outbox (default: /var/lib/netrules as root, else $XDG_STATE_HOME/netrules)."
             ),
             OptionSpec(
-                long: "control-socket", valueName: "path",
-                help: "The socket status, watch and explain use (default: /run/netrules/control.sock as root)."),
+                long: "socket", valueName: "path",
+                help:
+                    "The control socket the client commands use (default: /run/netrules/control.sock as root, else under $XDG_RUNTIME_DIR).",
+                aliases: ["control-socket"]),
             OptionSpec(
                 long: "log-level", valueName: "level", help: "The lowest level logged.", defaultValue: "notice",
                 allowedValues: Logger.Level.allCases.map(\.description)),
@@ -37,7 +39,7 @@ enum RunCommand: Command {
         let environment = io.environment
         let paths = DaemonPaths.defaults(
             environment: environment, stateDirectory: arguments.value("state-dir"),
-            controlSocket: arguments.value("control-socket"))
+            controlSocket: arguments.value("socket"))
         let ruleFiles = arguments.positional("rules").isEmpty ? [paths.ruleDirectory] : arguments.positional("rules")
         let level = Logger.Level.allCases.first { $0.description == arguments.value("log-level") } ?? .notice
         let logger = Logger(

@@ -24,7 +24,9 @@ enum DoctorCommand: Command {
         ],
         options: [
             .json,
-            OptionSpec(long: "control-socket", valueName: "path", help: "The daemon's control socket to look for."),
+            OptionSpec(
+                long: "socket", valueName: "path", help: "The daemon's control socket to look for.",
+                aliases: ["control-socket"]),
             OptionSpec(long: "state-dir", valueName: "dir", help: "The daemon's state directory to look at."),
         ]
     )
@@ -32,7 +34,7 @@ enum DoctorCommand: Command {
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
         let paths = DaemonPaths.defaults(
             environment: io.environment, stateDirectory: arguments.value("state-dir"),
-            controlSocket: arguments.value("control-socket"))
+            controlSocket: arguments.value("socket"))
         var checks: [DoctorCheck] = []
         let kernelWiFi = WiFiSource.kernelHasNL80211
         let networkManager = NetworkManagerObserver.isOnBus(busAddress: io.environment["DBUS_SYSTEM_BUS_ADDRESS"])
@@ -122,7 +124,7 @@ enum DoctorCommand: Command {
         guard info.st_mode & S_IFMT == S_IFSOCK else {
             return .error(
                 "control-socket", "\(path) exists and is not a socket",
-                fix: "remove it, or give --control-socket another path")
+                fix: "remove it, or give --socket another path")
         }
         if info.st_mode & 0o077 != 0 {
             return .error(

@@ -65,6 +65,58 @@ public struct LocalTime: Hashable, Sendable, Comparable {
     public var startOfNextWeek: Int64 { (day + 7 - Int64(weekday)) * 86_400 }
 
     public static func < (a: LocalTime, b: LocalTime) -> Bool { a.seconds < b.seconds }
+
+    /// The proleptic Gregorian date (Howard Hinnant's civil_from_days).
+    public var date: (year: Int64, month: Int64, day: Int64) {
+        let z = day + 719_468
+        let era = floorDivide(z, 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, dayOfMonth)
+    }
+
+    /// `YYYY-MM-DD`.
+    public var dateText: String {
+        let (year, month, day) = date
+        return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))"
+    }
+
+    /// `HH:MM`.
+    public var hourMinuteText: String {
+        "\(digits(secondOfDay / 3_600, 2)):\(digits(secondOfDay % 3_600 / 60, 2))"
+    }
+
+    /// RFC 3339 with the local offset: `2026-12-02T04:00:00+01:00` (`Z` when `offset` is 0).
+    /// - Parameter offset: the seconds east of UTC this local time is in.
+    public func rfc3339(offset: Int64) -> String {
+        let zone: String
+        if offset == 0 {
+            zone = "Z"
+        } else {
+            let minutes = abs(offset) / 60
+            zone = (offset < 0 ? "-" : "+") + "\(digits(minutes / 60, 2)):\(digits(minutes % 60, 2))"
+        }
+        return dateText + "T" + hourMinuteText + ":" + digits(secondOfDay % 60, 2) + zone
+    }
+}
+
+extension LocalClock {
+    /// RFC 3339 in local time with its offset, for an engine instant.
+    public func rfc3339(at instant: Instant) -> String {
+        let unix = unixTime(at: instant)
+        let offset = utcOffset(unix)
+        return LocalTime(seconds: unix + offset).rfc3339(offset: offset)
+    }
+}
+
+/// `n` in decimal, zero-padded to `width` digits.
+private func digits(_ n: Int64, _ width: Int) -> String {
+    let text = String(n)
+    return String(repeating: "0", count: max(0, width - text.count)) + text
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).

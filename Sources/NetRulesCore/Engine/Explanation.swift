@@ -12,6 +12,8 @@ public struct Explanation: Sendable {
     /// The facts the condition read, with their states.
     public var facts: [(key: FactKey, state: FactState)]
     public var state: RuleState
+    /// The engine's local clock, to show the state's deadlines as wall-clock times.
+    public var clock: LocalClock
 
     /// The tree as indented text, one node a line: `true   all`, `  false  ssid in [Office]`.
     public var text: String {
@@ -49,7 +51,8 @@ extension Engine {
             rule: name,
             root: node(rule.condition),
             facts: keys.map { (key: $0, state: facts[$0]) },
-            state: states[index]
+            state: states[index],
+            clock: clock
         )
     }
 }

@@ -56,8 +56,11 @@ public enum ControlDocuments {
     ///
     /// `facts` holds the known facts the condition read (`null` when absent) and `unknown` lists
     /// the keys it read that nobody has reported, so a script can tell "no SSID" from "no Wi-Fi
-    /// observer yet". `state.hold.deadline_in_seconds` is the time left until a `for:` hold fires,
-    /// `null` when `now` is not known.
+    /// observer yet". In `state`: `hold` is a pending `for:` wait, with `deadline_in_seconds` (the
+    /// time left, `null` when `now` is not known) and `deadline` (RFC 3339, local time);
+    /// `cooldown` says whether firings are being dropped by `cooldown:`, until `cooldown_until`
+    /// (`cooldown_in_seconds` from now); `once_per` lists, per edge, `until` when (`in_seconds`)
+    /// `once_per:` drops that edge's firings.
     /// - Parameters:
     ///   - explanation: what `Engine.explain(rule:)` returned.
     ///   - now: the engine's current time, for the hold's and cooldown's remaining time.
@@ -71,17 +74,37 @@ public enum ControlDocuments {
         let known = explanation.facts.filter { $0.state.isKnown }
         let unknown = explanation.facts.filter { !$0.state.isKnown }
         let state = explanation.state
+        let clock = explanation.clock
+        func left(_ until: Instant) -> JSONValue {
+            now.map { .seconds(max(0, DurationSyntax.seconds(until - $0))) } ?? .null
+        }
         var hold: JSONValue = .null
         if let h = state.hold {
-            let left: JSONValue = now.map { .seconds(max(0, DurationSyntax.seconds(h.deadline - $0))) } ?? .null
-            hold = .object([("edge", .string(h.edge.rawValue)), ("deadline_in_seconds", left)])
+            hold = .object([
+                ("edge", .string(h.edge.rawValue)), ("deadline_in_seconds", left(h.deadline)),
+                ("deadline", .string(clock.rfc3339(at: h.deadline))),
+            ])
         }
-        let cooling: Bool
-        if let until = state.cooldownUntil {
-            cooling = now.map { $0 < until } ?? true
+        var members: [(String, JSONValue)] = [
+            ("confirmed", state.confirmed.map(JSONValue.bool) ?? .null), ("hold", hold),
+        ]
+        if let until = state.cooldownUntil, now.map({ $0 < until }) ?? true {
+            members += [
+                ("cooldown", .bool(true)), ("cooldown_until", .string(clock.rfc3339(at: until))),
+                ("cooldown_in_seconds", left(until)),
+            ]
         } else {
-            cooling = false
+            members.append(("cooldown", .bool(false)))
         }
+        let oncePer = state.oncePerUntil.filter { edge in now.map { $0 < edge.value } ?? true }
+            .sorted { $0.key.rawValue < $1.key.rawValue }
+        let dropping = oncePer.map { edge, until -> JSONValue in
+            .object([
+                ("edge", .string(edge.rawValue)), ("until", .string(clock.rfc3339(at: until))),
+                ("in_seconds", left(until)),
+            ])
+        }
+        members.append(("once_per", .array(dropping)))
         return .object([
             ("version", .number(Double(version))),
             ("rule", .string(explanation.rule)),
@@ -89,14 +112,7 @@ public enum ControlDocuments {
             ("tree", tree(explanation.root)),
             ("facts", .object(known.map { ($0.key.rawValue, JSONValue($0.state)) })),
             ("unknown", .array(unknown.map { .string($0.key.rawValue) })),
-            (
-                "state",
-                .object([
-                    ("confirmed", state.confirmed.map(JSONValue.bool) ?? .null),
-                    ("hold", hold),
-                    ("cooldown", .bool(cooling)),
-                ])
-            ),
+            ("state", .object(members)),
         ])
     }
 }

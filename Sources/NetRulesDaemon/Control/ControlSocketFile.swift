@@ -113,6 +113,6 @@ enum ControlSocketFile {
         return ControlSocketError(
             .anotherDaemon,
             "another netrules daemon\(holder) is answering on the control socket \(path); stop it first, or give "
-                + "this daemon its own --control-socket")
+                + "this daemon its own --socket")
     }
 }

@@ -35,7 +35,9 @@ public enum ControlText {
     }
 
     /// `rule NAME: TRUE (source: SOURCE)`, the condition tree one node a line (the layout of
-    /// `Explanation.text`), then `facts read:` with each fact the condition read.
+    /// `Explanation.text`), then what the rule waits for (`pending: enter in 7 s`) and what drops
+    /// its firings (`cooldown: dropped until 04:00`), then `facts read:` with each fact the
+    /// condition read.
     /// - Parameters:
     ///   - document: an `explain` answer (`ControlDocuments.explain`).
     ///   - source: where the facts came from: `daemon` or `snapshot`.
@@ -54,6 +56,7 @@ public enum ControlText {
             }
         }
         if let tree = document.member("tree") { walk(tree, depth: 0) }
+        lines += waits(document.member("state"))
         var facts: [(String, String)] = []
         if case .object(let known)? = document.member("facts") {
             facts += known.map { ($0.0, state($0.1)) }
@@ -68,6 +71,54 @@ public enum ControlText {
             lines.append("  " + key + String(repeating: " ", count: width - key.count) + value)
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The `pending:`, `cooldown:` and `once_per:` lines of an `explain` document's `state`.
+    static func waits(_ state: JSONValue?) -> [String] {
+        guard let state else { return [] }
+        var lines: [String] = []
+        if let hold = state.member("hold"), let edge = hold.member("edge")?.stringValue {
+            if let left = hold.member("deadline_in_seconds")?.numberValue {
+                lines.append("pending: \(edge) in \(spoken(seconds: left)) (for:)")
+            } else {
+                lines.append("pending: \(edge), when its for: time has passed")
+            }
+        }
+        if state.member("cooldown") == .bool(true) {
+            lines.append(
+                "cooldown: dropped until "
+                    + until(state.member("cooldown_until"), left: state.member("cooldown_in_seconds")))
+        }
+        if case .array(let edges)? = state.member("once_per") {
+            for entry in edges {
+                let edge = entry.member("edge")?.stringValue ?? "?"
+                lines.append(
+                    "once_per: \(edge) dropped until "
+                        + until(entry.member("until"), left: entry.member("in_seconds")))
+            }
+        }
+        return lines
+    }
+
+    /// `04:00 (in 3 h 12 min)` within a day, else `2026-12-07 00:00 (in 5 d 2 h)`, from an RFC 3339
+    /// local time; the local time the daemon computed, so the text matches its `once_per:` days.
+    static func until(_ time: JSONValue?, left: JSONValue?) -> String {
+        guard let text = time?.stringValue, text.count >= 16 else { return "unknown" }
+        let date = String(text.prefix(10))
+        let clock = String(text.dropFirst(11).prefix(5))
+        guard let seconds = left?.numberValue else { return date + " " + clock }
+        return (seconds < 86_400 ? clock : date + " " + clock) + " (in \(spoken(seconds: seconds)))"
+    }
+
+    /// A duration as a person says it: `7 s`, `12 min`, `3 h 12 min`, `5 d 2 h`.
+    static func spoken(seconds: Double) -> String {
+        let total = Int(seconds.rounded(.up))
+        if total < 60 { return "\(total) s" }
+        let minutes = (total + 59) / 60
+        if minutes < 60 { return "\(minutes) min" }
+        let hours = minutes / 60
+        if hours < 24 { return minutes % 60 == 0 ? "\(hours) h" : "\(hours) h \(minutes % 60) min" }
+        return hours % 24 == 0 ? "\(hours / 24) d" : "\(hours / 24) d \(hours % 24) h"
     }
 
     /// A fact's state from its JSON: `unknown` when left out, `null` when absent, lists in brackets.

@@ -66,7 +66,7 @@ struct ControlCommandLineTests {
             outcome.stdout
                 == #"{"version":1,"rule":"only-unknown","truth":"unknown","tree":{"condition":"x.y equals z","#
                 + #""truth":"unknown","children":[]},"facts":{},"unknown":["x.y"],"state":{"confirmed":null,"#
-                + #""hold":null,"cooldown":false}}"# + "\n")
+                + #""hold":null,"cooldown":false,"once_per":[]}}"# + "\n")
     }
 
     @Test func explainReadsTheHostsFactsIntoTheTree() async throws {
@@ -149,12 +149,86 @@ struct ControlCommandLineTests {
                 true    any
                   true    network equals wired
                   unknown x.y equals z
+                pending: enter in 20 s (for:)
                 facts read:
                   network  wired
                   x.y      unknown
 
                 """)
         #expect(outcome.stderr == "")
+        try await fixture.stop()
+    }
+
+    /// Two rules that lived through the same morning: one waits out its `for:`, the other fired and
+    /// now drops firings by `cooldown:` and `once_per:`.
+    static let waitingRules = """
+        version: 1
+        rules:
+          - name: held
+            when: { fact: { key: x.held, equals: on } }
+            for: 10s
+            do:
+              - run: "true"
+          - name: fired
+            when: { fact: { key: x.fired, equals: on } }
+            cooldown: 1h
+            once_per: day
+            do:
+              - run: "true"
+        """
+
+    /// 2026-12-01 09:00:00 UTC at instant zero, in a zone one hour east of UTC; both facts turn on
+    /// at 1 s, and the daemon is asked at 4 s.
+    static func waitingDaemon() -> FakeDaemonQueries {
+        FakeDaemonQueries(
+            yaml: waitingRules,
+            updates: [
+                (.zero, ["x.held": .value(.string("off")), "x.fired": .value(.string("off"))]),
+                (Instant(.seconds(1)), ["x.held": .value(.string("on")), "x.fired": .value(.string("on"))]),
+            ],
+            clock: LocalClock(origin: 1_796_115_600, utcOffset: { _ in 3_600 }), now: Instant(.seconds(4)))
+    }
+
+    @Test func explainShowsAPendingHold() async throws {
+        let fixture = try await ControlFixture.start(Self.waitingDaemon())
+        let outcome = await run(["explain", "held", "--socket", fixture.path])
+        #expect(outcome.code == 0)
+        #expect(
+            outcome.stdout == """
+                rule held: TRUE (source: daemon)
+                true    x.held equals on
+                pending: enter in 7 s (for:)
+                facts read:
+                  x.held  on
+
+                """)
+        let json = await run(["explain", "held", "--json", "--socket", fixture.path])
+        #expect(
+            json.stdout.contains(
+                #""state":{"confirmed":false,"hold":{"edge":"enter","deadline_in_seconds":7.0,"deadline":"2026-12-01T10:00:11+01:00"},"cooldown":false,"once_per":[]}"#
+            ))
+        try await fixture.stop()
+    }
+
+    @Test func explainShowsACooldownAndOncePer() async throws {
+        let fixture = try await ControlFixture.start(Self.waitingDaemon())
+        let outcome = await run(["explain", "fired", "--socket", fixture.path])
+        #expect(outcome.code == 0)
+        #expect(
+            outcome.stdout == """
+                rule fired: TRUE (source: daemon)
+                true    x.fired equals on
+                cooldown: dropped until 11:00 (in 1 h)
+                once_per: enter dropped until 00:00 (in 14 h)
+                facts read:
+                  x.fired  on
+
+                """)
+        let json = await run(["explain", "fired", "--json", "--socket", fixture.path])
+        #expect(
+            json.stdout.contains(
+                #""cooldown":true,"cooldown_until":"2026-12-01T11:00:01+01:00","cooldown_in_seconds":3597.0,"once_per":[{"edge":"enter","until":"2026-12-02T00:00:00+01:00","in_seconds":50396.0}]"#
+            ))
         try await fixture.stop()
     }
 

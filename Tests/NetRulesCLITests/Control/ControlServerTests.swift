@@ -51,8 +51,8 @@ struct ControlServerTests {
                 == #"{"version":1,"rule":"office","truth":"true","tree":{"condition":"any","truth":"true","children":["#
                 + #"{"condition":"network equals wired","truth":"true","children":[]},"#
                 + #"{"condition":"x.y equals z","truth":"unknown","children":[]}]},"facts":{"network":"wired"},"#
-                + #""unknown":["x.y"],"state":{"confirmed":null,"hold":{"edge":"enter","deadline_in_seconds":20.0},"#
-                + #""cooldown":false}}"#)
+                + #""unknown":["x.y"],"state":{"confirmed":null,"hold":{"edge":"enter","deadline_in_seconds":20.0,"#
+                + #""deadline":"1970-01-01T00:00:30Z"},"cooldown":false,"once_per":[]}}"#)
         try await fixture.stop()
     }
 
@@ -60,7 +60,7 @@ struct ControlServerTests {
         let fixture = try await ControlFixture.start(Self.fake(now: nil))
         #expect(
             try await ask(fixture, .explain(rule: "office")).contains(
-                #""hold":{"edge":"enter","deadline_in_seconds":null}"#))
+                #""hold":{"edge":"enter","deadline_in_seconds":null,"#))
         try await fixture.stop()
     }
 
@@ -207,7 +207,7 @@ struct ControlServerTests {
         } throws: { error in
             (error as? ControlSocketError)?.code == .anotherDaemon
                 && "\(error)"
-                    == "another netrules daemon (PID \(getpid())) is answering on the control socket \(first.path); stop it first, or give this daemon its own --control-socket"
+                    == "another netrules daemon (PID \(getpid())) is answering on the control socket \(first.path); stop it first, or give this daemon its own --socket"
         }
         #expect(try await ask(first, .rules) == #"{"version":1,"rules":["office"]}"#)
         try await first.stop()

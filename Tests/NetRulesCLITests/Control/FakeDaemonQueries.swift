@@ -25,6 +25,22 @@ actor FakeDaemonQueries: DaemonQueries {
         self.now = now
     }
 
+    /// A fake whose engine has lived through `updates` on `clock`, so rules hold, cool down and fire.
+    /// - Parameters:
+    ///   - yaml: a rule file's text.
+    ///   - updates: fact updates in time order, each applied at its instant.
+    ///   - clock: the engine's local clock.
+    ///   - now: what `engineTime()` reports.
+    init(yaml: String, updates: [(Instant, [FactKey: FactState])], clock: LocalClock, now: Instant) {
+        let loaded = RuleLoader().load([RuleSource(file: "fake.yaml", bytes: Array(yaml.utf8))])
+        precondition(!loaded.hasErrors, loaded.renderedDiagnostics())
+        var engine = Engine(rules: loaded.ruleSet.rules)
+        engine.setClock(clock)
+        for (at, facts) in updates { _ = engine.apply(FactUpdate(facts), at: at) }
+        self.engine = engine
+        self.now = now
+    }
+
     func facts() -> FactStore { engine.facts }
     func explain(rule: String) -> Explanation? { engine.explain(rule: rule) }
     func ruleNames() -> [String] { engine.rules.map(\.name) }
