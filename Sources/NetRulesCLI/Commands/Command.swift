@@ -1,7 +1,7 @@
 import NetRulesCore
 
 /// One `netrules` subcommand: its spec (for parsing and help) and its body.
-protocol Command {
+protocol Command: SendableMetatype {
     static var spec: CommandSpec { get }
     /// Runs the command after parsing and validation; returns the exit code.
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32

@@ -1,4 +1,4 @@
-public import NetRulesCore
+import NetRulesCore
 
 /// `run: "COMMAND"` or `run: { command, timeout, cwd, env }`.
 struct RunActionKind: ActionKind {

@@ -1,4 +1,4 @@
-public import NetRulesCore
+import NetRulesCore
 
 /// `fact: { key: K, equals: V | in: [..] | matches: REGEX | above: N | below: N | in_subnet: CIDRs }`,
 /// for any fact. On MAC and address facts, `equals` and `in` take any spelling of the value and

@@ -1,4 +1,4 @@
-public import NetRulesCore
+import NetRulesCore
 
 /// `ssid: NAME`, `ssid: [NAMES]`, `ssid: { matches: REGEX }`.
 struct SSIDConditionKind: ConditionKind {

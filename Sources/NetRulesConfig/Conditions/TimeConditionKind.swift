@@ -1,4 +1,4 @@
-public import NetRulesCore
+import NetRulesCore
 
 /// `time: { from: "HH:MM", to: "HH:MM", days: [mon, …] }`: the machine's local time (`TZ`
 /// honoured) is inside the window; `to` before `from` wraps past midnight.

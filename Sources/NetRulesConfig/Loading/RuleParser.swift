@@ -1,4 +1,4 @@
-public import NetRulesCore
+import NetRulesCore
 
 /// Reads one entry of `rules:`.
 struct RuleParser {

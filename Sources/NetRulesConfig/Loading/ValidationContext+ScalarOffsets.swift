@@ -1,4 +1,4 @@
-public import NetRulesCore
+import NetRulesCore
 
 extension ValidationContext {
     /// Where the character at `offset` (in Unicode scalars) of `scalar`'s text is in the file.

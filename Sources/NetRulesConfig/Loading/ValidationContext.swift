@@ -1,4 +1,4 @@
-public import NetRulesCore
+import NetRulesCore
 
 /// Collects the diagnostics of one file while the schema layer walks its tree.
 ///

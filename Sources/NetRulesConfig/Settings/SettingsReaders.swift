@@ -1,4 +1,4 @@
-public import NetRulesCore
+import NetRulesCore
 
 /// Readers for the top-level settings beside `rules:`: `hosts:`, `connectivity:`, `wifi:`, `observers:`, `plugins:`.
 extension ValidationContext {

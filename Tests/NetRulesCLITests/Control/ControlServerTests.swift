@@ -216,7 +216,7 @@ struct ControlServerTests {
     @Test func somethingElseAtThePathIsLeftAlone() async throws {
         let directory = ControlFixture.makeTemporaryDirectory()
         let path = directory + "/control.sock"
-        FileManager.default.createFile(atPath: path, contents: Data("keep".utf8))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("keep".utf8)))
         let server = ControlServer(path: path, queries: Self.fake(), logger: .disabled)
         await #expect {
             try await server.run()

@@ -17,7 +17,7 @@ struct TemporaryDirectory {
     @discardableResult
     func write(_ name: String, _ content: String = "version: 1\nrules: []\n", mode: mode_t = 0o644) -> String {
         let full = file(name)
-        FileManager.default.createFile(atPath: full, contents: Data(content.utf8))
+        precondition(FileManager.default.createFile(atPath: full, contents: Data(content.utf8)), "cannot write \(full)")
         chmod(full, mode)
         return full
     }

@@ -109,7 +109,7 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// Resident memory in kilobytes, from `VmRSS` in /proc/PID/status.
     func residentKilobytes() throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status")
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
             let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
         else { throw TestError("no VmRSS for pid \(pid)") }

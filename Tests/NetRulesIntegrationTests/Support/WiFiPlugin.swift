@@ -17,7 +17,9 @@ struct WiFiPlugin {
 
     init(in testbed: Testbed) throws {
         feed = testbed.path("wifi.jsonl")
-        FileManager.default.createFile(atPath: feed, contents: nil)
+        guard FileManager.default.createFile(atPath: feed, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: feed])
+        }
         script = try testbed.write(
             "#!/bin/sh\n# A stand-in for nl80211, which this kernel lacks.\nexec tail -n 1 -F '\(feed)'\n",
             to: "wifi-observer", executable: true)
