@@ -22,16 +22,12 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
-        .systemLibrary(
-            name: "CSystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
+        // libcurl's headers at build time (libcurl4-openssl-dev); the library itself is loaded with
+        // dlopen the first time a request is made (Sources/CCurl/include/CCurl.h).
+        .target(name: "CCurl"),
+        // sd-bus's headers at build time (libsystemd-dev); libsystemd is loaded with dlopen when the
+        // NetworkManager observer first connects (Sources/CSystemd/include/CSystemd.h).
+        .target(name: "CSystemd"),
         .target(name: "CNetRulesLinux"),
 
         // MARK: The portable core

@@ -2,22 +2,27 @@ internal import CCurl
 
 /// One blocking transfer on a fresh curl easy handle.
 enum CurlTransfer {
-    /// `curl_global_init` must run once before any other curl call and is not itself
-    /// thread-safe in older libcurl; a lazily initialised global runs it exactly once.
-    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    /// Loads libcurl on first use (and runs `curl_global_init` once); nil when it loaded, else why not.
+    static func loadLibrary() -> String? {
+        var message = [CChar](repeating: 0, count: 256)
+        guard netrules_curl_load(&message, message.count) != 0 else { return nil }
+        return String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Whether libcurl is mapped into this process.
+    static var isLibraryLoaded: Bool { netrules_curl_is_loaded() != 0 }
 
     static func perform(_ request: HTTPRequest, control: TransferControl) -> TransferResult {
-        guard globalInit == CURLE_OK else {
-            return .failure(
-                HTTPError(code: .other, message: "curl_global_init failed", curlCode: Int(globalInit.rawValue)))
+        if let failure = loadLibrary() {
+            return .failure(HTTPError(code: .other, message: failure))
         }
-        guard let handle = curl_easy_init() else {
+        guard let handle = netrules_curl_easy_init() else {
             return .failure(HTTPError(code: .other, message: "curl_easy_init failed"))
         }
-        defer { curl_easy_cleanup(handle) }
+        defer { netrules_curl_easy_cleanup(handle) }
         let sink = ResponseSink(maxBytes: request.maxResponseBytes, control: control)
         var headerList: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headerList) }
+        defer { netrules_curl_slist_free_all(headerList) }
         // curl writes its detailed message here; it must live until curl_easy_cleanup.
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -31,11 +36,11 @@ enum CurlTransfer {
             }
             let clock = ContinuousClock()
             let started = clock.now
-            let code = curl_easy_perform(handle)
+            let code = netrules_curl_easy_perform(handle)
             let duration = clock.now - started
             if code != CURLE_OK && !(code == CURLE_WRITE_ERROR && sink.isTruncated) {
                 let detail = String(cString: errorBuffer)
-                let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+                let message = detail.isEmpty ? String(cString: netrules_curl_easy_strerror(code)) : detail
                 return .failure(HTTPError(code: errorCode(code), message: message, curlCode: Int(code.rawValue)))
             }
             var status = 0
@@ -55,7 +60,7 @@ enum CurlTransfer {
     ) throws(HTTPError) {
         func check(_ code: CURLcode, _ what: String) throws(HTTPError) {
             guard code == CURLE_OK else {
-                let reason = String(cString: curl_easy_strerror(code))
+                let reason = String(cString: netrules_curl_easy_strerror(code))
                 throw HTTPError(code: .invalidRequest, message: "\(what): \(reason)", curlCode: Int(code.rawValue))
             }
         }
@@ -106,7 +111,7 @@ enum CurlTransfer {
         for (name, value) in headers {
             // "Name;" is curl's spelling for a header with an empty value; "Name:" would remove it.
             let line = value.isEmpty && name != "Expect" ? "\(name);" : "\(name): \(value)"
-            guard let appended = curl_slist_append(headerList, line) else {
+            guard let appended = netrules_curl_slist_append(headerList, line) else {
                 throw HTTPError(code: .other, message: "out of memory building headers")
             }
             headerList = appended

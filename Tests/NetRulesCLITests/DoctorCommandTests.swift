@@ -151,7 +151,7 @@ struct CompletionsCommandTests {
             #expect(text.contains(command), "\(shell) script lacks \(command)")
         }
         let option = shell == "fish" ? "-l " : "--"
-        #expect(text.contains(option + "timeline") && text.contains(option + "control-socket"))
+        #expect(text.contains(option + "timeline") && text.contains(option + "socket"))
         // scripts/setup installs bash, zsh and fish, so the syntax of every script is checked.
         guard Self.installed(shell) else {
             Issue.record("\(shell) is not installed (scripts/setup installs it): its script's syntax was not checked")

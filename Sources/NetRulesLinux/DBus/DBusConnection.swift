@@ -22,20 +22,25 @@ final class DBusConnection {
     /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` when set, as sd-bus honours it), or
     /// to the bus at `address` (`unix:path=…`).
     init(address: String? = nil) throws(Failure) {
+        // No system bus here: say so without loading libsystemd at all.
+        if address == nil, getenv("DBUS_SYSTEM_BUS_ADDRESS") == nil, access(Self.systemBusSocket, F_OK) != 0 {
+            throw Failure(call: "sd_bus_open_system", message: "no system bus at \(Self.systemBusSocket)")
+        }
+        try Self.loadLibrary()
         var bus: OpaquePointer?
         guard let address else {
-            let result = sd_bus_open_system(&bus)
+            let result = netrules_sd_bus_open_system(&bus)
             guard result >= 0, let bus else { throw Failure(call: "sd_bus_open_system", message: Self.text(result)) }
             self.bus = bus
             return
         }
-        var result = sd_bus_new(&bus)
+        var result = netrules_sd_bus_new(&bus)
         guard result >= 0, let bus else { throw Failure(call: "sd_bus_new", message: Self.text(result)) }
-        result = sd_bus_set_address(bus, address)
-        if result >= 0 { result = sd_bus_set_bus_client(bus, 1) }
-        if result >= 0 { result = sd_bus_start(bus) }
+        result = netrules_sd_bus_set_address(bus, address)
+        if result >= 0 { result = netrules_sd_bus_set_bus_client(bus, 1) }
+        if result >= 0 { result = netrules_sd_bus_start(bus) }
         guard result >= 0 else {
-            sd_bus_unref(bus)
+            netrules_sd_bus_unref(bus)
             throw Failure(call: "sd_bus_start", message: "\(address): \(Self.text(result))")
         }
         self.bus = bus
@@ -43,9 +48,20 @@ final class DBusConnection {
 
     deinit { close() }
 
+    /// Where sd-bus finds the system bus when `DBUS_SYSTEM_BUS_ADDRESS` is not set (sd-bus(3)).
+    static let systemBusSocket = "/run/dbus/system_bus_socket"
+
+    /// Loads libsystemd on first use; throws what failed when it cannot.
+    private static func loadLibrary() throws(Failure) {
+        var message = [CChar](repeating: 0, count: 256)
+        guard netrules_sd_bus_load(&message, message.count) != 0 else { return }
+        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw Failure(call: "dlopen", message: text)
+    }
+
     /// Flushes and closes the connection; idempotent.
     func close() {
-        if let bus { sd_bus_flush_close_unref(bus) }
+        if let bus { netrules_sd_bus_flush_close_unref(bus) }
         bus = nil
     }
 
@@ -56,24 +72,26 @@ final class DBusConnection {
     ) throws(Failure) -> [DBusValue] {
         guard let bus else { throw Failure(call: member, message: "the connection is closed") }
         var message: OpaquePointer?
-        var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
+        var result = netrules_sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
         guard result >= 0, let message else { throw Failure(call: member, message: Self.text(result)) }
-        defer { sd_bus_message_unref(message) }
+        defer { netrules_sd_bus_message_unref(message) }
         for argument in arguments {
-            result = argument.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+            result = argument.withCString {
+                netrules_sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0)
+            }
             guard result >= 0 else { throw Failure(call: member, message: Self.text(result)) }
         }
         var error = sd_bus_error()
-        defer { sd_bus_error_free(&error) }
+        defer { netrules_sd_bus_error_free(&error) }
         var reply: OpaquePointer?
         let microseconds = UInt64(timeout.components.seconds) * 1_000_000
-        result = sd_bus_call(bus, message, microseconds, &error, &reply)
+        result = netrules_sd_bus_call(bus, message, microseconds, &error, &reply)
         guard result >= 0, let reply else {
             throw Failure(
                 call: member, name: error.name.map { String(cString: $0) },
                 message: error.message.map { String(cString: $0) } ?? Self.text(result))
         }
-        defer { sd_bus_message_unref(reply) }
+        defer { netrules_sd_bus_message_unref(reply) }
         return try DBusMessageReader.arguments(of: reply)
     }
 
@@ -96,7 +114,7 @@ final class DBusConnection {
     /// Asks the bus to deliver messages matching `rule` to this connection.
     func addMatch(_ rule: String) throws(Failure) {
         guard let bus else { throw Failure(call: "AddMatch", message: "the connection is closed") }
-        let result = sd_bus_add_match(bus, nil, rule, nil, nil)
+        let result = netrules_sd_bus_add_match(bus, nil, rule, nil, nil)
         guard result >= 0 else { throw Failure(call: "AddMatch", message: Self.text(result)) }
     }
 
@@ -114,17 +132,17 @@ final class DBusConnection {
         var signals: [Signal] = []
         while true {
             var message: OpaquePointer?
-            let result = sd_bus_process(bus, &message)
+            let result = netrules_sd_bus_process(bus, &message)
             guard result >= 0 else { throw Failure(call: "sd_bus_process", message: Self.text(result)) }
             if let message {
-                defer { sd_bus_message_unref(message) }
+                defer { netrules_sd_bus_message_unref(message) }
                 var type: UInt8 = 0
-                if sd_bus_message_get_type(message, &type) >= 0, type == UInt8(SD_BUS_MESSAGE_SIGNAL) {
+                if netrules_sd_bus_message_get_type(message, &type) >= 0, type == UInt8(SD_BUS_MESSAGE_SIGNAL) {
                     signals.append(
                         Signal(
-                            interface: sd_bus_message_get_interface(message).map { String(cString: $0) } ?? "",
-                            member: sd_bus_message_get_member(message).map { String(cString: $0) } ?? "",
-                            path: sd_bus_message_get_path(message).map { String(cString: $0) } ?? "",
+                            interface: netrules_sd_bus_message_get_interface(message).map { String(cString: $0) } ?? "",
+                            member: netrules_sd_bus_message_get_member(message).map { String(cString: $0) } ?? "",
+                            path: netrules_sd_bus_message_get_path(message).map { String(cString: $0) } ?? "",
                             arguments: (try? DBusMessageReader.arguments(of: message)) ?? []))
                 }
             }
@@ -136,12 +154,12 @@ final class DBusConnection {
     /// - Returns: false when woken (the caller should stop).
     func wait(wake: WakeEvent) throws(Failure) -> Bool {
         guard let bus else { return false }
-        let fd = sd_bus_get_fd(bus)
-        let events = sd_bus_get_events(bus)
+        let fd = netrules_sd_bus_get_fd(bus)
+        let events = netrules_sd_bus_get_events(bus)
         guard fd >= 0, events >= 0 else { throw Failure(call: "sd_bus_get_fd", message: Self.text(min(fd, events))) }
         var timeoutUsec: UInt64 = 0
         var timeout: CInt = -1
-        if sd_bus_get_timeout(bus, &timeoutUsec) >= 0, timeoutUsec != UInt64.max {
+        if netrules_sd_bus_get_timeout(bus, &timeoutUsec) >= 0, timeoutUsec != UInt64.max {
             var now = timespec()
             clock_gettime(CLOCK_MONOTONIC, &now)
             let nowUsec = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
@@ -164,7 +182,7 @@ final class DBusConnection {
 /// Turns an sd-bus message's arguments into `DBusValue`s.
 enum DBusMessageReader {
     static func arguments(of message: OpaquePointer) throws(DBusConnection.Failure) -> [DBusValue] {
-        sd_bus_message_rewind(message, 1)
+        netrules_sd_bus_message_rewind(message, 1)
         var values: [DBusValue] = []
         while let value = try next(message) { values.append(value) }
         return values
@@ -174,7 +192,7 @@ enum DBusMessageReader {
     private static func next(_ message: OpaquePointer) throws(DBusConnection.Failure) -> DBusValue? {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>?
-        let peeked = sd_bus_message_peek_type(message, &type, &contents)
+        let peeked = netrules_sd_bus_message_peek_type(message, &type, &contents)
         guard peeked > 0 else {
             if peeked < 0 { throw DBusConnection.Failure(call: "peek", message: DBusConnection.text(peeked)) }
             return nil
@@ -183,12 +201,12 @@ enum DBusMessageReader {
         switch code {
         case UInt8(ascii: "a"), UInt8(ascii: "v"), UInt8(ascii: "r"), UInt8(ascii: "e"):
             let inner = contents.map { String(cString: $0) } ?? ""
-            guard sd_bus_message_enter_container(message, type, contents) >= 0 else {
+            guard netrules_sd_bus_message_enter_container(message, type, contents) >= 0 else {
                 throw DBusConnection.Failure(call: "enter_container", message: "cannot read a '\(inner)' container")
             }
             var items: [DBusValue] = []
             while let item = try next(message) { items.append(item) }
-            sd_bus_message_exit_container(message)
+            netrules_sd_bus_message_exit_container(message)
             switch code {
             case UInt8(ascii: "v"): return .variant(items.first ?? .structure([]))
             case UInt8(ascii: "r"), UInt8(ascii: "e"): return .structure(items)
@@ -210,7 +228,9 @@ enum DBusMessageReader {
 
     private static func basic(_ message: OpaquePointer, type: CChar) throws(DBusConnection.Failure) -> DBusValue {
         var storage = (UInt64(0), UInt64(0))
-        let read = withUnsafeMutableBytes(of: &storage) { sd_bus_message_read_basic(message, type, $0.baseAddress) }
+        let read = withUnsafeMutableBytes(of: &storage) {
+            netrules_sd_bus_message_read_basic(message, type, $0.baseAddress)
+        }
         guard read > 0 else { throw DBusConnection.Failure(call: "read_basic", message: DBusConnection.text(read)) }
         return withUnsafeBytes(of: &storage) { raw -> DBusValue in
             switch UInt8(bitPattern: type) {
