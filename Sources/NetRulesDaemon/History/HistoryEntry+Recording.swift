@@ -57,7 +57,7 @@ extension HistoryEntry {
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes at a character boundary, `…` marking a cut.
-    static func bounded(_ text: String, limit: Int = textLimit) -> String {
+    public static func bounded(_ text: String, limit: Int = textLimit) -> String {
         guard text.utf8.count > limit else { return text }
         var kept = ""
         var count = 0

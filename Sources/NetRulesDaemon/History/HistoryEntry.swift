@@ -77,7 +77,8 @@ public struct HistoryEntry: Sendable, Equatable {
     public var time: String
     public var rule: String
     public var edge: Edge
-    /// The facts the rule's condition reads, sorted by key, as they were at that moment.
+    /// The facts the rule's condition reads, in the rule's order, as they were at that moment (read
+    /// back from a document: the known ones, then the unknown ones).
     public var facts: [Fact]
     public var actions: [Action]
     public var dropped: Drop?
@@ -134,7 +135,6 @@ extension HistoryEntry {
         if case .array(let unknown)? = document.member("unknown") {
             facts += unknown.compactMap { $0.stringValue.map { Fact(key: $0, value: nil) } }
         }
-        facts.sort { $0.key < $1.key }
         var actions: [Action] = []
         for action in actionDocuments {
             guard let parsed = Action(document: action) else { return nil }

@@ -46,19 +46,21 @@ public enum HistoryText {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `ok in 1 ms`, `exit status 0 in 4.2 ms`, `HTTP 200 in 143 ms, 1 retry`, `failed: …`.
+    /// `ok in 1 ms`, `exit status 0 in 4.2 ms`, `HTTP 200 in 143 ms, 1 retry`,
+    /// `failed (exit status 1) in 20 ms: the command exited with status 1`, `skipped: …`.
     static func outcome(_ outcome: HistoryEntry.Outcome) -> String {
+        var status: String?
+        if let http = outcome.httpStatus {
+            status = "HTTP \(http)"
+        } else if let exit = outcome.exitStatus {
+            status = "exit status \(exit)"
+        } else if let signal = outcome.signal {
+            status = "signal \(signal)"
+        }
         var text: String
         switch outcome.status {
-        case "ok":
-            if let status = outcome.httpStatus {
-                text = "HTTP \(status)"
-            } else if let status = outcome.exitStatus {
-                text = "exit status \(status)"
-            } else {
-                text = "ok"
-            }
-        case "failed": text = "failed: " + plain(outcome.error ?? "unknown error")
+        case "ok": text = status ?? "ok"
+        case "failed": text = "failed" + (status.map { " (\($0))" } ?? "")
         case "skipped": text = "skipped: " + plain(outcome.error ?? "")
         case "queued": text = "queued in the outbox"
         case "pending": text = "pending"
@@ -68,6 +70,7 @@ public enum HistoryText {
             text += " in " + (ms >= 10 ? String(Int(ms.rounded())) : FactValue.format(ms)) + " ms"
         }
         if let retries = outcome.retries, retries > 0 { text += ", \(retries) retr\(retries == 1 ? "y" : "ies")" }
+        if outcome.status == "failed" { text += ": " + plain(outcome.error ?? "unknown error") }
         return text
     }
 
