@@ -123,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "NetRulesCLITests",
             dependencies: ["NetRulesCLI", "NetRulesDaemon", "NetRulesSystem", "NetRulesTesting"],
-            exclude: ["SchemaCorpus"],
+            exclude: ["SchemaCorpus", "Golden"],
             swiftSettings: swiftSettings
         ),
         // Replays Fuzz/Corpus and Fuzz/Regressions through every fuzz target.

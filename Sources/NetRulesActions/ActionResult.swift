@@ -39,6 +39,9 @@ public struct ActionResult: Sendable, CustomStringConvertible {
     public var idempotencyKey: String?
     /// Captured standard output and error of a process, escaped and bounded, for the log.
     public var output: String?
+    /// Set when the firing never ran because the rule fired this edge since it was queued (a stale
+    /// queued edge): the opposite edge's firing supersedes it. Its actions are reported skipped.
+    public var supersededBy: Edge?
 
     public init(rule: String, edge: Edge, index: Int, kind: String, outcome: Outcome = .succeeded) {
         self.rule = rule

@@ -169,7 +169,8 @@ public actor ActionRunner {
             queue.remove(at: index)
             if let opposite = latest[pending.firing.rule]?[pending.firing.edge.opposite], opposite > pending.sequence {
                 report(
-                    skipping: pending.firing, reason: "dropped: the rule fired '\(pending.firing.edge.opposite)' since")
+                    skipping: pending.firing, reason: "dropped: the rule fired '\(pending.firing.edge.opposite)' since",
+                    supersededBy: pending.firing.edge.opposite)
                 continue
             }
             runningRules.insert(pending.firing.rule)
@@ -223,11 +224,12 @@ public actor ActionRunner {
         }
     }
 
-    private func report(skipping firing: Firing, reason: String) {
+    private func report(skipping firing: Firing, reason: String, supersededBy: Edge) {
         for (index, spec) in firing.actions.enumerated() {
             var skipped = ActionResult(
                 rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind, outcome: .skipped(reason: reason))
             skipped.firingID = firing.id
+            skipped.supersededBy = supersededBy
             publish(skipped)
         }
     }

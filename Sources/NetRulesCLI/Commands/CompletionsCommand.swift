@@ -10,7 +10,8 @@ enum CompletionsCommand: Command {
         discussion: """
             bash: netrules completions bash > /etc/bash_completion.d/netrules (or source it from ~/.bashrc). \
             zsh: netrules completions zsh > "${fpath[1]}/_netrules". fish: netrules completions fish > \
-            ~/.config/fish/completions/netrules.fish. Rule names for 'explain' come from the running daemon.
+            ~/.config/fish/completions/netrules.fish. Rule names for 'explain' and 'history --rule' come from the \
+            running daemon.
             """,
         arguments: [
             ArgumentSpec(name: "shell", help: "The shell: bash, zsh or fish.", isOptional: true)
@@ -80,6 +81,8 @@ enum ShellCompletions {
                 if takesPath(option) { paths.insert("--" + option.long) }
             }
         }
+        script +=
+            "        --rule) COMPREPLY=( $(compgen -W \"$(netrules completions --rule-names 2>/dev/null)\" -- \"$cur\") ); return ;;\n"
         for (option, words) in valued.sorted(by: { $0.key < $1.key }) {
             script +=
                 "        \(option)) COMPREPLY=( $(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\") ); return ;;\n"
@@ -153,6 +156,8 @@ enum ShellCompletions {
                     let action: String
                     if let allowed = option.allowedValues {
                         action = "(\(allowed.joined(separator: " ")))"
+                    } else if option.long == "rule" {
+                        action = "($(netrules completions --rule-names 2>/dev/null))"
                     } else if takesPath(option) {
                         action = "_files"
                     } else {
@@ -201,6 +206,7 @@ enum ShellCompletions {
                 var line = "complete -c netrules -n \(condition) -l \(option.long)"
                 if option.takesValue { line += " -r" }
                 if let allowed = option.allowedValues { line += " -a '\(allowed.joined(separator: " "))'" }
+                if option.long == "rule" { line += " -a '(netrules completions --rule-names 2>/dev/null)'" }
                 if takesPath(option) { line += " -F" }
                 lines.append(line + " -d '\(fishText(option.help))'")
             }

@@ -30,6 +30,10 @@ enum RunCommand: Command {
                     "The control socket the client commands use (default: /run/netrules/control.sock as root, else under $XDG_RUNTIME_DIR).",
                 aliases: ["control-socket"]),
             OptionSpec(
+                long: "history-limit", valueName: "n",
+                help: "How many firings 'netrules history' can show (in <state-dir>/history.jsonl); 0 keeps none.",
+                defaultValue: "1000"),
+            OptionSpec(
                 long: "log-level", valueName: "level", help: "The lowest level logged.", defaultValue: "notice",
                 allowedValues: Logger.Level.allCases.map(\.description)),
         ]
@@ -41,6 +45,13 @@ enum RunCommand: Command {
             environment: environment, stateDirectory: arguments.value("state-dir"),
             controlSocket: arguments.value("socket"))
         let ruleFiles = arguments.positional("rules").isEmpty ? [paths.ruleDirectory] : arguments.positional("rules")
+        guard let historyLimit = Int(arguments.value("history-limit") ?? "1000"), historyLimit >= 0,
+            historyLimit <= 1_000_000
+        else {
+            io.printError("Error: --history-limit takes a whole number from 0 to 1000000")
+            io.printError("  See 'netrules run --help' for more information.")
+            return ExitCode.usage
+        }
         let level = Logger.Level.allCases.first { $0.description == arguments.value("log-level") } ?? .notice
         let logger = Logger(
             label: "netrules.daemon", level: level, sink: StandardErrorLogSink(environment: environment))
@@ -71,7 +82,8 @@ enum RunCommand: Command {
             options: DaemonOptions(
                 ruleFiles: ruleFiles, paths: paths, environment: environment, logger: logger,
                 notify: { try? notifier.notify($0) },
-                trustProblem: { FileTrust.problem(withFile: $0, runningAsRoot: isRoot, kind: $1) }))
+                trustProblem: { FileTrust.problem(withFile: $0, runningAsRoot: isRoot, kind: $1) },
+                historyLimit: historyLimit))
         let watcher: RuleFileWatcher?
         do {
             watcher = try RuleFileWatcher(paths: ruleFiles)

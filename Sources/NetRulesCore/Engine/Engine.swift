@@ -279,9 +279,11 @@ public struct Engine: Sendable {
         if traced { record(index, hold.edge, at: now, .cancelled) }
     }
 
-    private mutating func record(_ index: Int, _ edge: Edge, at time: Instant, _ kind: TraceEvent.Kind) {
+    private mutating func record(
+        _ index: Int, _ edge: Edge, at time: Instant, _ kind: TraceEvent.Kind, until: Instant? = nil
+    ) {
         guard tracing, rules[index].edges.contains(edge) else { return }
-        trace.append(TraceEvent(rule: rules[index].name, edge: edge, at: time, kind: kind))
+        trace.append(TraceEvent(rule: rules[index].name, edge: edge, at: time, kind: kind, until: until))
     }
 
     private mutating func commit(_ index: Int, edge: Edge, at time: Instant, into firings: inout [Firing]) {
@@ -289,11 +291,11 @@ public struct Engine: Sendable {
         durableStateVersion &+= 1
         guard rules[index].edges.contains(edge) else { return }
         if let until = states[index].cooldownUntil, time < until {
-            record(index, edge, at: time, .dropped(reason: "cooldown"))
+            record(index, edge, at: time, .dropped(reason: "cooldown"), until: until)
             return
         }
         if let until = states[index].oncePerUntil[edge], time < until {
-            record(index, edge, at: time, .dropped(reason: "once_per"))
+            record(index, edge, at: time, .dropped(reason: "once_per"), until: until)
             return
         }
         let cooldown = rules[index].cooldown

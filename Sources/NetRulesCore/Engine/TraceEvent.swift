@@ -14,11 +14,14 @@ public struct TraceEvent: Hashable, Sendable {
     public var edge: Edge
     public var at: Instant
     public var kind: Kind
+    /// For `.dropped`: when the `cooldown:` or `once_per:` window that dropped the edge ends.
+    public var until: Instant?
 
-    public init(rule: String, edge: Edge, at: Instant, kind: Kind) {
+    public init(rule: String, edge: Edge, at: Instant, kind: Kind, until: Instant? = nil) {
         self.rule = rule
         self.edge = edge
         self.at = at
         self.kind = kind
+        self.until = until
     }
 }

@@ -89,6 +89,33 @@ public final class ControlClient: Sendable {
         }
     }
 
+    /// Sends one request and returns every answer line, up to the daemon closing the connection
+    /// (`history`), waiting on a dedicated thread; the whole exchange is bounded by `timeout`.
+    /// - Throws: as `response(to:)`; `ControlSocketError` when the answer exceeds `maximumAnswerLength`.
+    public func responses(to object: JSONValue) async throws -> [JSONValue] {
+        try await withTaskCancellationHandler {
+            try await DedicatedThread.spawnAndWait { try self.requestLines(object) }
+        } onCancel: {
+            self.cancel()
+        }
+    }
+
+    private func requestLines(_ object: JSONValue) throws -> [JSONValue] {
+        let deadline = ContinuousClock().now + timeout
+        try send(object, deadline: deadline)
+        var buffer: [UInt8] = []
+        var lines: [JSONValue] = []
+        var total = 0
+        while let line = try readLine(&buffer, deadline: deadline) {
+            total += line.count
+            guard total <= ControlClient.maximumAnswerLength * 4 else {
+                throw ControlSocketError(.protocolViolation, "the daemon's answer on \(path) is too long")
+            }
+            lines.append(try parse(line))
+        }
+        return lines
+    }
+
     /// Sends one request and delivers each answer line until the daemon closes the connection or
     /// the consumer stops iterating; either way the connection is closed then.
     public func stream(_ object: JSONValue) -> AsyncThrowingStream<JSONValue, any Error> {

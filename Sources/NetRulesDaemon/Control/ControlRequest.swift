@@ -3,7 +3,9 @@ import NetRulesCore
 /// One request line of the control protocol, parsed.
 ///
 /// `{"version":1,"command":"status"}`, `{"version":1,"command":"explain","rule":"NAME"}`,
-/// `{"version":1,"command":"watch"}` or `{"version":1,"command":"rules"}`.
+/// `{"version":1,"command":"watch"}`, `{"version":1,"command":"rules"}` or
+/// `{"version":1,"command":"history","rule":"NAME","since_seconds":3600,"limit":20}` (each filter
+/// optional).
 public enum ControlRequest: Equatable, Sendable {
     /// The known facts: answered with `ControlDocuments.status`.
     case status
@@ -15,6 +17,9 @@ public enum ControlRequest: Equatable, Sendable {
     case rules
     /// Re-read the rule files: answered with `ControlDocuments.reload` once done.
     case reload
+    /// Recent firings: answered with one `HistoryEntry.document` line per firing, oldest first,
+    /// then the daemon closes the connection.
+    case history(HistoryQuery)
 
     /// The request as the JSON line a client sends.
     public var document: JSONValue {
@@ -25,6 +30,12 @@ public enum ControlRequest: Equatable, Sendable {
         case .rules: return .object([version, ("command", .string("rules"))])
         case .reload: return .object([version, ("command", .string("reload"))])
         case .explain(let rule): return .object([version, ("command", .string("explain")), ("rule", .string(rule))])
+        case .history(let query):
+            var members: [(String, JSONValue)] = [version, ("command", .string("history"))]
+            if let rule = query.rule { members.append(("rule", .string(rule))) }
+            if let since = query.since { members.append(("since_seconds", .number(DurationSyntax.seconds(since)))) }
+            if let limit = query.limit { members.append(("limit", .number(Double(limit)))) }
+            return .object(members)
         }
     }
 
@@ -60,9 +71,34 @@ public enum ControlRequest: Equatable, Sendable {
                 return .failure(RequestError(message: "explain needs a \"rule\""))
             }
             return .success(.explain(rule: rule))
+        case "history":
+            return historyQuery(document).map(ControlRequest.history)
         default:
             return .failure(RequestError(message: "unknown command '\(command)'"))
         }
+    }
+
+    private static func historyQuery(_ document: JSONValue) -> Result<HistoryQuery, RequestError> {
+        var query = HistoryQuery()
+        if let rule = document.member("rule") {
+            guard let name = rule.stringValue else {
+                return .failure(RequestError(message: "\"rule\" must be a string"))
+            }
+            query.rule = name
+        }
+        if let since = document.member("since_seconds") {
+            let limit = DurationSyntax.seconds(DurationSyntax.maximum)
+            guard let seconds = since.numberValue, seconds.isFinite, seconds >= 0, seconds <= limit else {
+                return .failure(RequestError(message: "\"since_seconds\" must be a number of seconds up to 100 years"))
+            }
+            query.since = DurationSyntax.duration(seconds: seconds)
+        }
+        if let limit = document.member("limit") {
+            guard let count = limit.numberValue, count.isFinite, count >= 0, count <= 1e9, count.rounded() == count
+            else { return .failure(RequestError(message: "\"limit\" must be a whole number")) }
+            query.limit = Int(count)
+        }
+        return .success(query)
     }
 
     /// Why a line is not a request; answered as `{"version":1,"error":MESSAGE}`.

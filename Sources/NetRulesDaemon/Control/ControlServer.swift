@@ -184,6 +184,13 @@ public struct ControlServer: Sendable {
                 } else {
                     try await channel.write(ControlDocuments.error("no rule named '\(rule)'"))
                 }
+            case .success(.history(let query)):
+                guard let entries = await queries.history(query) else {
+                    try await channel.write(
+                        ControlDocuments.error("this daemon keeps no history (it runs with --history-limit 0)"))
+                    return
+                }
+                for entry in entries { try await channel.write(entry.document) }
             case .success(.watch):
                 let admitted = watchers.value.withLock { count in
                     guard count < maximumWatchers else { return false }

@@ -19,6 +19,8 @@ public protocol DaemonQueries: Sendable {
     /// The engine's current time (the `now` it was last given), so `explain` can show a `for:` hold's
     /// deadline as time remaining; nil when the daemon does not say.
     func engineTime() async -> Instant?
+    /// The firings the query selects, oldest first; nil when this daemon keeps no history.
+    func history(_ query: HistoryQuery) async -> [HistoryEntry]?
 }
 
 /// What a reload through the control socket did.
@@ -45,6 +47,9 @@ extension DaemonQueries {
 
     /// No engine time: `explain` then shows a hold without its remaining time.
     public func engineTime() async -> Instant? { nil }
+
+    /// No history: `history` says so.
+    public func history(_ query: HistoryQuery) async -> [HistoryEntry]? { nil }
 }
 
 /// One fact's change, as `watch` shows it.

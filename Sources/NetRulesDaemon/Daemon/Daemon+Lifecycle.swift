@@ -217,6 +217,7 @@ extension Daemon {
             logger.notice(
                 "resuming rule '\(saved.rule)' \(saved.edge) from before the restart"
                     + (saved.nextAction > 0 ? " at action \(saved.nextAction)" : ""))
+            recordResumed(firing, time: saved.time)
             await runner.submit(firing, wallTime: saved.time)
         }
     }

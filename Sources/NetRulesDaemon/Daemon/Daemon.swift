@@ -52,6 +52,10 @@ public actor Daemon: DaemonQueries {
     var watchers: [Int: AsyncStream<FactChange>.Continuation] = [:]
     var nextWatcher = 0
     var inflight: [PersistedState.SavedFiring] = []
+    /// Recent firings and dropped edges for `netrules history`; nil with `historyLimit` 0.
+    var history: FiringHistory?
+    /// Numbers the entries of dropped edges, which have no firing id of their own.
+    var nextDropNumber = 1
     var nextFiringNumber = 1
     /// What the state file last written reflects: the engine's durable version and the in-flight list.
     var persistedVersion: (engine: UInt64, inflight: [String])?
@@ -112,6 +116,13 @@ public actor Daemon: DaemonQueries {
                 "cannot create the state directory '\(options.paths.stateDirectory)'; make its parent writable "
                     + "by this user, or choose another with --state-dir")
             return 1
+        }
+        if options.historyLimit > 0 {
+            let log = logger
+            history = FiringHistory(
+                directory: options.paths.stateDirectory, limit: options.historyLimit, log: { log.error($0) })
+            // Dropped edges reach the history through the engine's trace.
+            engine.tracing = true
         }
         restoreState()
 
@@ -219,6 +230,7 @@ public actor Daemon: DaemonQueries {
     /// Records the firings as in flight (persisted before anything runs, so a crash resubmits
     /// them instead of losing them) and hands them to the runner.
     func dispatch(_ firings: [Firing]) async {
+        recordDrops()
         guard !firings.isEmpty else { return }
         var submitted: [(Firing, String)] = []
         for var firing in firings {
@@ -234,6 +246,7 @@ public actor Daemon: DaemonQueries {
                 "rule '\(firing.rule)' \(firing.edge)",
                 metadata: [("rule.id", firing.rule), ("edge", firing.edge.rawValue), ("firing.id", firing.id!)])
             submitted.append((firing, time))
+            recordInHistory(firing, time: time)
         }
         persist()
         for (firing, time) in submitted {
@@ -245,6 +258,7 @@ public actor Daemon: DaemonQueries {
     /// reported (the runner logs results). The count is the one the firing had when it fired, so a
     /// reload that changes the rule's actions cannot retire it early or keep it forever.
     private func handle(_ result: ActionResult) {
+        recordInHistory(result)
         guard let id = result.firingID, let position = inflight.firstIndex(where: { $0.id == id }) else { return }
         let actionCount =
             inflight[position].actionCount ?? engine.index(ofRule: result.rule).map { engine.rules[$0].actions.count }
@@ -300,6 +314,11 @@ public actor Daemon: DaemonQueries {
     public func ruleNames() async -> [String] { engine.rules.map(\.name) }
 
     public func engineTime() async -> Instant? { now() }
+
+    public func history(_ query: HistoryQuery) async -> [HistoryEntry]? {
+        guard let history else { return nil }
+        return query.select(history.entries, now: Int64(Date().timeIntervalSince1970.rounded(.down)))
+    }
 
     public func factChanges() async -> AsyncStream<FactChange> {
         let (stream, continuation) = AsyncStream.makeStream(

@@ -16,12 +16,14 @@ public struct DaemonOptions: Sendable {
     public var shutdownGrace: Duration
     /// How many rules' firings may run at once.
     public var concurrency: Int
+    /// How many firings `history` keeps (`<state-dir>/history.jsonl`); 0 keeps none.
+    public var historyLimit: Int
 
     public init(
         ruleFiles: [String], paths: DaemonPaths, environment: [String: String], logger: Logger,
         notify: @escaping @Sendable (String) -> Void = { _ in },
         trustProblem: @escaping @Sendable (String, FileTrust.Kind) -> String? = { _, _ in nil },
-        shutdownGrace: Duration = .seconds(30), concurrency: Int = 4
+        shutdownGrace: Duration = .seconds(30), concurrency: Int = 4, historyLimit: Int = 1000
     ) {
         self.ruleFiles = ruleFiles
         self.paths = paths
@@ -31,5 +33,6 @@ public struct DaemonOptions: Sendable {
         self.trustProblem = trustProblem
         self.shutdownGrace = shutdownGrace
         self.concurrency = concurrency
+        self.historyLimit = historyLimit
     }
 }

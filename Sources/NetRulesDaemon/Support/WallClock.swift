@@ -1,4 +1,5 @@
 import FoundationEssentials
+import NetRulesCore
 
 /// Wall-clock time as rules and logs show it.
 public enum WallClock {
@@ -7,7 +8,78 @@ public enum WallClock {
     /// Computed from the epoch seconds with Howard Hinnant's civil-from-days algorithm rather than
     /// `Calendar`: the daemon links FoundationEssentials only, whose time zones need no ICU data.
     public static func rfc3339(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let (year, month, day, secondOfDay) = civil(Int64(date.timeIntervalSince1970.rounded(.down)))
+        return "\(pad(year, 4))-\(pad(month))-\(pad(day))T\(pad(secondOfDay / 3_600)):"
+            + "\(pad(secondOfDay % 3_600 / 60)):\(pad(secondOfDay % 60))Z"
+    }
+
+    /// `2026-12-01 09:02:13 +0100`: a Unix time as local time with its offset, as people read it.
+    /// - Parameters:
+    ///   - seconds: the Unix time.
+    ///   - utcOffset: seconds east of UTC in force then (`SystemTimeZone.utcOffset(atUnixTime:)`).
+    ///   - withSeconds: false for `2026-12-01 09:02 +0100`.
+    ///   - withOffset: false to leave out the offset.
+    public static func local(
+        _ seconds: Int64, utcOffset: Int64, withSeconds: Bool = true, withOffset: Bool = true
+    ) -> String {
+        let (year, month, day, secondOfDay) = civil(seconds + utcOffset)
+        var text =
+            "\(pad(year, 4))-\(pad(month))-\(pad(day)) \(pad(secondOfDay / 3_600)):\(pad(secondOfDay % 3_600 / 60))"
+        if withSeconds { text += ":\(pad(secondOfDay % 60))" }
+        if withOffset {
+            let minutes = abs(utcOffset) / 60
+            text += " \(utcOffset < 0 ? "-" : "+")\(pad(minutes / 60))\(pad(minutes % 60))"
+        }
+        return text
+    }
+
+    /// The Unix time of an RFC 3339 time as `rfc3339(_:)` writes it (`Z` or a `±HH:MM` offset,
+    /// fractions of a second ignored); nil when the text is not one.
+    public static func unixTime(rfc3339 text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.count <= 40 else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for byte in bytes[range] {
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int64(byte - 0x30)
+            }
+            return value
+        }
+        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t") || bytes[10] == UInt8(ascii: " "),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var index = 19
+        if bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+        }
+        var offset: Int64 = 0
+        let rest = Array(bytes[index...])
+        if rest == [UInt8(ascii: "Z")] || rest == [UInt8(ascii: "z")] {
+            offset = 0
+        } else if rest.count == 6, rest[0] == UInt8(ascii: "+") || rest[0] == UInt8(ascii: "-"),
+            rest[3] == UInt8(ascii: ":"), let h = number(index + 1..<index + 3), let m = number(index + 4..<index + 6)
+        {
+            offset = (h * 3_600 + m * 60) * (rest[0] == UInt8(ascii: "-") ? -1 : 1)
+        } else {
+            return nil
+        }
+        let days = daysSinceEpoch(year: year, month: month, day: day)
+        return days * 86_400 + hour * 3_600 + minute * 60 + second - offset
+    }
+
+    private static func pad(_ n: Int64, _ width: Int = 2) -> String {
+        let s = String(n)
+        return String(repeating: "0", count: max(0, width - s.count)) + s
+    }
+
+    /// Year, month, day and second of the day of a count of seconds since 1970-01-01 00:00.
+    private static func civil(_ seconds: Int64) -> (Int64, Int64, Int64, Int64) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let z = days + 719_468
@@ -19,11 +91,6 @@ public enum WallClock {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ n: Int64, _ width: Int = 2) -> String {
-            let s = String(n)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        return "\(pad(year, 4))-\(pad(month))-\(pad(day))T\(pad(secondOfDay / 3_600)):"
-            + "\(pad(secondOfDay % 3_600 / 60)):\(pad(secondOfDay % 60))Z"
+        return (year, month, day, secondOfDay)
     }
 }

@@ -48,6 +48,14 @@ func sys_sendto(
 
 // MARK: Files
 
+func sys_open(_ path: String, _ flags: CInt, _ mode: mode_t) -> Result<CInt, Errno> {
+    retryingOnEINTR { open(path, flags, mode) }
+}
+
+func sys_pread(_ fd: CInt, _ buffer: UnsafeMutableRawPointer, _ count: Int, _ offset: off_t) -> Result<Int, Errno> {
+    retryingOnEINTR { pread(fd, buffer, count, offset) }
+}
+
 func sys_lstat(_ path: String, _ buffer: UnsafeMutablePointer<stat>) -> Result<CInt, Errno> {
     valueOrErrno { lstat(path, buffer) }
 }

@@ -46,6 +46,15 @@ actor FakeDaemonQueries: DaemonQueries {
     func ruleNames() -> [String] { engine.rules.map(\.name) }
     func engineTime() -> Instant? { now }
 
+    /// What `history` answers with before the query selects; nil: a daemon without history.
+    private var historyEntries: [HistoryEntry]?
+
+    func setHistory(_ entries: [HistoryEntry]?) { historyEntries = entries }
+
+    func history(_ query: HistoryQuery) -> [HistoryEntry]? {
+        historyEntries.map { query.select($0, now: HistoryFixtures.now) }
+    }
+
     func factChanges() -> AsyncStream<FactChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: FactChange.self)
         let id = nextSubscriber

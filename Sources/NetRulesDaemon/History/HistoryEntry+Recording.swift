@@ -1,0 +1,96 @@
+import NetRulesActions
+import NetRulesCore
+
+extension HistoryEntry {
+    /// The longest rendered action, output excerpt, error or fact value kept, in UTF-8 bytes.
+    public static let textLimit = 1024
+
+    /// The entry of a firing the daemon hands to the runner: every action pending.
+    /// - Parameters:
+    ///   - readKeys: the facts the rule's condition reads, in the rule's order.
+    ///   - time: the firing's wall time, RFC 3339.
+    static func fired(_ firing: Firing, id: String, time: String, readKeys: [FactKey]) -> HistoryEntry {
+        let actions = firing.actions.map { spec in
+            let preview = ActionPreview.render(spec, of: firing, wallTime: time)
+            // The summary reads `KIND: TEXT`; the entry keeps the kind apart.
+            var rendered = Substring(preview.summary)
+            if rendered.hasPrefix(preview.kind + ": ") { rendered = rendered.dropFirst(preview.kind.count + 2) }
+            return Action(type: spec.kind, rendered: bounded(String(rendered)))
+        }
+        return HistoryEntry(
+            id: id, time: time, rule: firing.rule, edge: firing.edge, facts: facts(readKeys, in: firing.facts),
+            actions: actions)
+    }
+
+    /// The entry of an edge the engine dropped (`cooldown`, `once_per`): no action ran.
+    static func dropped(
+        _ event: TraceEvent, reason: String, id: String, time: String, until: String?, facts store: FactStore,
+        readKeys: [FactKey]
+    ) -> HistoryEntry {
+        HistoryEntry(
+            id: id, time: time, rule: event.rule, edge: event.edge, facts: facts(readKeys, in: store), actions: [],
+            dropped: Drop(reason: reason, until: until))
+    }
+
+    /// The facts a rule reads, each once, in the rule's order, the engine's own clock left out.
+    static func facts(_ keys: [FactKey], in store: FactStore) -> [Fact] {
+        var seen: Set<FactKey> = []
+        return keys.filter { !$0.isEngineInternal && seen.insert($0).inserted }.map { key in
+            switch store[key] {
+            case .unknown: return Fact(key: key.rawValue, value: nil)
+            case .absent: return Fact(key: key.rawValue, value: .null)
+            case .value(let value):
+                let json = JSONValue(value)
+                // Built-in facts are small; a plugin's value may not be: keep its start, as text.
+                let fits = json.compact.utf8.count <= textLimit
+                return Fact(key: key.rawValue, value: fits ? json : .string(bounded(value.plainText)))
+            }
+        }
+    }
+
+    /// Records what became of one of its actions; a superseded firing is marked dropped as `stale`.
+    mutating func apply(_ result: ActionResult) {
+        if result.supersededBy != nil { dropped = Drop(reason: "stale") }
+        guard actions.indices.contains(result.index) else { return }
+        actions[result.index].outcome = Outcome(result)
+        if let key = result.idempotencyKey { actions[result.index].idempotencyKey = key }
+    }
+
+    /// `text` cut to at most `limit` UTF-8 bytes at a character boundary, `…` marking a cut.
+    public static func bounded(_ text: String, limit: Int = textLimit) -> String {
+        guard text.utf8.count > limit else { return text }
+        var kept = ""
+        var count = 0
+        for character in text {
+            let size = character.utf8.count
+            guard count + size <= limit - 3 else { break }
+            kept.append(character)
+            count += size
+        }
+        return kept + "…"
+    }
+}
+
+extension HistoryEntry.Outcome {
+    /// The outcome an action result reports, its strings bounded.
+    init(_ result: ActionResult) {
+        switch result.outcome {
+        case .succeeded: self.init(status: "ok")
+        case .queued: self.init(status: "queued")
+        case .failed(let error):
+            self.init(status: "failed")
+            self.error = HistoryEntry.bounded(error.description)
+        case .skipped(let reason):
+            self.init(status: "skipped")
+            self.error = HistoryEntry.bounded(reason)
+        }
+        exitStatus = result.exitStatus.map(Int.init)
+        signal = result.signal.map(Int.init)
+        httpStatus = result.httpStatus
+        if result.duration > .zero {
+            durationMilliseconds = (DurationSyntax.seconds(result.duration) * 10_000).rounded() / 10
+        }
+        if result.kind == "webhook", result.attempts > 0 { retries = result.attempts - 1 }
+        output = result.output.map { HistoryEntry.bounded($0) }
+    }
+}

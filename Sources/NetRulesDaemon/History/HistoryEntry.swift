@@ -1,0 +1,200 @@
+import NetRulesCore
+
+/// One firing as `netrules history` shows it: when, which rule and edge, the facts the rule read,
+/// each action as rendered and what became of it, or why the firing was dropped.
+///
+/// Its JSON form (`document`) is both a line of `history --json` and a line of the daemon's
+/// `history.jsonl`, so the file, the control socket and the command print the same thing.
+/// Every string in it is bounded when it is recorded (see `FiringHistory`).
+public struct HistoryEntry: Sendable, Equatable {
+    /// A fact the rule read: its value as JSON (`null` when known absent), or nil when unknown.
+    public struct Fact: Sendable, Equatable {
+        public var key: String
+        public var value: JSONValue?
+
+        public init(key: String, value: JSONValue?) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// What became of one action.
+    public struct Outcome: Sendable, Equatable {
+        /// `pending` (not reported yet), `ok`, `failed`, `queued` (a webhook the outbox delivers
+        /// later) or `skipped`.
+        public var status: String
+        public var exitStatus: Int?
+        public var signal: Int?
+        public var httpStatus: Int?
+        /// Milliseconds, one decimal.
+        public var durationMilliseconds: Double?
+        /// The start of the process's output (`stdout: …`, `stderr: …`), escaped, at most 1 KiB.
+        public var output: String?
+        /// Webhook attempts after the first.
+        public var retries: Int?
+        /// Why it failed or was skipped.
+        public var error: String?
+
+        public init(status: String) { self.status = status }
+
+        public static let pending = Outcome(status: "pending")
+    }
+
+    /// One action of the firing, as the runner rendered it (secrets as `<secret>`).
+    public struct Action: Sendable, Equatable {
+        /// `run`, `webhook`, `write` or the plugin's name.
+        public var type: String
+        /// `notify-send 'Joined Office'`, `POST https://…`, `PATH (append): TEXT`.
+        public var rendered: String
+        public var outcome: Outcome
+        /// A webhook's `Idempotency-Key`: how a delivery finished later is matched to its firing.
+        public var idempotencyKey: String?
+
+        public init(type: String, rendered: String, outcome: Outcome = .pending, idempotencyKey: String? = nil) {
+            self.type = type
+            self.rendered = rendered
+            self.outcome = outcome
+            self.idempotencyKey = idempotencyKey
+        }
+    }
+
+    /// Why an edge did not run: `cooldown`, `once_per`, or `stale` (the rule fired the opposite
+    /// edge while this one waited in the queue).
+    public struct Drop: Sendable, Equatable {
+        public var reason: String
+        /// When the window that dropped it ends (RFC 3339), for `cooldown` and `once_per`.
+        public var until: String?
+
+        public init(reason: String, until: String? = nil) {
+            self.reason = reason
+            self.until = until
+        }
+    }
+
+    /// The firing's id (`firing.id` in the log); a dropped edge gets one of its own.
+    public var id: String
+    /// RFC 3339, UTC.
+    public var time: String
+    public var rule: String
+    public var edge: Edge
+    /// The facts the rule's condition reads, in the rule's order, as they were at that moment (read
+    /// back from a document: the known ones, then the unknown ones).
+    public var facts: [Fact]
+    public var actions: [Action]
+    public var dropped: Drop?
+
+    public init(
+        id: String, time: String, rule: String, edge: Edge, facts: [Fact], actions: [Action], dropped: Drop? = nil
+    ) {
+        self.id = id
+        self.time = time
+        self.rule = rule
+        self.edge = edge
+        self.facts = facts
+        self.actions = actions
+        self.dropped = dropped
+    }
+}
+
+// MARK: - JSON
+
+extension HistoryEntry {
+    /// `{"version":1,"id":…,"time":…,"rule":…,"edge":…,"facts":{…},"unknown":[…],"actions":[…]}`,
+    /// plus `"dropped":{"reason":…,"until":…}` for a dropped edge.
+    ///
+    /// `facts` holds the known facts (`null` when known absent) and `unknown` the keys nobody had
+    /// reported, as `explain --json` does. Each action is `{"type","rendered","outcome":{…}}`; the
+    /// outcome has `status` and, when they apply, `exit_status`, `signal`, `http_status`,
+    /// `duration_ms`, `output`, `retries`, `error`; a webhook also has `idempotency_key`.
+    public var document: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("version", .number(Double(ControlDocuments.version))), ("id", .string(id)), ("time", .string(time)),
+            ("rule", .string(rule)), ("edge", .string(edge.rawValue)),
+            ("facts", .object(facts.compactMap { fact in fact.value.map { (fact.key, $0) } })),
+            ("unknown", .array(facts.filter { $0.value == nil }.map { .string($0.key) })),
+            ("actions", .array(actions.map(\.document))),
+        ]
+        if let dropped {
+            var drop: [(String, JSONValue)] = [("reason", .string(dropped.reason))]
+            if let until = dropped.until { drop.append(("until", .string(until))) }
+            members.append(("dropped", .object(drop)))
+        }
+        return .object(members)
+    }
+
+    /// Reads an entry back from its document; nil when it is not one (a line of a damaged file).
+    public init?(document: JSONValue) {
+        guard document.member("version")?.numberValue == Double(ControlDocuments.version),
+            let id = document.member("id")?.stringValue, let time = document.member("time")?.stringValue,
+            let rule = document.member("rule")?.stringValue,
+            let edge = document.member("edge")?.stringValue.flatMap(Edge.init(rawValue:)),
+            case .object(let known)? = document.member("facts"),
+            case .array(let actionDocuments)? = document.member("actions")
+        else { return nil }
+        var facts = known.map { Fact(key: $0.0, value: $0.1) }
+        if case .array(let unknown)? = document.member("unknown") {
+            facts += unknown.compactMap { $0.stringValue.map { Fact(key: $0, value: nil) } }
+        }
+        var actions: [Action] = []
+        for action in actionDocuments {
+            guard let parsed = Action(document: action) else { return nil }
+            actions.append(parsed)
+        }
+        var dropped: Drop?
+        if let drop = document.member("dropped") {
+            guard let reason = drop.member("reason")?.stringValue else { return nil }
+            dropped = Drop(reason: reason, until: drop.member("until")?.stringValue)
+        }
+        self.init(id: id, time: time, rule: rule, edge: edge, facts: facts, actions: actions, dropped: dropped)
+    }
+}
+
+extension HistoryEntry.Action {
+    var document: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("type", .string(type)), ("rendered", .string(rendered)), ("outcome", outcome.document),
+        ]
+        if let idempotencyKey { members.append(("idempotency_key", .string(idempotencyKey))) }
+        return .object(members)
+    }
+
+    init?(document: JSONValue) {
+        guard let type = document.member("type")?.stringValue,
+            let rendered = document.member("rendered")?.stringValue,
+            let outcome = document.member("outcome").flatMap(HistoryEntry.Outcome.init(document:))
+        else { return nil }
+        self.init(
+            type: type, rendered: rendered, outcome: outcome,
+            idempotencyKey: document.member("idempotency_key")?.stringValue)
+    }
+}
+
+extension HistoryEntry.Outcome {
+    var document: JSONValue {
+        var members: [(String, JSONValue)] = [("status", .string(status))]
+        if let exitStatus { members.append(("exit_status", .number(Double(exitStatus)))) }
+        if let signal { members.append(("signal", .number(Double(signal)))) }
+        if let httpStatus { members.append(("http_status", .number(Double(httpStatus)))) }
+        if let durationMilliseconds { members.append(("duration_ms", .number(durationMilliseconds))) }
+        if let retries { members.append(("retries", .number(Double(retries)))) }
+        if let output { members.append(("output", .string(output))) }
+        if let error { members.append(("error", .string(error))) }
+        return .object(members)
+    }
+
+    init?(document: JSONValue) {
+        guard let status = document.member("status")?.stringValue else { return nil }
+        self.init(status: status)
+        func integer(_ key: String) -> Int? {
+            guard let n = document.member(key)?.numberValue, n.isFinite, abs(n) < 1e9 else { return nil }
+            return Int(n)
+        }
+        exitStatus = integer("exit_status")
+        signal = integer("signal")
+        httpStatus = integer("http_status")
+        retries = integer("retries")
+        if let n = document.member("duration_ms")?.numberValue, n.isFinite, n >= 0 { durationMilliseconds = n }
+        output = document.member("output")?.stringValue
+        error = document.member("error")?.stringValue
+    }
+}
