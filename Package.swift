@@ -42,7 +42,7 @@ let package = Package(
             dependencies: ["NetRulesCore", "NetRulesSystem", "CNetRulesLinux", "CSystemd"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "NetRulesHTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(name: "NetRulesHTTP", dependencies: ["CCurl", "NetRulesSystem"], swiftSettings: swiftSettings),
         .target(
             name: "NetRulesProbes",
             dependencies: ["NetRulesCore", "NetRulesSystem", "NetRulesHTTP", "CNetRulesLinux"],

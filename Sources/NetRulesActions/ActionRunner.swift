@@ -118,9 +118,9 @@ public actor ActionRunner {
     func track(_ work: @escaping @Sendable () async -> Void) {
         let id = nextTaskID
         nextTaskID += 1
-        tasks[id] = Task {
+        tasks[id] = Task(executorPreference: TaskPlacement.preferred) {
             await work()
-            self.untrack(id)
+            await self.untrack(id)
         }
     }
 

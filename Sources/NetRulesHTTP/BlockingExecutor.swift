@@ -1,9 +1,11 @@
-import Dispatch
+import NetRulesSystem
 
 /// Runs blocking work (curl transfers, `getaddrinfo`, `poll`) off Swift's cooperative pool.
 ///
-/// The cooperative pool has one thread per core; a blocking call parked there stalls every
-/// task. Work goes to a concurrent Dispatch queue instead. The executor is also the seam the
+/// The cooperative pool has one thread per core (the daemon's tasks share one thread, see
+/// `ThreadExecutor`); a blocking call parked there stalls every task. Each job gets a thread of its
+/// own instead. Not a Dispatch queue: its first job would start libdispatch's worker pool, whose
+/// timer then wakes the daemon every second for good (design note 0009). The executor is also the seam the
 /// namespace tests use: they substitute one that runs each job on a fresh thread that has
 /// joined a test network namespace, so sockets and DNS lookups happen inside it.
 package struct BlockingExecutor: Sendable {
@@ -14,10 +16,17 @@ package struct BlockingExecutor: Sendable {
         self.start = start
     }
 
-    private static let queue = DispatchQueue(label: "netrules.blocking", attributes: .concurrent)
-
-    /// The production executor: a concurrent Dispatch queue.
-    package static let dispatch = BlockingExecutor { job in queue.async(execute: job) }
+    /// The production executor: each job on a new detached thread (a transfer or `getaddrinfo`
+    /// costs far more than the tens of microseconds of creating one). The default stack, not the
+    /// compact one: TLS handshakes and NSS modules run here. Should no thread be available, the
+    /// job runs on the caller's thread, so it is still done.
+    package static let dedicatedThreads = BlockingExecutor { job in
+        do {
+            try DedicatedThread.spawn(name: "netrules-block", job)
+        } catch {
+            job()
+        }
+    }
 
     /// Starts `job` and returns at once.
     package func spawn(_ job: @escaping @Sendable () -> Void) {

@@ -13,9 +13,9 @@ import Synchronization
 public struct HTTPClient: Sendable {
     private let executor: BlockingExecutor
 
-    /// Creates a client that runs transfers on a shared Dispatch queue.
+    /// Creates a client that runs each transfer on a thread of its own.
     public init() {
-        self.init(executor: .dispatch)
+        self.init(executor: .dedicatedThreads)
     }
 
     /// Creates a client that runs transfers with `executor` (tests use one inside a namespace).

@@ -14,9 +14,10 @@ extension DedicatedThread {
     /// - Returns: What `body` returned, or nil after `limit`.
     public static func run<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () -> T) async -> T? {
         let gate = ResumeOnce<T?>()
-        let timer = Task {
+        let timer = Task(executorPreference: TaskPlacement.preferred) {
             do {
-                try await Task.sleep(for: limit)
+                // QuietClock, not Task.sleep: a libdispatch timer would keep waking the process.
+                try await QuietClock().sleep(for: limit)
                 gate.resume(nil)
             } catch {
                 // Cancelled: the work finished first.
@@ -39,10 +40,10 @@ public func withTimeLimit<T: Sendable>(
     _ limit: Duration, _ work: @escaping @Sendable () async -> T
 ) async -> T? {
     let gate = ResumeOnce<T?>()
-    let worker = Task { gate.resume(await work()) }
-    let timer = Task {
+    let worker = Task(executorPreference: TaskPlacement.preferred) { gate.resume(await work()) }
+    let timer = Task(executorPreference: TaskPlacement.preferred) {
         do {
-            try await Task.sleep(for: limit)
+            try await QuietClock().sleep(for: limit)
             gate.resume(nil)
         } catch {}
     }

@@ -64,7 +64,7 @@ final class SleepTimer: @unchecked Sendable {
         pthread_cond_init(condition, attributes)
         pthread_condattr_destroy(attributes)
         attributes.deallocate()
-        DedicatedThread.start { [self] in run() }
+        DedicatedThread.start(name: "netrules-clock") { [self] in run() }
     }
 
     func nextID() -> UInt64 {

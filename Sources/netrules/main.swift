@@ -2,7 +2,9 @@ import FoundationEssentials
 import Glibc
 import NetRulesCLI
 
-let code = await NetRulesCommandLine.run(
+// Synchronous on purpose: an async main would run on Dispatch's main queue; this thread runs the
+// program's tasks itself (see `runOnCurrentThread`).
+let code = NetRulesCommandLine.runOnCurrentThread(
     arguments: Array(CommandLine.arguments.dropFirst()),
     stdout: StandardOutputSink.standardOutput,
     stderr: StandardOutputSink.standardError,

@@ -83,4 +83,17 @@ static inline int CNetRulesLinux_pipe2(int fds[2], int flags) { return (int)sysc
 /// Names the calling thread for ps/top (pthread_setname_np is _GNU_SOURCE-only; prctl is not).
 static inline void CNetRulesLinux_set_thread_name(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 
+// MARK: signals
+
+/// The signal handler behind the daemon's signal events (shim.c): it records `signal` as pending
+/// and writes to the descriptor from `CNetRulesLinux_signal_set_wake_fd`. A signal handler must be
+/// async-signal-safe, which Swift code cannot promise, so it is C.
+void CNetRulesLinux_signal_handler(int signal);
+
+/// Sets the eventfd the handler writes to (an 8-byte 1) after recording a signal; -1 for none.
+void CNetRulesLinux_signal_set_wake_fd(int fd);
+
+/// The signals recorded since the last call, as a bit mask (bit N for signal N), cleared atomically.
+unsigned long long CNetRulesLinux_signal_take_pending(void);
+
 #endif

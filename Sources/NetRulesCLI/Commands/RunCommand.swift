@@ -2,6 +2,7 @@ import FoundationEssentials
 internal import Glibc
 import NetRulesCore
 import NetRulesDaemon
+internal import NetRulesSystem
 
 /// `netrules run [RULES…]`: the daemon, in the foreground (systemd-friendly).
 enum RunCommand: Command {
@@ -77,7 +78,13 @@ enum RunCommand: Command {
         }
 
         // Signals are registered before anything can report ready (STYLE §24).
-        let signals = await SignalEvents.register()
+        let signals: SignalEvents
+        do {
+            signals = try SignalEvents.register()
+        } catch {
+            logger.critical("cannot catch signals: \(error)")
+            return 1
+        }
         let daemon = Daemon(
             options: DaemonOptions(
                 ruleFiles: ruleFiles, paths: paths, environment: environment, logger: logger,
@@ -92,7 +99,7 @@ enum RunCommand: Command {
             logger.warning("not watching the rule files for changes: \(error)")
             watcher = nil
         }
-        let signalTask = Task {
+        let signalTask = Task(executorPreference: TaskPlacement.preferred) {
             for await signal in signals {
                 switch signal {
                 case .hangup:
@@ -104,10 +111,10 @@ enum RunCommand: Command {
                 }
             }
         }
-        let watchTask = Task {
+        let watchTask = Task(executorPreference: TaskPlacement.preferred) {
             guard let watcher else { return }
             let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-            let reader = Task {
+            let reader = Task(executorPreference: TaskPlacement.preferred) {
                 for await _ in changes {
                     logger.notice("a rule file changed: reloading")
                     daemon.reload()
@@ -123,7 +130,7 @@ enum RunCommand: Command {
             reader.cancel()
         }
         let server = ControlServer(path: paths.controlSocket, queries: daemon, logger: logger.child("netrules.control"))
-        let serverTask = Task {
+        let serverTask = Task(executorPreference: TaskPlacement.preferred) {
             do {
                 try await server.run(on: listener)
             } catch is CancellationError {

@@ -115,7 +115,7 @@ public struct ControlServer: Sendable {
                 {
                     // Out of descriptors: pending connections stay queued; back off instead of spinning.
                     logger.warning("control socket cannot accept", metadata: [("error", "\(error)")])
-                    try? await Task.sleep(for: .milliseconds(200))
+                    try? await QuietClock().sleep(for: .milliseconds(200))
                 } catch {
                     failure = error
                     break

@@ -29,7 +29,9 @@ enum ControlThread {
         try Task.checkCancellation()
         let wake = try ControlWakeEvent()
         let outcome = try await withTaskCancellationHandler {
-            try await DedicatedThread.spawnAndWait { try poll(fd, events: events, wake: wake, timeout: timeout) }
+            try await DedicatedThread.spawnAndWait(name: "netrules-control") {
+                try poll(fd, events: events, wake: wake, timeout: timeout)
+            }
         } onCancel: {
             wake.signal()
         }

@@ -84,9 +84,9 @@ extension Daemon {
             let observer = entry.observer
             let identity = entry.identity
             let sink = eventSink
-            observers[identity] = Task {
+            observers[identity] = Task(executorPreference: TaskPlacement.preferred) {
                 let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self, bufferingPolicy: .unbounded)
-                let forward = Task {
+                let forward = Task(executorPreference: TaskPlacement.preferred) {
                     for await update in stream { sink.yield(.facts(source: observer.name, update: update)) }
                 }
                 var failure: String?

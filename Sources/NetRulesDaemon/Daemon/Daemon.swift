@@ -90,7 +90,7 @@ public actor Daemon: DaemonQueries {
         } else {
             logger.notice("asked again to stop: stopping running actions now")
             let runner = self.runner
-            Task { await runner.stop() }
+            Task(executorPreference: TaskPlacement.preferred) { await runner.stop() }
         }
     }
 
@@ -126,7 +126,7 @@ public actor Daemon: DaemonQueries {
         }
         restoreState()
 
-        let results = Task { [runner, eventSink] in
+        let results = Task(executorPreference: TaskPlacement.preferred) { [runner, eventSink] in
             for await result in runner.results { eventSink.yield(.result(result)) }
         }
         await runner.resumeOutbox()
@@ -284,7 +284,7 @@ public actor Daemon: DaemonQueries {
             return
         }
         let target = startInstant + deadline.offset
-        timer = Task { [eventSink] in
+        timer = Task(executorPreference: TaskPlacement.preferred) { [eventSink] in
             do {
                 // QuietClock: a hold of hours costs no wake-ups while it waits.
                 try await QuietClock().sleep(until: target, tolerance: .milliseconds(1))
@@ -328,7 +328,7 @@ public actor Daemon: DaemonQueries {
         watchers[id] = continuation
         updateSignalSampling()
         continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeWatcher(id) }
+            Task(executorPreference: TaskPlacement.preferred) { await self?.removeWatcher(id) }
         }
         return stream
     }

@@ -1,58 +1,38 @@
+internal import CNetRulesLinux
 @preconcurrency import Glibc
 import Synchronization
 
 /// The process-wide signal dispositions that `SignalEvents` changes, and how to undo that.
 ///
 /// Signal dispositions belong to the process, so this table is global and guarded by a mutex.
+/// While at least one `SignalEvents` wants a signal, its disposition is the C handler
+/// `CNetRulesLinux_signal_handler` (it records the signal and wakes `SignalRelay`'s thread); when
+/// the last registration of the signal ends, its original disposition comes back.
 ///
-/// Why more than `signal(SIG, SIG_IGN)`: on Linux, libdispatch delivers a signal source through a
-/// `signalfd`, and the first time a signal gets a source it installs its own handler for it (one
-/// that blocks the signal in the thread that caught it and re-raises it at its manager thread, so
-/// the signalfd can read it). An *ignored* signal is discarded by the kernel before any signalfd
-/// sees it. So:
-/// - before registering, a signal whose disposition is the default (terminate) is set to
-///   `SIG_IGN`, so one that arrives before the source is ready does not kill the daemon;
-/// - after registering, the handler libdispatch installed is remembered; libdispatch installs it
-///   only once per process, so a later registration (after a `SignalEvents` ended and the
-///   default was restored) puts the remembered handler back itself;
-/// - when the last registration of a signal ends, its original disposition is restored.
+/// A handler rather than a `signalfd`: a signalfd sees only signals that are blocked in every
+/// thread, and threads that exist before the daemon registers (a test runner's, say) would still
+/// take the signal's default action. A handler works whichever thread the kernel picks.
 enum SignalDispositions {
     private struct Table {
         var liveRegistrations: [CInt: Int] = [:]
         var original: [CInt: SavedAction] = [:]
-        var deliveryHandler: [CInt: SavedAction] = [:]
     }
 
     private static let table = Mutex(Table())
 
-    /// Called before the sources of `signals` are created.
-    static func prepare(_ signals: [CInt]) {
+    /// Catches `signals` with the relay's handler (once per signal, however many registrations).
+    static func catchSignals(_ signals: [CInt]) {
         table.withLock { table in
             for signal in signals {
                 defer { table.liveRegistrations[signal, default: 0] += 1 }
                 guard table.liveRegistrations[signal, default: 0] == 0 else { continue }
-                let current = SavedAction.current(signal)
-                table.original[signal] = current
-                if current.isDefault { SavedAction.ignore.install(signal) }
+                table.original[signal] = SavedAction.current(signal)
+                SavedAction.relay.install(signal)
             }
         }
     }
 
-    /// Called once the sources of `signals` are registered.
-    static func registered(_ signals: [CInt]) {
-        table.withLock { table in
-            for signal in signals {
-                let current = SavedAction.current(signal)
-                if current.isHandler {
-                    table.deliveryHandler[signal] = current
-                } else if let handler = table.deliveryHandler[signal] {
-                    handler.install(signal)
-                }
-            }
-        }
-    }
-
-    /// Called after the sources of `signals` were cancelled.
+    /// Called when a registration of `signals` ended: the last one restores the original disposition.
     static func release(_ signals: [CInt]) {
         table.withLock { table in
             for signal in signals {
@@ -76,10 +56,13 @@ enum SignalDispositions {
 private struct SavedAction: @unchecked Sendable {
     var action: sigaction
 
-    static let ignore: SavedAction = {
+    /// The relay's handler, with `SA_RESTART` so that a signal never makes another thread's
+    /// blocking call fail with EINTR.
+    static let relay: SavedAction = {
         var action = sigaction()
-        action.__sigaction_handler.sa_handler = SIG_IGN
+        action.__sigaction_handler.sa_handler = CNetRulesLinux_signal_handler
         sigemptyset(&action.sa_mask)
+        action.sa_flags = CInt(SA_RESTART)
         return SavedAction(action: action)
     }()
 
@@ -97,6 +80,4 @@ private struct SavedAction: @unchecked Sendable {
 
     /// `sa_handler` and `sa_sigaction` share storage, so this is the address for either kind.
     var handlerAddress: UInt { unsafeBitCast(action.__sigaction_handler.sa_handler, to: UInt.self) }
-    var isDefault: Bool { handlerAddress == 0 }
-    var isHandler: Bool { handlerAddress > 1 }
 }

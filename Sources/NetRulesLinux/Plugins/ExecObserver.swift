@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 
 /// An external observer plugin: a program that prints one JSON object of facts per line.
 ///
@@ -54,7 +55,8 @@ public struct ExecObserver: Observer {
                 updates.yield(FactUpdate(Dictionary(uniqueKeysWithValues: outcome.reportedKeys.map { ($0, .unknown) })))
             }
             if cancelled { return }
-            try? await Task.sleep(for: delay, clock: clock)
+            // QuietClock: a libdispatch timer would keep waking the daemon during the back-off.
+            try? await QuietClock().sleep(for: delay)
             delay = min(delay * 2, maximumDelay)
         }
     }

@@ -29,7 +29,7 @@ public struct PortalProbe: Observer {
     public init(
         settings: ConnectivitySettings, clock: any Clock<Duration> = ContinuousClock(), bindToDefaultRoute: Bool = true
     ) {
-        self.init(settings: settings, clock: clock, executor: .dispatch, bindToDefaultRoute: bindToDefaultRoute)
+        self.init(settings: settings, clock: clock, executor: .dedicatedThreads, bindToDefaultRoute: bindToDefaultRoute)
     }
 
     /// Creates the observer with an executor for its blocking work (tests use a namespace).

@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesSystem
 
 /// One round of probes against one host: resolve, then up to `tries` attempts until one succeeds.
 ///
@@ -29,15 +30,14 @@ struct HostCheck: Sendable {
 
     private func attempt(_ address: IPAddress, host: HostDefinition) async -> Bool {
         if let port = host.port {
-            let clock = ContinuousClock()
-            let started = clock.now
+            let started = QuietClock().now
             if case .success = await TCPProbe.connect(
                 to: address, port: UInt16(port), timeout: host.timeout, executor: executor)
             {
                 return true
             }
             // A refusal comes back at once; wait out the try so tries stay spaced by the timeout.
-            try? await Task.sleep(until: started + host.timeout, clock: clock)
+            try? await QuietClock().sleep(until: started + host.timeout)
             return false
         }
         guard let pinger else { return false }
@@ -45,7 +45,7 @@ struct HostCheck: Sendable {
             return try await pinger.ping(address, timeout: host.timeout) != nil
         } catch {
             // A send error (no route, link down) is also immediate; space the tries the same way.
-            try? await Task.sleep(for: host.timeout)
+            try? await QuietClock().sleep(for: host.timeout)
             return false
         }
     }

@@ -31,7 +31,7 @@ public struct HostProber: Observer {
     ///   - hosts: The watched hosts; a repeated name keeps its first definition.
     ///   - clock: Paces the rounds (`ContinuousClock` in production).
     public init(hosts: [HostDefinition], clock: any Clock<Duration> = ContinuousClock()) {
-        self.init(hosts: hosts, clock: clock, pinger: nil, executor: .dispatch)
+        self.init(hosts: hosts, clock: clock, pinger: nil, executor: .dedicatedThreads)
     }
 
     /// Creates a prober with a given pinger and executor (tests pass ones inside a namespace).

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesSystem
 import Synchronization
 
 /// Name resolution with its own timeout.
@@ -26,7 +27,7 @@ enum Resolver {
     ///
     /// An IP literal is returned as it is without calling the resolver.
     static func resolve(
-        _ name: String, timeout: Duration, executor: BlockingExecutor = .dispatch
+        _ name: String, timeout: Duration, executor: BlockingExecutor = .dedicatedThreads
     ) async -> Result<[IPAddress], Failure> {
         if let literal = IPAddress(name) { return .success([literal]) }
         let race = Race<Result<[IPAddress], Failure>>()
@@ -34,8 +35,8 @@ enum Resolver {
             await withCheckedContinuation { continuation in
                 race.install(continuation)
                 executor.spawn { race.finish(lookUp(name)) }
-                Task {
-                    try? await Task.sleep(for: timeout)
+                Task(executorPreference: TaskPlacement.preferred) {
+                    try? await QuietClock().sleep(for: timeout)
                     race.finish(.failure(.timeout(timeout)))
                 }
             }

@@ -13,7 +13,7 @@ enum TCPProbe {
     ///
     /// - Returns: The handshake time, or the reason it failed.
     static func connect(
-        to address: IPAddress, port: UInt16, timeout: Duration, executor: BlockingExecutor = .dispatch
+        to address: IPAddress, port: UInt16, timeout: Duration, executor: BlockingExecutor = .dedicatedThreads
     ) async -> Result<Duration, SystemCallError> {
         await executor.run { attempt(address, port: port, timeout: timeout) }
     }

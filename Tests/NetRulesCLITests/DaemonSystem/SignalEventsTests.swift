@@ -16,7 +16,7 @@ struct SignalEventsTests {
     @Test(arguments: SignalEvent.allCases)
     func realSignalArrivesAsAnEvent(_ signal: SignalEvent) async throws {
         let before = SignalDispositions.handlerAddress(signal.signalNumber)
-        let events = await SignalEvents.register()
+        let events = try SignalEvents.register()
         // Registration is complete here: sending the signal right away must not kill the process.
         #expect(kill(getpid(), signal.signalNumber) == 0)
         let received = try await first(of: events, "\(signal)")
@@ -27,7 +27,7 @@ struct SignalEventsTests {
 
     @Test func aSecondRegistrationAfterTheFirstEndedStillReceives() async throws {
         for round in 1...3 {
-            let events = await SignalEvents.register([.hangup])
+            let events = try SignalEvents.register([.hangup])
             #expect(kill(getpid(), SIGHUP) == 0)
             #expect(try await first(of: events, "SIGHUP in round \(round)") == .hangup)
             events.finish()
@@ -35,7 +35,7 @@ struct SignalEventsTests {
     }
 
     @Test func severalSignalsReachOneSequence() async throws {
-        let events = await SignalEvents.register()
+        let events = try SignalEvents.register()
         defer { events.finish() }
         #expect(kill(getpid(), SIGHUP) == 0)
         #expect(kill(getpid(), SIGTERM) == 0)
@@ -52,8 +52,8 @@ struct SignalEventsTests {
 
     @Test func twoLiveSequencesBothReceiveAndTheLastRestoresTheDefault() async throws {
         let before = SignalDispositions.handlerAddress(SIGHUP)
-        let first = await SignalEvents.register([.hangup])
-        let second = await SignalEvents.register([.hangup])
+        let first = try SignalEvents.register([.hangup])
+        let second = try SignalEvents.register([.hangup])
         #expect(kill(getpid(), SIGHUP) == 0)
         #expect(try await self.first(of: first, "SIGHUP on the first") == .hangup)
         #expect(try await self.first(of: second, "SIGHUP on the second") == .hangup)
@@ -67,7 +67,7 @@ struct SignalEventsTests {
 
     @Test func cancellingTheConsumerEndsTheRegistration() async throws {
         let before = SignalDispositions.handlerAddress(SIGINT)
-        let events = await SignalEvents.register([.interrupt])
+        let events = try SignalEvents.register([.interrupt])
         let consumer = Task { for await _ in events {} }
         consumer.cancel()
         await consumer.value
