@@ -1,25 +1,29 @@
 import NetRulesCore
 
-/// `netrules bench engine`: measured figures, not a test.
+/// `netrules bench engine` and `bench idle`: measured figures, not a test.
 enum BenchCommand: Command {
     static let spec = CommandSpec(
         name: "bench",
         abstract: "Measure netrules on this machine.",
         discussion: """
             'engine': loads a generated file of --rules rules (YAML parse, validation, compile) and \
-            times single fact updates that re-evaluate 1% of them. Build with -c release for real figures.
+            times single fact updates that re-evaluate 1% of them. 'idle': starts the daemon on rules \
+            needing no timer (in a new network namespace as root) and counts its wake-ups, CPU time and \
+            memory over --seconds. Build with -c release for real figures.
             """,
-        arguments: [ArgumentSpec(name: "benchmark", help: "What to measure: engine.")],
+        arguments: [ArgumentSpec(name: "benchmark", help: "What to measure: engine, idle.")],
         options: [
             OptionSpec(long: "rules", valueName: "count", help: "Rules to generate.", defaultValue: "10000"),
+            OptionSpec(long: "seconds", valueName: "n", help: "How long 'idle' measures.", defaultValue: "60"),
             .json,
         ]
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
         let which = arguments.positional("benchmark").first ?? ""
+        if which == "idle" { return try await IdleBenchmark.command(arguments, io) }
         guard which == "engine" else {
-            throw CommandError.runtime("unknown benchmark '\(which)'; available: engine")
+            throw CommandError.runtime("unknown benchmark '\(which)'; available: engine, idle")
         }
         guard let count = Int(arguments.value("rules") ?? "10000"), count >= 100 else {
             throw CommandError.runtime("--rules must be a whole number of at least 100")

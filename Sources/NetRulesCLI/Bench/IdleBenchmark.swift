@@ -1,0 +1,342 @@
+import FoundationEssentials
+internal import Glibc
+import NetRulesCore
+import NetRulesDaemon
+internal import NetRulesSystem
+import Synchronization
+
+/// `netrules bench idle`: how often an idle daemon wakes up, and what it costs in memory.
+///
+/// Starts the real daemon (this executable, `run`) on a built-in rule set that needs no timer
+/// (interface facts and a `run` action), in a new network namespace when root (`unshare --net`, so
+/// the namespace goes away with the daemon), else on the host. Once the daemon answers on its
+/// control socket and has settled for a second, it counts every thread's context switches
+/// (`/proc/PID/task/*/status`) over the window: a thread blocked for good adds none, so the total
+/// is the number of wake-ups. Also CPU time (`/proc/PID/stat`), RSS and PSS
+/// (`/proc/PID/smaps_rollup`). The daemon is stopped and its files removed whatever happens.
+enum IdleBenchmark {
+    /// Rules that need no timer, no probe and no clock: the daemon has nothing to do until an
+    /// interface changes. Both fire once at start, so the action path has run before the window.
+    static let rules = """
+        version: 1
+        rules:
+          - name: bench-link-missing
+            when: { interface: { name: bench0, state: down } }
+            do:
+              - run: "true"
+          - name: loopback-up
+            when: { interface: { name: lo } }
+            do:
+              - run: "true"
+
+        """
+
+    struct ThreadReport {
+        var tid: Int
+        var name: String
+        var contextSwitches: Int
+    }
+
+    struct Report {
+        var seconds: Int
+        var inNamespace: Bool
+        var threads: [ThreadReport]
+        var cpu: Duration
+        var residentKilobytes: Int
+        var proportionalKilobytes: Int
+
+        var contextSwitches: Int { threads.reduce(0) { $0 + $1.contextSwitches } }
+        var wakeupsPerSecond: Double { Double(contextSwitches) / Double(seconds) }
+    }
+
+    static func command(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+        guard let seconds = Int(arguments.value("seconds") ?? "60"), (1...3600).contains(seconds) else {
+            throw CommandError.runtime("--seconds must be a whole number from 1 to 3600")
+        }
+        let report = try await measure(seconds: seconds, environment: io.environment)
+        if arguments.flag("json") {
+            io.print(json(report).compact)
+        } else {
+            for line in text(report) { io.print(line) }
+        }
+        return ExitCode.success
+    }
+
+    // MARK: - Measuring
+
+    static func measure(seconds: Int, environment: [String: String]) async throws -> Report {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/control.sock"
+        try FileManager.default.createDirectory(atPath: directory + "/rules", withIntermediateDirectories: true)
+        try Data(rules.utf8).write(to: URL(fileURLWithPath: directory + "/rules/idle.yaml"))
+
+        let executable = try selfExecutable()
+        var argv = [
+            executable, "run", directory + "/rules/idle.yaml", "--state-dir", directory + "/state", "--socket", socket,
+        ]
+        // Root: a network namespace of its own, which `unshare` creates and then execs the daemon
+        // in place (so the pid is the daemon's), and which ends with the daemon and its actions.
+        let candidates: [String] = ["/usr/bin/unshare", "/bin/unshare"]
+        let unshare = candidates.first { access($0, X_OK) == 0 }
+        let inNamespace = geteuid() == 0 && unshare != nil
+        if inNamespace, let unshare { argv = [unshare, "--net"] + argv }
+        // The daemon must not notify the bench's own service manager.
+        var childEnvironment = environment
+        childEnvironment["NOTIFY_SOCKET"] = nil
+        let daemon = try BenchDaemon(argv: argv, environment: childEnvironment, log: directory + "/daemon.log")
+        defer { daemon.stop() }
+
+        try await waitUntilAnswering(daemon, socket: socket)
+        try await QuietClock().sleep(for: .seconds(1))
+        let before = try sampleThreads(daemon.pid)
+        let cpuBefore = try cpuTicks(daemon.pid)
+        try await QuietClock().sleep(for: .seconds(seconds))
+        let after = try sampleThreads(daemon.pid)
+        let cpuAfter = try cpuTicks(daemon.pid)
+        let memory = try memoryKilobytes(daemon.pid)
+        if let ended = daemon.exitStatus() {
+            throw CommandError.runtime("the daemon ended during the measurement (\(ended)):\n\(daemon.logTail())")
+        }
+
+        var threads: [ThreadReport] = []
+        for (tid, sample) in after.sorted(by: { $0.key < $1.key }) {
+            let start = before[tid]?.switches ?? 0
+            threads.append(ThreadReport(tid: tid, name: sample.name, contextSwitches: sample.switches - start))
+        }
+        // A thread that ended during the window woke at least to end.
+        for (tid, sample) in before where after[tid] == nil {
+            threads.append(ThreadReport(tid: tid, name: sample.name + " (ended)", contextSwitches: 1))
+        }
+        let ticksPerSecond = max(1, Int64(sysconf(CInt(_SC_CLK_TCK))))
+        let cpu = Duration.milliseconds((cpuAfter - cpuBefore) * 1000 / ticksPerSecond)
+        return Report(
+            seconds: seconds, inNamespace: inNamespace, threads: threads, cpu: cpu,
+            residentKilobytes: memory.rss, proportionalKilobytes: memory.pss)
+    }
+
+    /// Waits until the daemon answers `status` on its control socket (at most 30 s).
+    private static func waitUntilAnswering(_ daemon: BenchDaemon, socket: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        let status = JSONValue.object([("version", .number(1)), ("command", .string("status"))])
+        while ContinuousClock.now < deadline {
+            if let ended = daemon.exitStatus() {
+                throw CommandError.runtime("the daemon ended before it was ready (\(ended)):\n\(daemon.logTail())")
+            }
+            if let client = try? ControlClient.connect(path: socket, timeout: .seconds(5)),
+                (try? await client.response(to: status)) != nil
+            {
+                return
+            }
+            try await QuietClock().sleep(for: .milliseconds(50))
+        }
+        throw CommandError.runtime("the daemon did not answer on \(socket) within 30s:\n\(daemon.logTail())")
+    }
+
+    private static func makeDirectory() throws -> String {
+        var template = Array("/tmp/netrules-bench-idle-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw CommandError.runtime("cannot create a temporary directory in /tmp (errno \(errno))")
+        }
+        return String(cString: made)
+    }
+
+    /// The path of this executable, for the daemon's `argv[0]` (`/proc/self/exe` would name
+    /// `unshare` once that runs).
+    private static func selfExecutable() throws -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { throw CommandError.runtime("cannot read /proc/self/exe (errno \(errno))") }
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    // MARK: - /proc
+
+    /// Every thread's name and context switches (voluntary and not), by thread id.
+    static func sampleThreads(_ pid: pid_t) throws -> [Int: (name: String, switches: Int)] {
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        var samples: [Int: (name: String, switches: Int)] = [:]
+        for task in tasks {
+            guard let tid = Int(task), let status = readProcFile("/proc/\(pid)/task/\(task)/status") else { continue }
+            let name = readProcFile("/proc/\(pid)/task/\(task)/comm")?.split(separator: "\n").first.map(String.init)
+            let switches =
+                (field("voluntary_ctxt_switches", in: status) ?? 0)
+                + (field("nonvoluntary_ctxt_switches", in: status) ?? 0)
+            samples[tid] = (name ?? "?", switches)
+        }
+        guard !samples.isEmpty else { throw CommandError.runtime("no threads under /proc/\(pid)/task") }
+        return samples
+    }
+
+    /// utime + stime of the whole process, in clock ticks (`proc(5)`, fields 14 and 15).
+    static func cpuTicks(_ pid: pid_t) throws -> Int64 {
+        // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+        guard let stat = readProcFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else {
+            throw CommandError.runtime("cannot read /proc/\(pid)/stat")
+        }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else {
+            throw CommandError.runtime("unexpected /proc/\(pid)/stat")
+        }
+        return user + system
+    }
+
+    /// VmRSS from `status` and Pss from `smaps_rollup`, in kilobytes.
+    static func memoryKilobytes(_ pid: pid_t) throws -> (rss: Int, pss: Int) {
+        guard let rss = readProcFile("/proc/\(pid)/status").flatMap({ field("VmRSS", in: $0) }),
+            let pss = readProcFile("/proc/\(pid)/smaps_rollup").flatMap({ field("Pss", in: $0) })
+        else { throw CommandError.runtime("cannot read the memory of pid \(pid) from /proc") }
+        return (rss, pss)
+    }
+
+    /// The number after `name:` on its line (`VmRSS:   19364 kB` → 19364).
+    static func field(_ name: String, in text: String) -> Int? {
+        for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+            return line.dropFirst(name.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first
+                .flatMap { Int($0) }
+        }
+        return nil
+    }
+
+    /// A whole /proc file (they report a size of 0, so read to the end), or nil.
+    static func readProcFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    // MARK: - Output
+
+    static func json(_ report: Report) -> JSONValue {
+        .object([
+            ("version", .number(1)), ("benchmark", .string("idle")), ("seconds", .number(Double(report.seconds))),
+            ("network_namespace", .bool(report.inNamespace)),
+            ("context_switches", .number(Double(report.contextSwitches))),
+            ("wakeups_per_second", .number(report.wakeupsPerSecond)),
+            ("cpu_ms", .number(DurationSyntax.seconds(report.cpu) * 1e3)),
+            ("rss_kb", .number(Double(report.residentKilobytes))),
+            ("pss_kb", .number(Double(report.proportionalKilobytes))),
+            (
+                "threads",
+                .array(
+                    report.threads.map {
+                        .object([
+                            ("tid", .number(Double($0.tid))), ("name", .string($0.name)),
+                            ("context_switches", .number(Double($0.contextSwitches))),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    static func text(_ report: Report) -> [String] {
+        let place = report.inNamespace ? "in a new network namespace" : "on the host (not root: no namespace)"
+        var rows = [
+            ["daemon", "\(report.threads.count) threads, \(place), rules needing no timer"],
+            ["window", "\(report.seconds)s, after 1s to settle"],
+            [
+                "wake-ups (context switches)",
+                "\(report.contextSwitches) (\(formatRate(report.wakeupsPerSecond))/s)",
+            ],
+        ]
+        for thread in report.threads {
+            rows.append(["  \(thread.name) (\(thread.tid))", "\(thread.contextSwitches)"])
+        }
+        rows.append(["CPU time", "\(DurationSyntax.seconds(report.cpu) * 1e3) ms"])
+        rows.append(["resident memory", "RSS \(report.residentKilobytes) kB, PSS \(report.proportionalKilobytes) kB"])
+        return Table.render(rows)
+    }
+
+    private static func formatRate(_ rate: Double) -> String {
+        let hundredths = Int((rate * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}
+
+/// The daemon under measurement: spawned with `posix_spawn` in its own process group, its output
+/// appended to a log file; `stop()` ends it (SIGTERM, SIGKILL after 5 s) and reaps it.
+///
+private final class BenchDaemon: Sendable {
+    let pid: pid_t
+    let log: String
+    /// The wait status once reaped.
+    private let reaped = Mutex<CInt?>(nil)
+
+    init(argv: [String], environment: [String: String], log: String) throws {
+        self.log = log
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        let cEnvironment: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            cArguments.forEach { free($0) }
+            cEnvironment.forEach { free($0) }
+        }
+        var child = pid_t()
+        let status = posix_spawn(&child, argv[0], &actions, &attributes, cArguments, cEnvironment)
+        guard status == 0 else {
+            throw CommandError.runtime("cannot start \(argv[0]): \(String(cString: strerror(status)))")
+        }
+        pid = child
+    }
+
+    /// How the process ended ("exit status N", "signal N"), or nil while it runs; reaps it.
+    func exitStatus() -> String? {
+        let reaped = self.reaped.withLock { reaped in
+            if reaped == nil {
+                var status: CInt = 0
+                if waitpid(pid, &status, WNOHANG) == pid { reaped = status }
+            }
+            return reaped
+        }
+        guard let status = reaped else { return nil }
+        return status & 0x7f == 0 ? "exit status \((status >> 8) & 0xff)" : "signal \(status & 0x7f)"
+    }
+
+    /// SIGTERM, up to 5 s for a clean exit, then SIGKILL to its process group; always reaps.
+    func stop() {
+        guard exitStatus() == nil else { return }
+        kill(pid, SIGTERM)
+        for _ in 0..<500 {
+            if exitStatus() != nil { return }
+            usleep(10_000)
+        }
+        kill(-pid, SIGKILL)
+        reaped.withLock { reaped in
+            var status: CInt = 0
+            if reaped == nil, waitpid(pid, &status, 0) == pid { reaped = status }
+        }
+    }
+
+    /// The last lines of the daemon's log, for an error message.
+    func logTail(_ count: Int = 20) -> String {
+        let text = IdleBenchmark.readProcFile(log) ?? ""
+        return text.split(separator: "\n").suffix(count).joined(separator: "\n")
+    }
+}
