@@ -53,7 +53,9 @@ enum ShellCompletions {
     }
 
     /// The words a command's first argument takes, where it takes a fixed set.
-    static let argumentWords: [String: [String]] = ["completions": ["bash", "zsh", "fish"], "bench": ["engine"]]
+    static let argumentWords: [String: [String]] = [
+        "completions": ["bash", "zsh", "fish"], "bench": ["engine", "idle"],
+    ]
 
     static func options(of command: CommandSpec) -> [OptionSpec] {
         command.options + [OptionSpec(long: "help", short: "h", help: "Show help information.")]
