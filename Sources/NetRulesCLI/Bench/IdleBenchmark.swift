@@ -13,7 +13,9 @@ import Synchronization
 /// control socket and has settled for a second, it counts every thread's context switches
 /// (`/proc/PID/task/*/status`) over the window: a thread blocked for good adds none, so the total
 /// is the number of wake-ups. Also CPU time (`/proc/PID/stat`), RSS and PSS
-/// (`/proc/PID/smaps_rollup`). The daemon is stopped and its files removed whatever happens.
+/// (`/proc/PID/smaps_rollup`; the bench process maps the same executable and libraries, so the
+/// daemon's PSS here is lower than alone). The daemon is stopped and its files removed whatever
+/// happens.
 enum IdleBenchmark {
     /// Rules that need no timer, no probe and no clock: the daemon has nothing to do until an
     /// interface changes. Both fire once at start, so the action path has run before the window.
@@ -252,7 +254,9 @@ enum IdleBenchmark {
             rows.append(["  \(thread.name) (\(thread.tid))", "\(thread.contextSwitches)"])
         }
         rows.append(["CPU time", "\(DurationSyntax.seconds(report.cpu) * 1e3) ms"])
-        rows.append(["resident memory", "RSS \(report.residentKilobytes) kB, PSS \(report.proportionalKilobytes) kB"])
+        rows.append(["resident memory", "RSS \(report.residentKilobytes) kB"])
+        // PSS divides a shared page among the processes mapping it, and this one maps the same files.
+        rows.append(["  PSS", "\(report.proportionalKilobytes) kB (pages shared with this bench process count half)"])
         return Table.render(rows)
     }
 
