@@ -59,6 +59,11 @@ public actor Daemon: DaemonQueries {
     var nextFiringNumber = 1
     /// What the state file last written reflects: the engine's durable version and the in-flight list.
     var persistedVersion: (engine: UInt64, inflight: [String])?
+    /// Where each change of the persisted state is appended before acting; nil when it cannot be
+    /// opened (then every change rewrites `state.json`, as before the journal).
+    var journal: StateJournal?
+    /// The state as `state.json` plus the journal hold it, to append only what changed.
+    var lastSaved: PersistedState?
     /// How many times SIGTERM or SIGINT arrived.
     nonisolated let shutdownRequests = Mutex(0)
 
@@ -125,6 +130,11 @@ public actor Daemon: DaemonQueries {
             engine.tracing = true
         }
         restoreState()
+        do {
+            journal = try StateJournal(directory: options.paths.stateDirectory)
+        } catch {
+            logger.error("cannot open the state journal: \(error); every change will rewrite state.json")
+        }
 
         let results = Task { [runner, eventSink] in
             for await result in runner.results { eventSink.yield(.result(result)) }
@@ -134,6 +144,7 @@ public actor Daemon: DaemonQueries {
         startObservers()
         rescheduleTimer()
         persist()
+        compactJournal(force: true)
 
         let count = ruleSet.rules.count
         options.notify("READY=1\nSTATUS=watching with \(count) rule\(count == 1 ? "" : "s")")
@@ -160,6 +171,8 @@ public actor Daemon: DaemonQueries {
             }
             rescheduleTimer()
             persist()
+            // After the event's actions were handed to the runner: never between an event and its action.
+            compactJournal()
         }
 
         options.notify("STOPPING=1")
@@ -169,6 +182,7 @@ public actor Daemon: DaemonQueries {
         await drainRunner()
         results.cancel()
         persist()
+        compactJournal(force: true)
         for watcher in watchers.values { watcher.finish() }
         logger.notice("stopped")
         return 0

@@ -2,18 +2,26 @@ import FoundationEssentials
 import NetRulesCore
 
 /// What must survive a restart: each rule's state and the firings not yet fully handed to the
-/// action runner. Stored as `state.json` in the state directory, replaced atomically.
+/// action runner. Stored as `state.json` in the state directory, replaced atomically, plus the
+/// changes since then as lines of `journal.jsonl` (`StateJournal`), each a document of the same
+/// shape holding only the rules that changed (and `removed`, the rules that went).
 ///
 /// Engine instants are relative to a process's start, so deadlines are stored as wall-clock
 /// seconds since the Unix epoch and mapped back onto the new process's clock when loaded.
 struct PersistedState {
-    struct SavedRule {
+    struct SavedRule: Equatable {
         var fingerprint: String
         var confirmed: Bool?
         var cooldownUntil: Double?
         var hold: (target: Bool, deadline: Double)?
         /// `once_per:` deadlines per edge (`enter`, `exit`), as wall-clock seconds.
         var oncePerUntil: [String: Double] = [:]
+
+        static func == (a: SavedRule, b: SavedRule) -> Bool {
+            a.fingerprint == b.fingerprint && a.confirmed == b.confirmed && a.cooldownUntil == b.cooldownUntil
+                && a.hold?.target == b.hold?.target && a.hold?.deadline == b.hold?.deadline
+                && a.oncePerUntil == b.oncePerUntil
+        }
     }
 
     /// A firing whose actions have not all reported a result yet.
@@ -34,8 +42,33 @@ struct PersistedState {
     var rules: [String: SavedRule] = [:]
     var inflight: [SavedFiring] = []
     var nextFiringNumber = 1
+    /// In a journal line: rules whose saved state went (their rule was removed, or has no state
+    /// worth keeping any more).
+    var removedRules: [String] = []
 
     static let fileName = "state.json"
+
+    // MARK: Journal
+
+    /// What changed from `earlier` to this state, as one journal line holds it: the rules whose
+    /// saved state differs, the rules that went, and (whole, it is short) the in-flight list.
+    func changes(since earlier: PersistedState) -> PersistedState {
+        var delta = PersistedState()
+        delta.nextFiringNumber = nextFiringNumber
+        delta.inflight = inflight
+        for (name, rule) in rules where earlier.rules[name] != rule { delta.rules[name] = rule }
+        delta.removedRules = earlier.rules.keys.filter { rules[$0] == nil }.sorted()
+        return delta
+    }
+
+    /// Applies one journal line. Lines set values rather than adjust them, so replaying a line the
+    /// state already holds (a crash between a compaction's rename and its truncation) is harmless.
+    mutating func apply(_ delta: PersistedState) {
+        for name in delta.removedRules { rules[name] = nil }
+        for (name, rule) in delta.rules { rules[name] = rule }
+        inflight = delta.inflight
+        nextFiringNumber = max(nextFiringNumber, delta.nextFiringNumber)
+    }
 
     // MARK: Encoding
 
@@ -74,10 +107,12 @@ struct PersistedState {
                 ("time", .string(f.time)),
             ])
         }
-        let document: JSONValue = .object([
+        var members: [(String, JSONValue)] = [
             ("inflight", .array(firings)), ("next_firing", .number(Double(nextFiringNumber))),
-            ("rules", .object(ruleMembers)), ("version", .number(1)),
-        ])
+        ]
+        if !removedRules.isEmpty { members.append(("removed", .array(removedRules.map(JSONValue.string)))) }
+        members += [("rules", .object(ruleMembers)), ("version", .number(1))]
+        let document: JSONValue = .object(members)
         return Array(document.compact.utf8)
     }
 
@@ -109,6 +144,7 @@ struct PersistedState {
         guard file.version == 1 else { return (nil, "not a version 1 state file") }
         var state = PersistedState()
         state.nextFiringNumber = file.next_firing ?? 1
+        state.removedRules = file.removed ?? []
         for (name, r) in file.rules ?? [:] {
             state.rules[name] = SavedRule(
                 fingerprint: r.fingerprint, confirmed: r.confirmed, cooldownUntil: r.cooldown_until,
@@ -156,6 +192,7 @@ private struct StateFile: Decodable {
 
     var version: Int
     var next_firing: Int?
+    var removed: [String]?
     var rules: [String: Rule]?
     var inflight: [Firing]?
 }
