@@ -132,13 +132,20 @@ struct ManualPage {
             case .code(let text) where code == "Ql" && !Self.onlyClosingDelimiters(after: index, in: chunk):
                 // `Ql` quotes everything up to the end of the line, macros included; the explicit `So … Sc`
                 // pair ends the quote where the code ends.
-                arguments += ["So", "Li", argument(text), "Sc"]
-            case .code(let text): arguments += [code, argument(text)]
+                arguments += ["So", "Li", codeArgument(text), "Sc"]
+            case .code(let text): arguments += [code, codeArgument(text)]
             case .strong(let text): arguments += ["Sy", argument(text)]
             case .link(let url, let text): arguments += ["Lk", argument(url), argument(text)]
             }
         }
         return arguments
+    }
+
+    /// A code span as a macro argument; a long one may break after its commas (`\:`), where a formatter would
+    /// otherwise run it past the right margin (a JSON example, say).
+    private static func codeArgument(_ text: String) -> String {
+        let word = argument(text)
+        return text.utf8.count > 40 ? word.replacing(",", with: ",\\:") : word
     }
 
     /// Whether nothing but closing punctuation follows the piece at `index`.
