@@ -39,12 +39,17 @@ struct ManualPageTests {
             Issue.record("recorded docs/man/\(page.name); review the diff and run again without NETRULES_RECORD")
             return
         }
-        let committed = try? String(contentsOf: file, encoding: .utf8)
-        #expect(
-            committed == actual,
+        let committed = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        guard committed != actual else { return }
+        // The first line that differs, rather than two whole pages.
+        let old = committed.split(separator: "\n", omittingEmptySubsequences: false)
+        let new = actual.split(separator: "\n", omittingEmptySubsequences: false)
+        let line = (0..<min(old.count, new.count)).first { old[$0] != new[$0] } ?? min(old.count, new.count)
+        Issue.record(
             """
-            docs/man/\(page.name) is not what the command specification and docs/rules.md give: run \
-            NETRULES_RECORD=1 swift test --filter ManualPageTests, review the diff and commit it
+            docs/man/\(page.name) is not what the command specification and docs/rules.md give; from line \(line + 1) \
+            it has '\(line < old.count ? old[line] : "(end)")' where '\(line < new.count ? new[line] : "(end)")' is \
+            generated. Run NETRULES_RECORD=1 swift test --filter ManualPageTests, review the diff and commit it.
             """)
     }
 
@@ -76,6 +81,14 @@ struct ManualPageTests {
             let help = try await Self.help([command])
             let entries = Self.entries(of: help, section: "ARGUMENTS") + Self.entries(of: help, section: "OPTIONS")
             checks.append((command, entries.filter { $0.label != "-h, --help" }, subsections[command, default: ""]))
+        }
+        // And the overview: the abstract and each paragraph of the discussion.
+        for command in commands {
+            let help = try await Self.help([command])
+            let text = subsections[command, default: ""]
+            for paragraph in Self.overview(of: help) {
+                #expect(text.contains(Self.normalised(paragraph)), "\(command): '\(paragraph)' is not in netrules.1")
+            }
         }
         for check in checks {
             for entry in check.entries {
@@ -132,6 +145,12 @@ struct ManualPageTests {
             arguments: arguments + ["--help"], stdout: out, stderr: err, environment: ["COLUMNS": "10000"])
         try #require(code == 0, "netrules \(arguments.joined(separator: " ")) --help: \(err.text)")
         return out.text
+    }
+
+    /// The paragraphs of a help text's OVERVIEW: the abstract, then the discussion's.
+    static func overview(of help: String) -> [String] {
+        guard let start = help.range(of: "OVERVIEW: "), let end = help.range(of: "\n\nUSAGE: ") else { return [] }
+        return help[start.upperBound..<end.lowerBound].components(separatedBy: "\n\n")
     }
 
     /// The labelled lines of one section of a help text.
