@@ -12,7 +12,10 @@ extension ManualPage {
     ///   - name: The page's name, `netrules-rules`.
     ///   - section: The manual section, `5` for file formats.
     ///   - description: The one-line description after the name.
-    static func converted(markdown: String, name: String, section: String, description: String) -> ManualPage {
+    ///   - seeAlso: What SEE ALSO names after netrules(1): the documents the Markdown links to, say.
+    static func converted(
+        markdown: String, name: String, section: String, description: String, seeAlso: ManualText
+    ) -> ManualPage {
         var page = ManualPage()
         page.macro("Dd", date)
         page.macro("Dt", name.uppercased(), section)
@@ -58,7 +61,8 @@ extension ManualPage {
             previous = block
         }
         page.macro("Sh", "SEE ALSO")
-        page.macro("Xr", "netrules", "1")
+        page.rawMacro("Xr", ["netrules", "1"])
+        page.text(seeAlso)
         return page
     }
 

@@ -21,7 +21,12 @@ public enum ManualPages {
     public static func ruleLanguage(markdown: String) -> String {
         ManualPage.converted(
             markdown: markdown, name: "netrules-rules", section: "5",
-            description: "the netrules rule language, version 1"
+            description: "the netrules rule language, version 1",
+            seeAlso: ManualText(
+                plain: """
+                    and, in /usr/share/doc/netrules (or docs/ in the sources), security.md on who may write rules \
+                    and how values are quoted, plugins.md on observer and action plugins.
+                    """)
         ).source
     }
 }
