@@ -67,7 +67,9 @@ struct ManualPageTests {
     /// Each command's arguments and options, as its `--help` lists them, are in its subsection of netrules.1.
     @Test(.enabled(if: mandoc != nil, "\(mandocMissing)"))
     func theCommandReferenceSaysWhatHelpSays() async throws {
-        let page = try Self.mandoc(["-T", "utf8", Self.directory.appendingPathComponent("netrules.1").path])
+        let page = try Self.mandoc([
+            "-T", "utf8", "-O", "width=1000", Self.directory.appendingPathComponent("netrules.1").path,
+        ])
         #expect(page.status == 0)
         let subsections = Self.subsections(ofRendered: page.output)
         let root = try await Self.help([])
