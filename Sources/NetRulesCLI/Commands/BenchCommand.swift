@@ -1,25 +1,40 @@
 import NetRulesCore
 
-/// `netrules bench engine`: measured figures, not a test.
+/// `netrules bench engine|daemon`: measured figures, not a test.
 enum BenchCommand: Command {
     static let spec = CommandSpec(
         name: "bench",
         abstract: "Measure netrules on this machine.",
         discussion: """
             'engine': loads a generated file of --rules rules (YAML parse, validation, compile) and \
-            times single fact updates that re-evaluate 1% of them. Build with -c release for real figures.
+            times single fact updates that re-evaluate 1% of them. 'daemon' (root): in a network \
+            namespace of its own, toggles a veth link --events times and measures how long until a \
+            rule's run action starts, through the real daemon, against an 'ip monitor link | while \
+            read' shell loop on the same changes; prints both and their ratio. Build with -c release \
+            for real figures.
             """,
-        arguments: [ArgumentSpec(name: "benchmark", help: "What to measure: engine.")],
+        arguments: [ArgumentSpec(name: "benchmark", help: "What to measure: engine or daemon.")],
         options: [
-            OptionSpec(long: "rules", valueName: "count", help: "Rules to generate.", defaultValue: "10000"),
+            OptionSpec(long: "rules", valueName: "count", help: "Rules to generate (engine).", defaultValue: "10000"),
+            OptionSpec(
+                long: "events", valueName: "count", help: "Link changes to measure (daemon).", defaultValue: "25"),
             .json,
         ]
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
         let which = arguments.positional("benchmark").first ?? ""
-        guard which == "engine" else {
-            throw CommandError.runtime("unknown benchmark '\(which)'; available: engine")
+        switch which {
+        case "engine": break
+        case "daemon":
+            guard let events = Int(arguments.value("events") ?? "25"), (2...10_000).contains(events) else {
+                throw CommandError.runtime("--events must be a whole number from 2 to 10000")
+            }
+            let report = try await DaemonBenchmark.run(events: events)
+            for line in DaemonBenchmark.render(report, json: arguments.flag("json")) { io.print(line) }
+            return ExitCode.success
+        default:
+            throw CommandError.runtime("unknown benchmark '\(which)'; available: engine, daemon")
         }
         guard let count = Int(arguments.value("rules") ?? "10000"), count >= 100 else {
             throw CommandError.runtime("--rules must be a whole number of at least 100")
