@@ -96,6 +96,20 @@ enum BenchProcess {
         return nil
     }
 
+    /// Writes `bytes` to a new file at `path` (mode 0644); false when it cannot.
+    static func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { return false }
+            offset += count
+        }
+        return true
+    }
+
     /// A small file's text (at most 1 MiB), or nil.
     static func readText(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -54,7 +54,7 @@ enum DaemonBenchmark {
     private static func measure(in namespace: BenchNamespace, events: Int) async throws -> Report {
         try await namespace.addVethPair("nrb0", "nrb1")
         let rulesFile = namespace.directory + "/bench.yaml"
-        try await BenchProcess.check(["sh", "-c", "cat > '\(rulesFile)' <<'EOF'\n\(rules)\nEOF"])
+        try LoadBenchmark.write(rules + "\n", to: rulesFile)
         _ = try await namespace.startDaemon(rules: rulesFile)
         let loopFile = namespace.directory + "/loop.stamps"
         // `ip` prints "N: nrb0@nrb1: <…>" for our link; nrb1's lines say "nrb1@nrb0".

@@ -10,14 +10,23 @@ enum BenchCommand: Command {
             times single fact updates that re-evaluate 1% of them. 'daemon' (root): in a network \
             namespace of its own, toggles a veth link --events times and measures how long until a \
             rule's run action starts, through the real daemon, against an 'ip monitor link | while \
-            read' shell loop on the same changes; prints both and their ratio. Build with -c release \
-            for real figures.
+            read' shell loop on the same changes; prints both and their ratio. 'load' (root): 1,000 \
+            rules of which 100 fire on one link change (time to the first and the last action start), \
+            then an observer plugin printing --rate fact updates a second for --seconds seconds (the \
+            daemon's CPU, memory, and whether every update arrived). Build with -c release for real \
+            figures.
             """,
-        arguments: [ArgumentSpec(name: "benchmark", help: "What to measure: engine or daemon.")],
+        arguments: [ArgumentSpec(name: "benchmark", help: "What to measure: engine, daemon or load.")],
         options: [
             OptionSpec(long: "rules", valueName: "count", help: "Rules to generate (engine).", defaultValue: "10000"),
             OptionSpec(
                 long: "events", valueName: "count", help: "Link changes to measure (daemon).", defaultValue: "25"),
+            OptionSpec(
+                long: "rate", valueName: "count", help: "Fact updates a second from the plugin (load).",
+                defaultValue: "10000"),
+            OptionSpec(
+                long: "seconds", valueName: "count", help: "How long the plugin floods the daemon (load).",
+                defaultValue: "10"),
             .json,
         ]
     )
@@ -33,8 +42,18 @@ enum BenchCommand: Command {
             let report = try await DaemonBenchmark.run(events: events)
             for line in DaemonBenchmark.render(report, json: arguments.flag("json")) { io.print(line) }
             return ExitCode.success
+        case "load":
+            guard let rate = Int(arguments.value("rate") ?? "10000"), (1...1_000_000).contains(rate),
+                let seconds = Int(arguments.value("seconds") ?? "10"), (1...3600).contains(seconds)
+            else {
+                throw CommandError.runtime("--rate must be 1 to 1000000 and --seconds 1 to 3600")
+            }
+            let many = try await LoadBenchmark.manyRules()
+            let flood = try await LoadBenchmark.flood(rate: rate, seconds: seconds)
+            for line in LoadBenchmark.render(many, flood, json: arguments.flag("json")) { io.print(line) }
+            return ExitCode.success
         default:
-            throw CommandError.runtime("unknown benchmark '\(which)'; available: engine, daemon")
+            throw CommandError.runtime("unknown benchmark '\(which)'; available: engine, daemon, load")
         }
         guard let count = Int(arguments.value("rules") ?? "10000"), count >= 100 else {
             throw CommandError.runtime("--rules must be a whole number of at least 100")
