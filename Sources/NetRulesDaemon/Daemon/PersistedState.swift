@@ -45,17 +45,24 @@ struct PersistedState {
     /// In a journal line: rules whose saved state went (their rule was removed, or has no state
     /// worth keeping any more).
     var removedRules: [String] = []
+    /// In a journal line: firings that left the in-flight list (`inflight` then holds only the
+    /// firings that are new or got further).
+    var retiredFirings: [String] = []
 
     static let fileName = "state.json"
 
     // MARK: Journal
 
     /// What changed from `earlier` to this state, as one journal line holds it: the rules whose
-    /// saved state differs, the rules that went, and (whole, it is short) the in-flight list.
+    /// saved state differs, the rules that went, the firings that are new or got further, and
+    /// those that left — so a line costs what changed, not what is in flight.
     func changes(since earlier: PersistedState) -> PersistedState {
         var delta = PersistedState()
         delta.nextFiringNumber = nextFiringNumber
-        delta.inflight = inflight
+        let before = Dictionary(earlier.inflight.map { ($0.id, $0.nextAction) }, uniquingKeysWith: { a, _ in a })
+        delta.inflight = inflight.filter { before[$0.id] != $0.nextAction }
+        let now = Set(inflight.map(\.id))
+        delta.retiredFirings = earlier.inflight.map(\.id).filter { !now.contains($0) }
         for (name, rule) in rules where earlier.rules[name] != rule { delta.rules[name] = rule }
         delta.removedRules = earlier.rules.keys.filter { rules[$0] == nil }.sorted()
         return delta
@@ -66,7 +73,15 @@ struct PersistedState {
     mutating func apply(_ delta: PersistedState) {
         for name in delta.removedRules { rules[name] = nil }
         for (name, rule) in delta.rules { rules[name] = rule }
-        inflight = delta.inflight
+        let retired = Set(delta.retiredFirings)
+        inflight.removeAll { retired.contains($0.id) }
+        for firing in delta.inflight {
+            if let index = inflight.firstIndex(where: { $0.id == firing.id }) {
+                inflight[index] = firing
+            } else {
+                inflight.append(firing)
+            }
+        }
         nextFiringNumber = max(nextFiringNumber, delta.nextFiringNumber)
     }
 
@@ -111,6 +126,7 @@ struct PersistedState {
             ("inflight", .array(firings)), ("next_firing", .number(Double(nextFiringNumber))),
         ]
         if !removedRules.isEmpty { members.append(("removed", .array(removedRules.map(JSONValue.string)))) }
+        if !retiredFirings.isEmpty { members.append(("retired", .array(retiredFirings.map(JSONValue.string)))) }
         members += [("rules", .object(ruleMembers)), ("version", .number(1))]
         let document: JSONValue = .object(members)
         return Array(document.compact.utf8)
@@ -145,6 +161,7 @@ struct PersistedState {
         var state = PersistedState()
         state.nextFiringNumber = file.next_firing ?? 1
         state.removedRules = file.removed ?? []
+        state.retiredFirings = file.retired ?? []
         for (name, r) in file.rules ?? [:] {
             state.rules[name] = SavedRule(
                 fingerprint: r.fingerprint, confirmed: r.confirmed, cooldownUntil: r.cooldown_until,
@@ -193,6 +210,7 @@ private struct StateFile: Decodable {
     var version: Int
     var next_firing: Int?
     var removed: [String]?
+    var retired: [String]?
     var rules: [String: Rule]?
     var inflight: [Firing]?
 }

@@ -31,6 +31,19 @@ struct StateJournalTests {
         let decoded = try #require(PersistedState.decode(line).state)
         #expect(Set(decoded.rules.keys) == ["office", "vpn"])
         #expect(decoded.removedRules == ["home"])
+        #expect(decoded.inflight.map(\.id) == ["p-1"])
+        // The next line: the firing got further, then another one retired it.
+        var later = after
+        later.inflight = [Self.firing("p-1", next: 1), Self.firing("p-2")]
+        let further = try #require(PersistedState.decode(later.changes(since: after).encoded()).state)
+        #expect(further.inflight.map(\.id) == ["p-1", "p-2"] && further.retiredFirings.isEmpty)
+        var last = later
+        last.inflight = [Self.firing("p-2")]
+        let retired = try #require(PersistedState.decode(last.changes(since: later).encoded()).state)
+        #expect(retired.inflight.isEmpty && retired.retiredFirings == ["p-1"])
+        var all = before
+        for line in [decoded, further, retired] { all.apply(line) }
+        #expect(all.encoded() == last.encoded())
         var replayed = before
         replayed.apply(decoded)
         #expect(replayed.encoded() == after.encoded())
