@@ -247,25 +247,32 @@ public actor Daemon: DaemonQueries {
         recordDrops()
         guard !firings.isEmpty else { return }
         var submitted: [(Firing, String)] = []
+        // The firings of one update share one fact snapshot: sort its facts once, not once per firing.
+        var knownFacts: (version: UInt64, facts: [(FactKey, FactState)])?
         for var firing in firings {
             firing.id = "\(processToken)-\(nextFiringNumber)"
             nextFiringNumber += 1
             let time = WallClock.rfc3339(wallTime(of: firing.at))
             let fingerprint = engine.index(ofRule: firing.rule).map { engine.rules[$0].fingerprint } ?? ""
+            if knownFacts?.version != firing.facts.version {
+                knownFacts = (firing.facts.version, firing.facts.known.map { ($0.key, $0.state) })
+            }
             inflight.append(
                 PersistedState.SavedFiring(
                     id: firing.id!, rule: firing.rule, fingerprint: fingerprint, edge: firing.edge, time: time,
-                    facts: firing.facts.known.map { ($0.key, $0.state) }, actionCount: firing.actions.count))
+                    facts: knownFacts!.facts, actionCount: firing.actions.count))
             logger.notice(
                 "rule '\(firing.rule)' \(firing.edge)",
                 metadata: [("rule.id", firing.rule), ("edge", firing.edge.rawValue), ("firing.id", firing.id!)])
             submitted.append((firing, time))
-            recordInHistory(firing, time: time)
         }
         persist()
         for (firing, time) in submitted {
             await runner.submit(firing, wallTime: time)
         }
+        // After the runner has them: the history is what `history` shows, not the durability record,
+        // and no result can reach it before this actor returns.
+        for (firing, time) in submitted { recordInHistory(firing, time: time) }
     }
 
     /// Notes how far a firing got, and retires it from the in-flight list once its last action
