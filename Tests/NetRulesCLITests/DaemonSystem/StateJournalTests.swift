@@ -52,6 +52,27 @@ struct StateJournalTests {
         #expect(replayed.encoded() == after.encoded())
     }
 
+    @Test func firingsOfOneUpdateShareOneFactSnapshot() throws {
+        var state = PersistedState()
+        state.inflight = [Self.firing("p-1"), Self.firing("p-2"), Self.firing("p-3")]
+        state.inflight[2].facts = [("ssid", .absent)]
+        let text = String(decoding: state.encoded(), as: UTF8.self)
+        #expect(text.components(separatedBy: #""ssid""#).count - 1 == 2, "one snapshot per distinct fact set: \(text)")
+        let decoded = try #require(PersistedState.decode(state.encoded()).state)
+        #expect(decoded.encoded() == state.encoded())
+        #expect(
+            decoded.inflight.map { $0.facts.map(\.1) } == [
+                [.value(.string("Office"))], [.value(.string("Office"))], [.absent],
+            ])
+    }
+
+    @Test func aStateFileFromBeforeSnapshotsStillLoads() throws {
+        let old =
+            #"{"inflight":[{"actions":1,"edge":"enter","facts":{"ssid":{"s":"Office"}},"fingerprint":"f1","id":"p-1","next_action":0,"rule":"office","time":"2026-12-01T09:00:00Z"}],"next_firing":2,"rules":{},"version":1}"#
+        let decoded = try #require(PersistedState.decode(Array(old.utf8)).state)
+        #expect(decoded.inflight.first?.facts.map(\.1) == [.value(.string("Office"))])
+    }
+
     @Test func appendedLinesReadBackAndATornLastLineIsLeftOut() throws {
         let directory = TemporaryDirectory("netrules-journal")
         defer { directory.remove() }
