@@ -27,6 +27,8 @@ struct ChildProcessOutcome: Sendable {
     var duration: Duration
     /// Ended early because the daemon shut down (the task was cancelled), not by its timeout.
     var stopped = false
+    /// Whether the signal that ended it also dumped core (`WCOREDUMP`).
+    var coreDumped = false
 
     /// Whether the child exited with status 0 in time.
     var succeeded: Bool { termination == .exited(0) && !timedOut }
