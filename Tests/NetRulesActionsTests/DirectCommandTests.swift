@@ -297,4 +297,44 @@ struct DirectCommandTests {
         #expect(direct == shell)
         if let output { #expect(direct.output == output) }
     }
+
+    /// Random command lines over an alphabet full of shell syntax: every one the classifier calls
+    /// plain must give the program the argv dash gives it (dash is the reference parser here).
+    @Test func randomCommandsCalledPlainGiveTheShellsArguments() async {
+        let sandbox = Sandbox()
+        let context = Self.context(sandbox, ssid: .text(Array("v a'l\"u$e".utf8)))
+        let alphabet = [
+            "a", "b", "Z", "0", " ", " ", "\t", "'", "'", "\"", "\"", "\\", "$", "`", "*", "?", "[", "]", "~", "{", "}",
+            "#", "!", "=", "%", ":", "-", ",", "@", "+", ".", "/", "\n", "é", "(", ")", "|", ";", "&", "<", ">", "^",
+            "{{ssid}}", "{{ssid}}",
+        ]
+        var generator = SplitMix64(seed: 14)
+        var plain = 0
+        for _ in 0..<3000 where plain < 150 {
+            let length = Int(generator.next() % 10) + 1
+            let tail = (0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }.joined()
+            let command = "probe " + tail
+            guard let template = try? ShellCommandTemplate(command), template.simpleCommand != nil else { continue }
+            plain += 1
+            let direct = await Self.run(command, direct: true, sandbox: sandbox, context: context)
+            let shell = await Self.run(command, direct: false, sandbox: sandbox, context: context)
+            #expect(direct.files["args"] != nil && direct == shell, "\(FactValue.escaped(Array(command.utf8)))")
+        }
+        #expect(plain >= 100, "only \(plain) random commands were plain")
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing case can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
