@@ -27,6 +27,8 @@ package struct ChildProcessOutcome: Sendable {
     package var duration: Duration
     /// Ended early because the daemon shut down (the task was cancelled), not by its timeout.
     package var stopped = false
+    /// Whether the signal that ended it also dumped core (`WCOREDUMP`).
+    package var coreDumped = false
 
     /// Whether the child exited with status 0 in time.
     package var succeeded: Bool { termination == .exited(0) && !timedOut }
