@@ -51,11 +51,20 @@ package struct ChildProcess: Sendable {
     package func run() async throws(SystemCallError) -> ChildProcessOutcome {
         let stop = try? WakeEvent()
         defer { stop?.close() }
-        return try await withTaskCancellationHandler {
-            await DedicatedThread.run { self.runBlocking(stop: stop) }
+        // Spawned on the caller's thread: posix_spawn returns once the child has exec'd (a fraction
+        // of a millisecond), so creating the supervising thread is not between an event and the
+        // program's start. The dedicated thread only feeds, reads and reaps.
+        let start = ContinuousClock.now
+        let spawned = try spawn()
+        return await withTaskCancellationHandler {
+            await DedicatedThread.run {
+                Self.blockBrokenPipeSignal()
+                var supervisor = Supervisor(child: spawned, process: self, start: start, stop: stop)
+                return supervisor.superviseUntilReaped()
+            }
         } onCancel: {
             stop?.signal()
-        }.get()
+        }
     }
 
     /// The same, on the calling thread; `stop`, once signalled, ends the process early.
