@@ -17,6 +17,21 @@ struct ActionBenchmarkTests {
     }
 
     @Test(.enabled(if: enabled, "set NETRULES_BENCH=1 (scripts/bench-actions) to measure"))
+    func runActionDirectAndThroughTheShell() async {
+        // Interleaved in rounds, so a change in machine load hits both alike.
+        var direct: [ActionBenchmarks.Figures] = []
+        var shell: [ActionBenchmarks.Figures] = []
+        for _ in 0..<5 {
+            direct.append(await ActionBenchmarks.runAction(count: 200, direct: true))
+            shell.append(await ActionBenchmarks.runAction(count: 200, direct: false))
+        }
+        for (name, rounds) in [("direct", direct), ("/bin/sh -c", shell)] {
+            print("bench actions: run '/bin/true {{rule}}' \(name), per round: \(rounds.map(\.description))")
+        }
+        #expect(direct.allSatisfy { $0.count == 200 } && shell.allSatisfy { $0.count == 200 })
+    }
+
+    @Test(.enabled(if: enabled, "set NETRULES_BENCH=1 (scripts/bench-actions) to measure"))
     func webhookThroughputToALoopbackServer() async throws {
         let server = try LoopbackHTTPServer { _ in .status(204) }
         let state = TemporaryDirectory()

@@ -53,6 +53,32 @@ public enum ActionBenchmarks {
         return Figures(samples, total: ContinuousClock.now - start)
     }
 
+    /// Execute-to-result time of a `run:` action whose program is external (`/bin/true`), through
+    /// the whole `RunExecutor`: started directly, or (`direct: false`) with `/bin/sh -c` as
+    /// before direct exec.
+    /// - Parameters:
+    ///   - count: How many runs to time.
+    ///   - direct: Whether the executor may start the program without the shell.
+    public static func runAction(count: Int, direct: Bool) async -> Figures {
+        let context = ActionContext(
+            firing: Firing(rule: "bench", edge: .enter, at: .zero, facts: FactStore(), actions: []),
+            wallTime: "1970-01-01T00:00:00Z", environment: ["PATH": "/usr/bin:/bin"]
+        )
+        var executor = RunExecutor()
+        executor.startsSimpleCommandsDirectly = direct
+        guard let command = try? ShellCommandTemplate("/bin/true {{rule}}") else { return Figures([], total: .zero) }
+        let action = RunAction(command: command, timeout: .seconds(10))
+        var samples: [Duration] = []
+        let start = ContinuousClock.now
+        for _ in 0..<count {
+            let begin = ContinuousClock.now
+            let result = await executor.execute(
+                action, in: context, result: ActionResult(rule: "bench", edge: .enter, index: 0, kind: "run"))
+            if result.isSuccess { samples.append(ContinuousClock.now - begin) }
+        }
+        return Figures(samples, total: ContinuousClock.now - start)
+    }
+
     /// Webhook deliveries per second to `url` through a real runner and outbox.
     ///
     /// Submits `count` firings of `rules` different rules, each with one JSON webhook, and times

@@ -13,32 +13,58 @@ import NetRulesSystem
 /// dies too. That SIGKILL is sent before the leader is reaped, so the group id cannot have been
 /// reused. Without a timeout, members the command left running in the background are left alone:
 /// the action is over when its command exits (`run: "vpnc &"` is legitimate).
-struct ChildProcess: Sendable {
-    var executablePath: String
+package struct ChildProcess: Sendable {
+    package var executablePath: String
     /// `argv`, including `argv[0]`.
-    var arguments: [[UInt8]]
+    package var arguments: [[UInt8]]
     /// `NAME=value` entries.
-    var environment: [[UInt8]]
-    var workingDirectory: String?
-    var standardInput: [UInt8] = []
-    var timeout: Duration
-    var terminationGrace: Duration = .seconds(2)
+    package var environment: [[UInt8]]
+    package var workingDirectory: String?
+    package var standardInput: [UInt8] = []
+    package var timeout: Duration
+    package var terminationGrace: Duration = .seconds(2)
     /// Bytes kept per output stream; the rest is counted and dropped.
-    var outputLimit = 16 * 1024
+    package var outputLimit = 16 * 1024
+
+    /// A program to start: `executablePath` with `arguments` (argv[0] included) and `environment`
+    /// (`NAME=value` entries), killed after `timeout`.
+    package init(
+        executablePath: String, arguments: [[UInt8]], environment: [[UInt8]], workingDirectory: String? = nil,
+        standardInput: [UInt8] = [], timeout: Duration, terminationGrace: Duration = .seconds(2),
+        outputLimit: Int = 16 * 1024
+    ) {
+        self.executablePath = executablePath
+        self.arguments = arguments
+        self.environment = environment
+        self.workingDirectory = workingDirectory
+        self.standardInput = standardInput
+        self.timeout = timeout
+        self.terminationGrace = terminationGrace
+        self.outputLimit = outputLimit
+    }
 
     /// Starts the process and waits, without blocking the caller's thread, until it has been reaped.
     ///
     /// Cancelling the calling task (the daemon shutting down) stops the process as a timeout
     /// does: SIGTERM to its group, SIGKILL after `terminationGrace`; the outcome says `stopped`.
     /// - Throws: `SystemCallError` when the pipes or the spawn fail (for example ENOENT).
-    func run() async throws(SystemCallError) -> ChildProcessOutcome {
+    package func run() async throws(SystemCallError) -> ChildProcessOutcome {
         let stop = try? WakeEvent()
         defer { stop?.close() }
-        return try await withTaskCancellationHandler {
-            await DedicatedThread.run { self.runBlocking(stop: stop) }
+        // Spawned on the caller's thread: posix_spawn returns once the child has exec'd (a fraction
+        // of a millisecond), so creating the supervising thread is not between an event and the
+        // program's start. The dedicated thread only feeds, reads and reaps.
+        let start = ContinuousClock.now
+        let spawned = try spawn()
+        return await withTaskCancellationHandler {
+            await DedicatedThread.run {
+                Self.blockBrokenPipeSignal()
+                var supervisor = Supervisor(child: spawned, process: self, start: start, stop: stop)
+                return supervisor.superviseUntilReaped()
+            }
         } onCancel: {
             stop?.signal()
-        }.get()
+        }
     }
 
     /// The same, on the calling thread; `stop`, once signalled, ends the process early.

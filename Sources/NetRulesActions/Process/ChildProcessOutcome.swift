@@ -1,15 +1,15 @@
 import NetRulesCore
 
 /// How a child process ended, and what it printed (bounded).
-struct ChildProcessOutcome: Sendable {
+package struct ChildProcessOutcome: Sendable {
     /// The end of the direct child.
-    enum Termination: Hashable, Sendable, CustomStringConvertible {
+    package enum Termination: Hashable, Sendable, CustomStringConvertible {
         /// `exit(status)`.
         case exited(Int32)
         /// Ended by this signal.
         case signaled(Int32)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .exited(let status): "exit status \(status)"
             case .signaled(let signal): "signal \(signal)"
@@ -17,25 +17,27 @@ struct ChildProcessOutcome: Sendable {
         }
     }
 
-    var pid: Int32
-    var termination: Termination
+    package var pid: Int32
+    package var termination: Termination
     /// Whether the timeout expired and the group was signalled.
-    var timedOut: Bool
-    var standardOutput: CapturedOutput
-    var standardError: CapturedOutput
+    package var timedOut: Bool
+    package var standardOutput: CapturedOutput
+    package var standardError: CapturedOutput
     /// From just before the spawn until the child was reaped.
-    var duration: Duration
+    package var duration: Duration
     /// Ended early because the daemon shut down (the task was cancelled), not by its timeout.
-    var stopped = false
+    package var stopped = false
+    /// Whether the signal that ended it also dumped core (`WCOREDUMP`).
+    package var coreDumped = false
 
     /// Whether the child exited with status 0 in time.
-    var succeeded: Bool { termination == .exited(0) && !timedOut }
+    package var succeeded: Bool { termination == .exited(0) && !timedOut }
 }
 
 /// The first bytes a stream carried, and how many more were discarded.
-struct CapturedOutput: Sendable, Hashable {
-    var bytes: [UInt8] = []
-    var discardedCount = 0
+package struct CapturedOutput: Sendable, Hashable {
+    package var bytes: [UInt8] = []
+    package var discardedCount = 0
 
     mutating func append(_ chunk: UnsafeRawBufferPointer, limit: Int) {
         let room = max(0, limit - bytes.count)

@@ -44,7 +44,8 @@ struct Supervisor {
             Self.exited(status!) ? .exited(Self.exitStatus(status!)) : .signaled(Self.terminatingSignal(status!))
         return ChildProcessOutcome(
             pid: child.pid, termination: termination, timedOut: timedOut, standardOutput: output,
-            standardError: errors, duration: ContinuousClock.now - start, stopped: stopped
+            standardError: errors, duration: ContinuousClock.now - start, stopped: stopped,
+            coreDumped: !Self.exited(status!) && status! & 0x80 != 0
         )
     }
 

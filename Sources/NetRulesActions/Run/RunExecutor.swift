@@ -1,29 +1,71 @@
 import NetRulesCore
+import NetRulesSystem
 
-/// Runs `run:` actions: `/bin/sh -c COMMAND`, each substituted value quoted for its context.
+/// Runs `run:` actions: a command of plain words directly (see `DirectCommand`), anything else
+/// with `/bin/sh -c COMMAND`, each substituted value quoted for its context.
 struct RunExecutor: Sendable {
     /// The shell; tests never change it, but a minimal system could.
     var shell = "/bin/sh"
     /// SIGTERM to SIGKILL.
     var terminationGrace: Duration = .seconds(2)
     var outputLimit = 16 * 1024
+    /// Whether a command of plain words starts without the shell; tests turn it off to run the
+    /// same command both ways and compare what it saw.
+    var startsSimpleCommandsDirectly = true
+
+    /// How a command starts.
+    enum Start: Equatable {
+        /// The program itself.
+        case direct(DirectCommand)
+        /// `/bin/sh -c` with the command line.
+        case shell
+    }
 
     /// The command line as the shell will see it (see `ShellCommandTemplate`).
     static func commandLine(_ action: RunAction, in context: ActionContext) -> [UInt8] {
         action.command.render(context.templateContext)
     }
 
+    /// How `action` would start now for `context` (the same decision `execute` makes first).
+    func start(
+        of action: RunAction, in context: ActionContext, environment: [[UInt8]], workingDirectory: String?
+    ) -> Start {
+        guard startsSimpleCommandsDirectly, let simple = action.command.simpleCommand,
+            let direct = DirectCommand.prepare(
+                simple.arguments(context.templateContext), environment: environment,
+                workingDirectory: workingDirectory)
+        else { return .shell }
+        return .direct(direct)
+    }
+
     func execute(_ action: RunAction, in context: ActionContext, result: ActionResult) async -> ActionResult {
         // `env:` values are not quoted: they reach the process as data, never as shell text.
         let extra = action.environment.map { (name: $0.name, value: context.render($0.value)) }
+        let environment = FiringEnvironment.entries(for: context, extra: extra)
+        let workingDirectory = action.workingDirectory.map(PathExpansion.expandingTilde)
         let process = ChildProcess(
             executablePath: shell,
             arguments: [Array("sh".utf8), Array("-c".utf8), Self.commandLine(action, in: context)],
-            environment: FiringEnvironment.entries(for: context, extra: extra),
-            workingDirectory: action.workingDirectory.map(PathExpansion.expandingTilde),
+            environment: environment,
+            workingDirectory: workingDirectory,
             standardInput: FiringDocument.render(context),
             timeout: action.timeout, terminationGrace: terminationGrace, outputLimit: outputLimit
         )
+        if case .direct(let direct) = start(
+            of: action, in: context, environment: environment, workingDirectory: workingDirectory)
+        {
+            var directProcess = process
+            directProcess.executablePath = direct.executablePath
+            directProcess.arguments = direct.arguments
+            directProcess.environment = direct.environment
+            // A failed spawn started nothing (glibc reports exec errors from the child before
+            // returning), so the shell can take over and report it in its own words.
+            if let outcome = try? await directProcess.run() {
+                return ProcessActionReport.report(
+                    .success(DirectCommand.reportedAsShell(outcome, outputLimit: outputLimit)),
+                    timeout: action.timeout, result: result, what: "command")
+            }
+        }
         return await ProcessActionReport.run(process, result: result, what: "command")
     }
 }
@@ -31,12 +73,25 @@ struct RunExecutor: Sendable {
 /// Runs a `ChildProcess` for an action and turns its end into an `ActionResult`.
 enum ProcessActionReport {
     static func run(_ process: ChildProcess, result: ActionResult, what: String) async -> ActionResult {
+        let outcome: Result<ChildProcessOutcome, SystemCallError>
+        do {
+            outcome = .success(try await process.run())
+        } catch {
+            outcome = .failure(error)
+        }
+        return report(outcome, timeout: process.timeout, result: result, what: what)
+    }
+
+    /// The result for a process's end, or for its failure to start.
+    static func report(
+        _ ended: Result<ChildProcessOutcome, SystemCallError>, timeout: Duration, result: ActionResult, what: String
+    ) -> ActionResult {
         var result = result
         result.attempts = 1
         let outcome: ChildProcessOutcome
-        do {
-            outcome = try await process.run()
-        } catch {
+        switch ended {
+        case .success(let ended): outcome = ended
+        case .failure(let error):
             result.outcome = .failed(ActionError(.spawnFailed, "could not start the \(what)", cause: error))
             return result
         }
@@ -53,7 +108,7 @@ enum ProcessActionReport {
             result.outcome = .failed(
                 ActionError(.timedOut, "the \(what) was stopped because netrules is shutting down"))
         } else if outcome.timedOut {
-            let limit = DurationSyntax.format(process.timeout)
+            let limit = DurationSyntax.format(timeout)
             result.outcome = .failed(
                 ActionError(.timedOut, "the \(what) ran longer than \(limit); its process group was killed"))
         } else if case .exited(let status) = outcome.termination, status != 0 {

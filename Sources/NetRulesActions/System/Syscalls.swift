@@ -84,6 +84,13 @@ func sys_setNonBlocking(_ fd: CInt) -> Result<CInt, Errno> {
     }
 }
 
+/// realpath(3): the physical absolute path, symbolic links resolved.
+func sys_realpath(_ path: String) -> Result<String, Errno> {
+    guard let resolved = realpath(path, nil) else { return .failure(.current) }
+    defer { free(resolved) }
+    return .success(String(cString: resolved))
+}
+
 /// posix_spawn(3) reports its error as the return value rather than in errno.
 func sys_posix_spawn(
     _ path: String, _ fileActions: UnsafePointer<posix_spawn_file_actions_t>,
@@ -116,6 +123,7 @@ enum GNUExtensions {
     typealias PidfdOpen = @convention(c) (pid_t, CUnsignedInt) -> CInt
     typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> CInt
     typealias AddClosefrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, CInt) -> CInt
+    typealias SignalDescription = @convention(c) (CInt) -> UnsafePointer<CChar>?
 
     /// `pipe2(2)`: lets both ends be close-on-exec from birth, with no window for another thread's spawn.
     static let pipe2: Pipe2? = symbol("pipe2")
@@ -125,6 +133,9 @@ enum GNUExtensions {
     static let addChdir: AddChdir? = symbol("posix_spawn_file_actions_addchdir_np")
     /// `posix_spawn_file_actions_addclosefrom_np(3)`: closes descriptors some library forgot to mark close-on-exec.
     static let addClosefrom: AddClosefrom? = symbol("posix_spawn_file_actions_addclosefrom_np")
+    /// `sigdescr_np(3)` (glibc 2.32): what `strsignal(3)` says in the C locale, without its
+    /// static buffer, so it is safe from any thread.
+    static let signalDescription: SignalDescription? = symbol("sigdescr_np")
 
     private static func symbol<F>(_ name: String) -> F? {
         // RTLD_DEFAULT is the null handle in glibc.

@@ -12,6 +12,9 @@ public struct ShellCommandTemplate: Hashable, Sendable, CustomStringConvertible 
     /// What `check` should warn about (a value that could be read as an option, a value naming a
     /// redirection's file); the command still runs.
     public let warnings: [ShellTemplateIssue]
+    /// The command as one program and its arguments, when the shell would do nothing but split
+    /// words and remove quotes (see `ShellSimpleCommand`); nil when it needs `/bin/sh -c`.
+    public let simpleCommand: ShellSimpleCommand?
 
     /// Reads `template` as a shell command.
     /// - Throws: `ShellCommandRefusal` with every error (and the warnings) when any placeholder
@@ -24,6 +27,7 @@ public struct ShellCommandTemplate: Hashable, Sendable, CustomStringConvertible 
         self.template = template
         self.contexts = lexer.contexts
         self.warnings = issues
+        self.simpleCommand = ShellSimpleCommand(template)
     }
 
     /// Parses the text and reads it as a shell command.

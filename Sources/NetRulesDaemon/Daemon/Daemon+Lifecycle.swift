@@ -135,14 +135,28 @@ extension Daemon {
 
     var stateFile: String { options.paths.stateDirectory + "/" + PersistedState.fileName }
 
-    /// Restores rule states and in-flight firings from the state file, if there is one.
+    var journalFile: String { options.paths.stateDirectory + "/" + StateJournal.fileName }
+
+    /// Restores rule states and in-flight firings from the state file and the journal's lines
+    /// after it, if there are any.
     func restoreState() {
-        guard let data = FileManager.default.contents(atPath: stateFile) else { return }
-        let (decoded, problem) = PersistedState.decode(Array(data))
-        guard let saved = decoded else {
-            setAsideStateFile(because: problem ?? "it cannot be read")
-            return
+        var restored: PersistedState?
+        if let data = FileManager.default.contents(atPath: stateFile) {
+            let (decoded, problem) = PersistedState.decode(Array(data))
+            if decoded == nil { setAsideStateFile(because: problem ?? "it cannot be read") }
+            restored = decoded
         }
+        var skipped = 0
+        for line in StateJournal.readLines(at: journalFile) {
+            guard let change = PersistedState.decode(line).state else {
+                skipped += 1
+                continue
+            }
+            restored = restored ?? PersistedState()
+            restored!.apply(change)
+        }
+        if skipped > 0 { logger.warning("skipped \(skipped) damaged line(s) of the state journal '\(journalFile)'") }
+        guard let saved = restored else { return }
         var states: [String: (fingerprint: String, state: RuleState)] = [:]
         for (name, rule) in saved.rules {
             // A saved time out of range (a corrupt file, or one written with other limits) would
@@ -222,15 +236,43 @@ extension Daemon {
         }
     }
 
-    /// Writes the state file when it changed. Atomic (rename) on every change, so a kill at any
-    /// instant leaves the old or the new state; not fsynced on this path, which would put a disk
-    /// flush between every event and its action (survives SIGKILL, not a power cut mid-write).
+    /// Records the persisted state when it changed: one appended journal line (what changed, one
+    /// write(2)) while the journal is open, which survives a SIGKILL at any instant and is flushed
+    /// to the disk by the journal's own thread; otherwise `state.json` is replaced atomically.
     func persist() {
         // Encoding the whole state after every fact update would cost more the more rules hold
         // state; only a change to what survives a restart writes.
         let version = (engine: engine.durableStateVersion, inflight: inflight.map { "\($0.id)#\($0.nextAction)" })
         if let last = persistedVersion, last.engine == version.engine, last.inflight == version.inflight { return }
         persistedVersion = version
+        let saved = currentState()
+        if let journal, let last = lastSaved {
+            do {
+                try journal.append(saved.changes(since: last).encoded())
+                lastSaved = saved
+                return
+            } catch {
+                logger.error("cannot append to the state journal: \(error); rewriting state.json instead")
+            }
+        }
+        writeStateFile(saved, sync: false)
+    }
+
+    /// Folds the journal into `state.json` (written and flushed to the disk) and empties it, when it
+    /// has grown past `StateJournal.compactionLines` or when `force`d (at start and at shutdown).
+    func compactJournal(force: Bool = false) {
+        guard let journal, force || journal.lineCount >= StateJournal.compactionLines else { return }
+        let saved = currentState()
+        guard writeStateFile(saved, sync: true) else { return }
+        do {
+            try journal.truncate()
+        } catch {
+            logger.error("cannot empty the state journal: \(error)")
+        }
+    }
+
+    /// Every rule state worth keeping and the firings in flight.
+    func currentState() -> PersistedState {
         var saved = PersistedState()
         saved.nextFiringNumber = nextFiringNumber
         saved.inflight = inflight
@@ -245,12 +287,21 @@ extension Daemon {
                         ($0.key.rawValue, wallTime(of: $0.value).timeIntervalSince1970)
                     }))
         }
-        let bytes = saved.encoded()
+        return saved
+    }
+
+    /// Replaces `state.json` atomically; true when it was written.
+    @discardableResult
+    func writeStateFile(_ saved: PersistedState, sync: Bool) -> Bool {
         do {
-            try DurableFile.replace(stateFile, with: bytes, mode: 0o600, sync: false)
+            try DurableFile.replace(stateFile, with: saved.encoded(), mode: 0o600, sync: sync)
+            lastSaved = saved
+            return true
         } catch {
             persistedVersion = nil  // try again after the next event
+            lastSaved = nil  // and write the whole state then
             logger.error("cannot persist the rule state: \(error)")
+            return false
         }
     }
 }

@@ -59,6 +59,11 @@ public actor Daemon: DaemonQueries {
     var nextFiringNumber = 1
     /// What the state file last written reflects: the engine's durable version and the in-flight list.
     var persistedVersion: (engine: UInt64, inflight: [String])?
+    /// Where each change of the persisted state is appended before acting; nil when it cannot be
+    /// opened (then every change rewrites `state.json`, as before the journal).
+    var journal: StateJournal?
+    /// The state as `state.json` plus the journal hold it, to append only what changed.
+    var lastSaved: PersistedState?
     /// How many times SIGTERM or SIGINT arrived.
     nonisolated let shutdownRequests = Mutex(0)
 
@@ -125,6 +130,11 @@ public actor Daemon: DaemonQueries {
             engine.tracing = true
         }
         restoreState()
+        do {
+            journal = try StateJournal(directory: options.paths.stateDirectory)
+        } catch {
+            logger.error("cannot open the state journal: \(error); every change will rewrite state.json")
+        }
 
         let results = Task(executorPreference: TaskPlacement.preferred) { [runner, eventSink] in
             for await result in runner.results { eventSink.yield(.result(result)) }
@@ -134,6 +144,7 @@ public actor Daemon: DaemonQueries {
         startObservers()
         rescheduleTimer()
         persist()
+        compactJournal(force: true)
 
         let count = ruleSet.rules.count
         options.notify("READY=1\nSTATUS=watching with \(count) rule\(count == 1 ? "" : "s")")
@@ -160,6 +171,8 @@ public actor Daemon: DaemonQueries {
             }
             rescheduleTimer()
             persist()
+            // After the event's actions were handed to the runner: never between an event and its action.
+            compactJournal()
         }
 
         options.notify("STOPPING=1")
@@ -169,6 +182,7 @@ public actor Daemon: DaemonQueries {
         await drainRunner()
         results.cancel()
         persist()
+        compactJournal(force: true)
         for watcher in watchers.values { watcher.finish() }
         logger.notice("stopped")
         return 0
@@ -233,25 +247,32 @@ public actor Daemon: DaemonQueries {
         recordDrops()
         guard !firings.isEmpty else { return }
         var submitted: [(Firing, String)] = []
+        // The firings of one update share one fact snapshot: sort its facts once, not once per firing.
+        var knownFacts: (version: UInt64, facts: [(FactKey, FactState)])?
         for var firing in firings {
             firing.id = "\(processToken)-\(nextFiringNumber)"
             nextFiringNumber += 1
             let time = WallClock.rfc3339(wallTime(of: firing.at))
             let fingerprint = engine.index(ofRule: firing.rule).map { engine.rules[$0].fingerprint } ?? ""
+            if knownFacts?.version != firing.facts.version {
+                knownFacts = (firing.facts.version, firing.facts.known.map { ($0.key, $0.state) })
+            }
             inflight.append(
                 PersistedState.SavedFiring(
                     id: firing.id!, rule: firing.rule, fingerprint: fingerprint, edge: firing.edge, time: time,
-                    facts: firing.facts.known.map { ($0.key, $0.state) }, actionCount: firing.actions.count))
+                    facts: knownFacts!.facts, actionCount: firing.actions.count))
             logger.notice(
                 "rule '\(firing.rule)' \(firing.edge)",
                 metadata: [("rule.id", firing.rule), ("edge", firing.edge.rawValue), ("firing.id", firing.id!)])
             submitted.append((firing, time))
-            recordInHistory(firing, time: time)
         }
         persist()
         for (firing, time) in submitted {
             await runner.submit(firing, wallTime: time)
         }
+        // After the runner has them: the history is what `history` shows, not the durability record,
+        // and no result can reach it before this actor returns.
+        for (firing, time) in submitted { recordInHistory(firing, time: time) }
     }
 
     /// Notes how far a firing got, and retires it from the in-flight list once its last action

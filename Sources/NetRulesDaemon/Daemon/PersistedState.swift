@@ -2,18 +2,26 @@ import FoundationEssentials
 import NetRulesCore
 
 /// What must survive a restart: each rule's state and the firings not yet fully handed to the
-/// action runner. Stored as `state.json` in the state directory, replaced atomically.
+/// action runner. Stored as `state.json` in the state directory, replaced atomically, plus the
+/// changes since then as lines of `journal.jsonl` (`StateJournal`), each a document of the same
+/// shape holding only the rules that changed (and `removed`, the rules that went).
 ///
 /// Engine instants are relative to a process's start, so deadlines are stored as wall-clock
 /// seconds since the Unix epoch and mapped back onto the new process's clock when loaded.
 struct PersistedState {
-    struct SavedRule {
+    struct SavedRule: Equatable {
         var fingerprint: String
         var confirmed: Bool?
         var cooldownUntil: Double?
         var hold: (target: Bool, deadline: Double)?
         /// `once_per:` deadlines per edge (`enter`, `exit`), as wall-clock seconds.
         var oncePerUntil: [String: Double] = [:]
+
+        static func == (a: SavedRule, b: SavedRule) -> Bool {
+            a.fingerprint == b.fingerprint && a.confirmed == b.confirmed && a.cooldownUntil == b.cooldownUntil
+                && a.hold?.target == b.hold?.target && a.hold?.deadline == b.hold?.deadline
+                && a.oncePerUntil == b.oncePerUntil
+        }
     }
 
     /// A firing whose actions have not all reported a result yet.
@@ -34,8 +42,48 @@ struct PersistedState {
     var rules: [String: SavedRule] = [:]
     var inflight: [SavedFiring] = []
     var nextFiringNumber = 1
+    /// In a journal line: rules whose saved state went (their rule was removed, or has no state
+    /// worth keeping any more).
+    var removedRules: [String] = []
+    /// In a journal line: firings that left the in-flight list (`inflight` then holds only the
+    /// firings that are new or got further).
+    var retiredFirings: [String] = []
 
     static let fileName = "state.json"
+
+    // MARK: Journal
+
+    /// What changed from `earlier` to this state, as one journal line holds it: the rules whose
+    /// saved state differs, the rules that went, the firings that are new or got further, and
+    /// those that left — so a line costs what changed, not what is in flight.
+    func changes(since earlier: PersistedState) -> PersistedState {
+        var delta = PersistedState()
+        delta.nextFiringNumber = nextFiringNumber
+        let before = Dictionary(earlier.inflight.map { ($0.id, $0.nextAction) }, uniquingKeysWith: { a, _ in a })
+        delta.inflight = inflight.filter { before[$0.id] != $0.nextAction }
+        let now = Set(inflight.map(\.id))
+        delta.retiredFirings = earlier.inflight.map(\.id).filter { !now.contains($0) }
+        for (name, rule) in rules where earlier.rules[name] != rule { delta.rules[name] = rule }
+        delta.removedRules = earlier.rules.keys.filter { rules[$0] == nil }.sorted()
+        return delta
+    }
+
+    /// Applies one journal line. Lines set values rather than adjust them, so replaying a line the
+    /// state already holds (a crash between a compaction's rename and its truncation) is harmless.
+    mutating func apply(_ delta: PersistedState) {
+        for name in delta.removedRules { rules[name] = nil }
+        for (name, rule) in delta.rules { rules[name] = rule }
+        let retired = Set(delta.retiredFirings)
+        inflight.removeAll { retired.contains($0.id) }
+        for firing in delta.inflight {
+            if let index = inflight.firstIndex(where: { $0.id == firing.id }) {
+                inflight[index] = firing
+            } else {
+                inflight.append(firing)
+            }
+        }
+        nextFiringNumber = max(nextFiringNumber, delta.nextFiringNumber)
+    }
 
     // MARK: Encoding
 
@@ -64,20 +112,41 @@ struct PersistedState {
                 ])
             )
         }
-        let firings: [JSONValue] = inflight.map { f in
+        // Firings of one update share one fact snapshot (all the facts known then, which with many
+        // rules can be a thousand): each distinct snapshot is written once, in `snapshots`, and a
+        // firing names it by index. 100 firings of one event wrote 2.3 MB before, 25 KB now.
+        var snapshots: [JSONValue] = []
+        var previous: [(FactKey, FactState)]?
+        var indexes: [Int] = []
+        for f in inflight {
+            if let previous, previous.count == f.facts.count,
+                zip(previous, f.facts).allSatisfy({ $0.0 == $1.0 && $0.1 == $1.1 })
+            {
+                indexes.append(snapshots.count - 1)
+                continue
+            }
+            snapshots.append(.object(f.facts.sorted { $0.0 < $1.0 }.map { ($0.0.rawValue, Self.json($0.1)) }))
+            previous = f.facts
+            indexes.append(snapshots.count - 1)
+        }
+        let firings: [JSONValue] = zip(inflight, indexes).map { f, index in
             .object([
                 ("edge", .string(f.edge.rawValue)),
-                ("facts", .object(f.facts.sorted { $0.0 < $1.0 }.map { ($0.0.rawValue, Self.json($0.1)) })),
+                ("facts_index", .number(Double(index))),
                 ("actions", f.actionCount.map { .number(Double($0)) } ?? .null),
                 ("fingerprint", .string(f.fingerprint)),
                 ("id", .string(f.id)), ("next_action", .number(Double(f.nextAction))), ("rule", .string(f.rule)),
                 ("time", .string(f.time)),
             ])
         }
-        let document: JSONValue = .object([
+        var members: [(String, JSONValue)] = [
             ("inflight", .array(firings)), ("next_firing", .number(Double(nextFiringNumber))),
-            ("rules", .object(ruleMembers)), ("version", .number(1)),
-        ])
+        ]
+        if !snapshots.isEmpty { members.append(("snapshots", .array(snapshots))) }
+        if !removedRules.isEmpty { members.append(("removed", .array(removedRules.map(JSONValue.string)))) }
+        if !retiredFirings.isEmpty { members.append(("retired", .array(retiredFirings.map(JSONValue.string)))) }
+        members += [("rules", .object(ruleMembers)), ("version", .number(1))]
+        let document: JSONValue = .object(members)
         return Array(document.compact.utf8)
     }
 
@@ -109,14 +178,25 @@ struct PersistedState {
         guard file.version == 1 else { return (nil, "not a version 1 state file") }
         var state = PersistedState()
         state.nextFiringNumber = file.next_firing ?? 1
+        state.removedRules = file.removed ?? []
+        state.retiredFirings = file.retired ?? []
         for (name, r) in file.rules ?? [:] {
             state.rules[name] = SavedRule(
                 fingerprint: r.fingerprint, confirmed: r.confirmed, cooldownUntil: r.cooldown_until,
                 hold: r.hold.map { ($0.target, $0.deadline) }, oncePerUntil: r.once_per_until ?? [:])
         }
+        let snapshots = file.snapshots ?? []
         for f in file.inflight ?? [] {
             guard let edge = Edge(rawValue: f.edge) else { continue }
-            let facts = f.facts.map { key, value in
+            // `facts_index` names a shared snapshot; a file from before snapshots has `facts` inline.
+            let stored: [String: StoredValue?]
+            if let index = f.facts_index {
+                guard snapshots.indices.contains(index) else { continue }
+                stored = snapshots[index]
+            } else {
+                stored = f.facts ?? [:]
+            }
+            let facts = stored.map { key, value in
                 (FactKey(key), value.map { FactState.value($0.factValue) } ?? .absent)
             }
             state.inflight.append(
@@ -149,13 +229,17 @@ private struct StateFile: Decodable {
         var fingerprint: String
         var edge: String
         var time: String
-        var facts: [String: StoredValue?]
+        var facts: [String: StoredValue?]?
+        var facts_index: Int?
         var actions: Int?
         var next_action: Int?
     }
 
     var version: Int
     var next_firing: Int?
+    var removed: [String]?
+    var snapshots: [[String: StoredValue?]]?
+    var retired: [String]?
     var rules: [String: Rule]?
     var inflight: [Firing]?
 }

@@ -56,6 +56,15 @@ func sys_pread(_ fd: CInt, _ buffer: UnsafeMutableRawPointer, _ count: Int, _ of
     retryingOnEINTR { pread(fd, buffer, count, offset) }
 }
 
+/// Flushes the file's data (and the metadata needed to read it back) to the disk, fdatasync(2).
+func sys_fdatasync(_ fd: CInt) -> Result<CInt, Errno> {
+    retryingOnEINTR { fdatasync(fd) }
+}
+
+func sys_ftruncate(_ fd: CInt, _ length: off_t) -> Result<CInt, Errno> {
+    retryingOnEINTR { ftruncate(fd, length) }
+}
+
 func sys_lstat(_ path: String, _ buffer: UnsafeMutablePointer<stat>) -> Result<CInt, Errno> {
     valueOrErrno { lstat(path, buffer) }
 }

@@ -1,0 +1,147 @@
+@preconcurrency import Glibc
+import NetRulesCore
+import NetRulesSystem
+
+/// A simple `run:` command started without `/bin/sh`, prepared so that the program cannot tell.
+///
+/// `/bin/sh -c 'prog arg'` (dash) forks once more and waits; starting `prog` directly saves that
+/// fork and dash's own start (design note 0008). Everything dash would do on the way is done
+/// here the same way:
+///
+/// - **The program** is looked up like dash: a name with a `/` as is (relative to the working
+///   directory), any other along the `PATH` of the child's environment (dash's default path when
+///   it has none), taking the first regular file the caller may execute.
+/// - **The environment** is what dash exports: entries that are not `NAME=value` with a shell
+///   name are dropped, the last of duplicates wins, `IFS`, `OPTIND` and `PPID` are reset as dash
+///   resets them, and `PWD` is set unless it already names the working directory.
+/// - **The end** is reported as dash reports it (`reportedAsShell`).
+///
+/// When anything is not as expected (a relative `PATH` entry, a command not found or not
+/// executable, a script without `#!`, a working directory that is gone) `prepare` returns nil or
+/// the spawn fails, and the runner starts `/bin/sh -c` instead, which then prints and exits just
+/// as it always did (`sh: 1: NAME: not found`, 127; `Permission denied`, 126; a script without
+/// `#!` run by sh).
+struct DirectCommand: Equatable, Sendable {
+    /// The file to execute.
+    var executablePath: String
+    /// `argv`, the command name as written first.
+    var arguments: [[UInt8]]
+    /// The environment as dash would pass it on.
+    var environment: [[UInt8]]
+
+    /// dash's `PATH` when the environment has none (`defpathvar` in dash's var.c).
+    static let defaultSearchPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+    /// Prepares `arguments` for a direct start, or returns nil when only the shell can run it.
+    /// - Parameters:
+    ///   - environment: the `NAME=value` entries the shell would have been given.
+    ///   - workingDirectory: where the command runs; nil for the daemon's own.
+    static func prepare(
+        _ arguments: [[UInt8]], environment: [[UInt8]], workingDirectory: String?
+    ) -> DirectCommand? {
+        guard let name = arguments.first, !name.isEmpty,
+            let environment = exportedByShell(environment, workingDirectory: workingDirectory)
+        else { return nil }
+        let nameText = String(decoding: name, as: UTF8.self)
+        // A name that is not UTF-8 would not survive the String round trip of the path.
+        guard Array(nameText.utf8) == name else { return nil }
+        if name.contains(UInt8(ascii: "/")) {
+            return DirectCommand(executablePath: nameText, arguments: arguments, environment: environment)
+        }
+        let searchPath =
+            environment.last { $0.starts(with: Array("PATH=".utf8)) }.map {
+                String(decoding: $0.dropFirst(5), as: UTF8.self)
+            }
+            ?? defaultSearchPath
+        guard let path = search(nameText, in: searchPath) else { return nil }
+        return DirectCommand(executablePath: path, arguments: arguments, environment: environment)
+    }
+
+    /// dash's lookup: each `PATH` entry in order, the first regular file that can be executed.
+    /// Nil when none is (the shell then reports it) or when the search would depend on the
+    /// working directory (an empty or relative entry) or on dash's `%builtin` entries.
+    static func search(_ name: String, in searchPath: String) -> String? {
+        for directory in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
+            guard directory.hasPrefix("/"), !directory.contains("%") else { return nil }
+            let candidate = directory + "/" + name
+            guard case .success(let info) = sys_stat(candidate), info.st_mode & S_IFMT == S_IFREG else { continue }
+            if case .success = sys_access(candidate, X_OK) { return candidate }
+        }
+        return nil
+    }
+
+    /// What dash passes on of `entries`: it imports `NAME=value` entries with a valid shell
+    /// name (the last of duplicates winning), resets `IFS`, `OPTIND` and `PPID` if they are
+    /// exported, and always exports `PWD`, keeping an inherited one only when it is absolute and
+    /// names the working directory. Nil when the working directory cannot be examined.
+    static func exportedByShell(_ entries: [[UInt8]], workingDirectory: String?) -> [[UInt8]]? {
+        var names: [[UInt8]] = []
+        var values: [[UInt8]: [UInt8]] = [:]
+        for entry in entries {
+            let entry = entry.prefix { $0 != 0 }
+            guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = Array(entry[..<equals])
+            guard isShellName(name) else { continue }
+            if values.updateValue(Array(entry[(equals + 1)...]), forKey: name) == nil { names.append(name) }
+        }
+        func reset(_ name: String, to value: String) {
+            if values[Array(name.utf8)] != nil { values[Array(name.utf8)] = Array(value.utf8) }
+        }
+        reset("IFS", to: " \t\n")
+        reset("OPTIND", to: "1")
+        reset("PPID", to: String(getpid()))
+
+        let directory = workingDirectory ?? "."
+        guard case .success(let here) = sys_stat(directory) else { return nil }
+        let pwd = Array("PWD".utf8)
+        let inherited = values[pwd].map { String(decoding: $0, as: UTF8.self) }
+        let keepsInherited =
+            inherited.map { path in
+                guard path.hasPrefix("/"), case .success(let there) = sys_stat(path) else { return false }
+                return there.st_dev == here.st_dev && there.st_ino == here.st_ino
+            } ?? false
+        if !keepsInherited {
+            guard case .success(let physical) = sys_realpath(directory) else { return nil }
+            if values.updateValue(Array(physical.utf8), forKey: pwd) == nil { names.append(pwd) }
+        }
+        return names.map { $0 + [UInt8(ascii: "=")] + values[$0]! }
+    }
+
+    /// dash's `is_name`/`is_in_name` (ASCII; dash sets no locale).
+    private static func isShellName(_ name: [UInt8]) -> Bool {
+        guard let first = name.first, first == UInt8(ascii: "_") || isLetter(first) else { return false }
+        return name.allSatisfy { $0 == UInt8(ascii: "_") || isLetter($0) || (0x30...0x39).contains($0) }
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
+
+    /// The end of a directly started command as `/bin/sh -c` would have reported it.
+    ///
+    /// dash waits for the program; when a signal ends it (and not the runner's timeout or stop,
+    /// which end dash itself), dash prints the signal's description (`strsignal(3)`, with
+    /// ` (core dumped)`; nothing for SIGINT and SIGPIPE) on its standard error and exits with
+    /// 128 + the signal number.
+    static func reportedAsShell(_ outcome: ChildProcessOutcome, outputLimit: Int) -> ChildProcessOutcome {
+        guard case .signaled(let signal) = outcome.termination, !outcome.timedOut, !outcome.stopped else {
+            return outcome
+        }
+        var reported = outcome
+        reported.termination = .exited(128 + signal)
+        reported.coreDumped = false
+        if signal != SIGINT && signal != SIGPIPE {
+            let line = Array((signalDescription(signal) + (outcome.coreDumped ? " (core dumped)" : "") + "\n").utf8)
+            line.withUnsafeBytes { reported.standardError.append($0, limit: outputLimit) }
+        }
+        return reported
+    }
+
+    /// `strsignal(3)` in the C locale, as dash prints it.
+    static func signalDescription(_ signal: Int32) -> String {
+        if let describe = GNUExtensions.signalDescription, let text = describe(signal) { return String(cString: text) }
+        let realTimeMinimum = Int32(__libc_current_sigrtmin())
+        if signal >= realTimeMinimum && signal <= Int32(__libc_current_sigrtmax()) {
+            return "Real-time signal \(signal - realTimeMinimum)"
+        }
+        return "Unknown signal \(signal)"
+    }
+}

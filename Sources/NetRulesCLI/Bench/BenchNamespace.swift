@@ -1,0 +1,82 @@
+import NetRulesActions
+import NetRulesCore
+import NetRulesDaemon
+
+/// A network namespace of the benchmark's own, with the daemon and the processes started in it,
+/// all removed by `tearDown()` however the benchmark ends. Nothing in it reaches outside: it holds
+/// only loopback and veth pairs whose both ends are inside.
+final class BenchNamespace: @unchecked Sendable {
+    let name: String
+    /// A fresh directory under /tmp for rules, state, stamps and logs.
+    let directory: String
+    private var tasks: [Task<Void, Never>] = []
+
+    /// The network namespace's path, for threads that join it.
+    var path: String { "/run/netns/" + name }
+
+    /// Creates `nrbench-<random>` with its loopback up, and a work directory.
+    /// - Throws: `CommandError.runtime` when not root or when `ip` fails.
+    init() async throws {
+        guard BenchProcess.isRoot else {
+            throw CommandError.runtime("this benchmark makes a network namespace: run it as root")
+        }
+        name = "nrbench-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        directory = "/tmp/" + name
+        try await BenchProcess.check(["mkdir", "-m", "0700", directory])
+        try await BenchProcess.check(["ip", "netns", "add", name])
+        try await ip("link", "set", "lo", "up")
+    }
+
+    /// Runs `ip -n NAME ARGS…`.
+    func ip(_ arguments: String...) async throws {
+        try await BenchProcess.check(["ip", "-n", name] + arguments)
+    }
+
+    /// Adds the veth pair `a`–`b`, both ends in the namespace, `b` up (so `a` has carrier when up).
+    func addVethPair(_ a: String, _ b: String) async throws {
+        try await ip("link", "add", a, "type", "veth", "peer", "name", b)
+        try await ip("link", "set", b, "up")
+    }
+
+    /// Starts `argv` inside the namespace (in a process group of its own), output to `log`; it runs
+    /// until `tearDown()`.
+    func start(_ argv: [String], log: String, environment: [String: String] = [:]) {
+        let command = ["ip", "netns", "exec", name] + argv
+        tasks.append(
+            Task {
+                _ = await BenchProcess.run(command, environment: environment, log: log, timeout: .seconds(24 * 3600))
+            })
+    }
+
+    /// Starts `netrules run RULES` in the namespace, state under the work directory, and returns
+    /// once its control socket answers.
+    func startDaemon(rules: String, extraArguments: [String] = []) async throws -> String {
+        let socket = directory + "/control.sock"
+        start(
+            [BenchProcess.executable, "run", rules, "--state-dir", directory + "/state", "--socket", socket]
+                + extraArguments,
+            log: directory + "/daemon.log", environment: ["HOME": directory])
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while clock.now < deadline {
+            if let client = try? ControlClient.connect(path: socket, timeout: .seconds(1)),
+                (try? await client.response(to: ControlRequest.rules.document)) != nil
+            {
+                return socket
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw CommandError.runtime("the daemon did not answer within 30 s; see \(directory)/daemon.log")
+    }
+
+    /// Stops every process started here (SIGTERM to its group, then SIGKILL), kills whatever is left
+    /// in the namespace, and deletes the namespace and the work directory.
+    func tearDown() async {
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+        tasks = []
+        _ = await BenchProcess.run(["sh", "-c", "ip netns pids \(name) | xargs -r kill -9"])
+        _ = await BenchProcess.run(["ip", "netns", "del", name])
+        if directory.hasPrefix("/tmp/nrbench-") { _ = await BenchProcess.run(["rm", "-rf", directory]) }
+    }
+}

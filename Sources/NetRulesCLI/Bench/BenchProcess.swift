@@ -1,0 +1,127 @@
+@preconcurrency internal import Glibc
+import NetRulesActions
+import NetRulesCore
+
+/// Starting the programs a benchmark needs (`ip`, `sh`, the daemon), through the action runner's
+/// `ChildProcess`: its own process group, stopped with SIGTERM then SIGKILL when the task is
+/// cancelled.
+enum BenchProcess {
+    static var isRoot: Bool { geteuid() == 0 }
+
+    /// This executable's path (the daemon benchmarks start it), resolved from /proc/self/exe.
+    static let executable: String = {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return CommandLine.arguments[0] }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
+
+    /// The directories searched for a program named without a slash.
+    static let searchPath = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+
+    /// Runs `argv` to its end (or until cancelled, or `timeout`); with `log`, its stdout and stderr
+    /// are appended to that file instead of being captured. Nil when it could not be started.
+    static func run(
+        _ argv: [String], environment: [String: String] = [:], log: String? = nil, timeout: Duration = .seconds(60)
+    ) async -> ChildProcessOutcome? {
+        var argv = argv
+        if let log {
+            // The shell opens the log and replaces itself with the program: one process, as before.
+            argv = ["sh", "-c", "exec \"$@\" >>'\(log)' 2>&1", "sh"] + argv
+        }
+        guard let program = argv.first, let path = resolve(program) else { return nil }
+        var variables = ["PATH": searchPath.joined(separator: ":"), "LC_ALL": "C"]
+        variables.merge(environment) { _, new in new }
+        let process = ChildProcess(
+            executablePath: path, arguments: argv.map { Array($0.utf8) },
+            environment: variables.sorted { $0.key < $1.key }.map { Array("\($0.key)=\($0.value)".utf8) },
+            timeout: timeout)
+        return try? await process.run()
+    }
+
+    /// Runs `argv` and throws, with its stderr, unless it exits 0.
+    static func check(_ argv: [String]) async throws {
+        guard let outcome = await run(argv) else {
+            throw CommandError.runtime("cannot start \(argv.first ?? "?")")
+        }
+        guard outcome.succeeded else {
+            let detail = String(decoding: outcome.standardError.bytes, as: UTF8.self)
+            throw CommandError.runtime("\(argv.joined(separator: " ")) failed (\(outcome.termination)): \(detail)")
+        }
+    }
+
+    /// The full path of `program`.
+    static func resolve(_ program: String) -> String? {
+        if program.contains("/") { return program }
+        return searchPath.map { $0 + "/" + program }.first { access($0, X_OK) == 0 }
+    }
+
+    /// A process's CPU time (user + system) in seconds, from /proc/PID/stat; nil when it is gone.
+    static func cpuSeconds(of pid: Int32) -> Double? {
+        guard let text = readText("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the command name: state is field 3, utime 14 and stime 15 (proc(5)).
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// `VmRSS` and `Pss` of a process in KiB (/proc/PID/status and smaps_rollup).
+    static func memory(of pid: Int32) -> (rss: Int, pss: Int)? {
+        func field(_ name: String, in text: String?) -> Int? {
+            text?.split(separator: "\n").first { $0.hasPrefix(name) }
+                .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
+        }
+        guard let rss = field("VmRSS:", in: readText("/proc/\(pid)/status")),
+            let pss = field("Pss:", in: readText("/proc/\(pid)/smaps_rollup"))
+        else { return nil }
+        return (rss, pss)
+    }
+
+    /// The pid of the `netrules run` process whose arguments mention `marker` (the daemon runs
+    /// under `ip netns exec`, which execs it, so the pid is the one `start` spawned under `sh`).
+    static func daemonPID(marker: String) -> Int32? {
+        guard let directory = opendir("/proc") else { return nil }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let pid = Int32(name), let command = readText("/proc/\(pid)/cmdline") else { continue }
+            let argv = command.split(separator: "\0").map(String.init)
+            if argv.first == executable, argv.dropFirst().first == "run", argv.contains(where: { $0.contains(marker) })
+            {
+                return pid
+            }
+        }
+        return nil
+    }
+
+    /// Writes `bytes` to a new file at `path` (mode 0644); false when it cannot.
+    static func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { return false }
+            offset += count
+        }
+        return true
+    }
+
+    /// A small file's text (at most 1 MiB), or nil.
+    static func readText(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while bytes.count < 1 << 20 {
+            let count = read(fd, &chunk, chunk.count)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

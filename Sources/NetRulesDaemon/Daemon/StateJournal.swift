@@ -1,0 +1,123 @@
+@preconcurrency import Glibc
+import NetRulesSystem
+import Synchronization
+
+/// The append-only half of the daemon's persisted state: `journal.jsonl` beside `state.json`.
+///
+/// Between an event and its action the daemon only appends one line, with one write(2), holding
+/// what changed (the rules whose state changed and the in-flight firings); the page cache keeps it
+/// through a SIGKILL of the daemon. A thread of its own then makes it durable with fdatasync(2),
+/// batching the appends that arrive while a flush runs, so no disk flush sits between an event
+/// and its action. `state.json` is rewritten (and fsynced) only when the journal is compacted:
+/// at start, when it has grown past `compactionLines`, and at shutdown — never on the hot path.
+///
+/// Power loss can lose the lines appended since the last completed fdatasync (a few milliseconds
+/// after an event); design note 0004 says what that means for the firings.
+final class StateJournal {
+    static let fileName = "journal.jsonl"
+    /// Lines after which the journal is folded into `state.json`.
+    static let compactionLines = 256
+    /// A journal line longer than this is not read back (the state of thousands of rules would be
+    /// less; a longer line is damage).
+    static let maximumLineBytes = 16 * 1024 * 1024
+
+    let path: String
+    private let fd: CInt
+    /// Lines appended since the last compaction.
+    private(set) var lineCount: Int
+    private let flusher: Flusher
+
+    /// Opens (creating, mode 0600) the journal in `directory` for appending.
+    /// - Throws: `SystemCallError` when it cannot be opened.
+    init(directory: String) throws(SystemCallError) {
+        path = directory + "/" + Self.fileName
+        fd = try sys_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600).get(call: "open")
+        lineCount = Self.readLines(at: path).count
+        flusher = try Flusher(fd: fd)
+    }
+
+    deinit {
+        // The flusher thread flushes once more, then closes the descriptor itself.
+        flusher.stop()
+    }
+
+    /// Appends one line (a newline is added) with one write(2), and asks for it to be flushed.
+    /// - Throws: `SystemCallError` when the write fails or is short.
+    func append(_ line: [UInt8]) throws(SystemCallError) {
+        let bytes = line + [UInt8(ascii: "\n")]
+        let written = try bytes.withUnsafeBytes { buffer in
+            sys_write(fd, buffer.baseAddress!, buffer.count)
+        }.get(call: "write")
+        guard written == bytes.count else {
+            throw SystemCallError(call: "write", errno: Errno(rawValue: EIO))
+        }
+        lineCount += 1
+        flusher.request()
+    }
+
+    /// Empties the journal after its lines were folded into a durable `state.json`.
+    func truncate() throws(SystemCallError) {
+        _ = try sys_ftruncate(fd, 0).get(call: "ftruncate")
+        lineCount = 0
+        flusher.request()
+    }
+
+    /// Waits until every line appended so far is on the disk (for shutdown and tests).
+    func flushNow() {
+        _ = sys_fdatasync(fd)
+    }
+
+    /// The journal's complete lines, oldest first. A last line without its newline (a write cut off
+    /// by a crash) is left out, and so is a line longer than `maximumLineBytes`.
+    static func readLines(at path: String) -> [[UInt8]] {
+        guard let fd = try? sys_open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0).get() else { return [] }
+        defer { _ = sys_close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while bytes.count <= maximumLineBytes * 4 {
+            let count = chunk.withUnsafeMutableBytes { (try? sys_read(fd, $0.baseAddress!, $0.count).get()) ?? 0 }
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        var lines: [[UInt8]] = []
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
+            if index - start <= maximumLineBytes, index > start { lines.append(Array(bytes[start..<index])) }
+            start = index + 1
+        }
+        return lines
+    }
+
+    /// The thread that runs fdatasync(2) for the journal: it sleeps in poll(2) on an eventfd (so an
+    /// idle daemon has no wake-up from it), and flushes once per wake-up, however many appends
+    /// asked for one meanwhile. It owns the descriptor's end: after `stop()` it flushes a last
+    /// time and closes it, so no flush can reach a descriptor number the process has reused.
+    private final class Flusher: Sendable {
+        private let wake: WakeEvent
+        private let stopping = Atomic<Bool>(false)
+
+        init(fd: CInt) throws(SystemCallError) {
+            wake = try WakeEvent()
+            DedicatedThread.start(name: "netrules-journal") { [self] in
+                var descriptor = pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)
+                while true {
+                    _ = sys_poll(&descriptor, 1, -1)
+                    wake.reset()
+                    _ = sys_fdatasync(fd)
+                    if stopping.load(ordering: .acquiring) {
+                        _ = sys_close(fd)
+                        wake.close()
+                        return
+                    }
+                }
+            }
+        }
+
+        func request() { wake.signal() }
+
+        func stop() {
+            stopping.store(true, ordering: .releasing)
+            wake.signal()
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import NetRulesCore
+import Testing
+
+@testable import NetRulesDaemon
+
+/// The daemon's state journal: appended lines, what a crash leaves, and replaying lines over the
+/// state file.
+struct StateJournalTests {
+    static func rule(_ fingerprint: String, confirmed: Bool?, cooldown: Double? = nil) -> PersistedState.SavedRule {
+        PersistedState.SavedRule(fingerprint: fingerprint, confirmed: confirmed, cooldownUntil: cooldown, hold: nil)
+    }
+
+    static func firing(_ id: String, next: Int = 0) -> PersistedState.SavedFiring {
+        PersistedState.SavedFiring(
+            id: id, rule: "office", fingerprint: "f1", edge: .enter, time: "2026-12-01T09:00:00Z",
+            facts: [("ssid", .value(.string("Office")))], actionCount: 2, nextAction: next)
+    }
+
+    @Test func aLineHoldsOnlyWhatChangedAndReplayingItRestoresTheState() throws {
+        var before = PersistedState()
+        before.rules = ["office": Self.rule("f1", confirmed: false), "home": Self.rule("f2", confirmed: true)]
+        var after = before
+        after.rules["office"] = Self.rule("f1", confirmed: true, cooldown: 1_796_115_600)
+        after.rules["home"] = nil
+        after.rules["vpn"] = Self.rule("f3", confirmed: false)
+        after.inflight = [Self.firing("p-1")]
+        after.nextFiringNumber = 2
+
+        let line = after.changes(since: before).encoded()
+        let decoded = try #require(PersistedState.decode(line).state)
+        #expect(Set(decoded.rules.keys) == ["office", "vpn"])
+        #expect(decoded.removedRules == ["home"])
+        #expect(decoded.inflight.map(\.id) == ["p-1"])
+        // The next line: the firing got further, then another one retired it.
+        var later = after
+        later.inflight = [Self.firing("p-1", next: 1), Self.firing("p-2")]
+        let further = try #require(PersistedState.decode(later.changes(since: after).encoded()).state)
+        #expect(further.inflight.map(\.id) == ["p-1", "p-2"] && further.retiredFirings.isEmpty)
+        var last = later
+        last.inflight = [Self.firing("p-2")]
+        let retired = try #require(PersistedState.decode(last.changes(since: later).encoded()).state)
+        #expect(retired.inflight.isEmpty && retired.retiredFirings == ["p-1"])
+        var all = before
+        for line in [decoded, further, retired] { all.apply(line) }
+        #expect(all.encoded() == last.encoded())
+        var replayed = before
+        replayed.apply(decoded)
+        #expect(replayed.encoded() == after.encoded())
+        // A line replayed twice (a crash between a compaction's rename and its truncation) changes nothing.
+        replayed.apply(decoded)
+        #expect(replayed.encoded() == after.encoded())
+    }
+
+    @Test func firingsOfOneUpdateShareOneFactSnapshot() throws {
+        var state = PersistedState()
+        state.inflight = [Self.firing("p-1"), Self.firing("p-2"), Self.firing("p-3")]
+        state.inflight[2].facts = [("ssid", .absent)]
+        let text = String(decoding: state.encoded(), as: UTF8.self)
+        #expect(text.components(separatedBy: #""ssid""#).count - 1 == 2, "one snapshot per distinct fact set: \(text)")
+        let decoded = try #require(PersistedState.decode(state.encoded()).state)
+        #expect(decoded.encoded() == state.encoded())
+        #expect(
+            decoded.inflight.map { $0.facts.map(\.1) } == [
+                [.value(.string("Office"))], [.value(.string("Office"))], [.absent],
+            ])
+    }
+
+    @Test func aStateFileFromBeforeSnapshotsStillLoads() throws {
+        let old =
+            #"{"inflight":[{"actions":1,"edge":"enter","facts":{"ssid":{"s":"Office"}},"fingerprint":"f1","id":"p-1","next_action":0,"rule":"office","time":"2026-12-01T09:00:00Z"}],"next_firing":2,"rules":{},"version":1}"#
+        let decoded = try #require(PersistedState.decode(Array(old.utf8)).state)
+        #expect(decoded.inflight.first?.facts.map(\.1) == [.value(.string("Office"))])
+    }
+
+    @Test func appendedLinesReadBackAndATornLastLineIsLeftOut() throws {
+        let directory = TemporaryDirectory("netrules-journal")
+        defer { directory.remove() }
+        let journal = try StateJournal(directory: directory.path)
+        try journal.append(Array(#"{"version":1,"a":1}"#.utf8))
+        try journal.append(Array(#"{"version":1,"a":2}"#.utf8))
+        #expect(journal.lineCount == 2)
+        // A write cut off by a crash: no newline at the end.
+        let handle = try #require(FileHandle(forWritingAtPath: directory.file(StateJournal.fileName)))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"version":1,"a"#.utf8))
+        try handle.close()
+        let lines = StateJournal.readLines(at: directory.file(StateJournal.fileName))
+        #expect(
+            lines.map { String(decoding: $0, as: UTF8.self) } == [#"{"version":1,"a":1}"#, #"{"version":1,"a":2}"#])
+        var info = stat()
+        #expect(stat(directory.file(StateJournal.fileName), &info) == 0 && info.st_mode & 0o777 == 0o600)
+        try journal.truncate()
+        #expect(journal.lineCount == 0)
+        #expect(StateJournal.readLines(at: directory.file(StateJournal.fileName)).isEmpty)
+    }
+
+    @Test func aReopenedJournalCountsItsLines() throws {
+        let directory = TemporaryDirectory("netrules-journal")
+        defer { directory.remove() }
+        do {
+            let journal = try StateJournal(directory: directory.path)
+            for n in 0..<3 { try journal.append(Array("{\"n\":\(n)}".utf8)) }
+            journal.flushNow()
+        }
+        #expect(try StateJournal(directory: directory.path).lineCount == 3)
+    }
+
+    @Test func aSymlinkInPlaceOfTheJournalIsRefused() throws {
+        let directory = TemporaryDirectory("netrules-journal")
+        defer { directory.remove() }
+        #expect(symlink("/etc/passwd", directory.file(StateJournal.fileName)) == 0)
+        #expect(throws: (any Error).self) { try StateJournal(directory: directory.path) }
+    }
+}
