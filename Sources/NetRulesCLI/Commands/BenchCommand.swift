@@ -27,7 +27,8 @@ enum BenchCommand: Command {
                 defaultValue: "10000"),
             OptionSpec(
                 long: "seconds", valueName: "count",
-                help: "How long the plugin floods the daemon (load; default 10) or the idle daemon is watched (idle; default 60)."
+                help:
+                    "How long the plugin floods the daemon (load; default 10) or the idle daemon is watched (idle; default 60)."
             ),
             .json,
         ]
