@@ -270,8 +270,11 @@ public actor Daemon: DaemonQueries {
         for (firing, time) in submitted {
             await runner.submit(firing, wallTime: time)
         }
-        // After the runner has them: the history is what `history` shows, not the durability record,
-        // and no result can reach it before this actor returns.
+        // Let the runner start the actions first: on the daemon's one executor thread its tasks are
+        // queued behind this one, and nothing below is needed before a program starts.
+        await Task.yield()
+        // The history is what `history` shows, not the durability record; results reach it through
+        // the event loop, which resumes only after this returns, so the entries exist by then.
         for (firing, time) in submitted { recordInHistory(firing, time: time) }
     }
 
