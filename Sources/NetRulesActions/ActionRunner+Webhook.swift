@@ -51,6 +51,10 @@ extension ActionRunner {
             parked[entry.idempotencyKey] = entry
             return
         }
+        guard backgroundDeliveries < maximumBackgroundDeliveries else {
+            waitingDeliveries.append(entry)
+            return
+        }
         deliveringKeys.insert(entry.idempotencyKey)
         backgroundDeliveries += 1
         let delivery = executors.delivery
@@ -59,6 +63,19 @@ extension ActionRunner {
             let (outcome, attempts) = await delivery.deliver(entry)
             await self.finishBackgroundDelivery(
                 entry, outcome: outcome, attempts: attempts, duration: ContinuousClock.now - start)
+        }
+    }
+
+    /// Starts waiting deliveries while there is room (one that must wait for the network parks).
+    private func startWaitingDeliveries() {
+        while !stopping, backgroundDeliveries < maximumBackgroundDeliveries, waitingHead < waitingDeliveries.count {
+            let entry = waitingDeliveries[waitingHead]
+            waitingHead += 1
+            if waitingHead == waitingDeliveries.count {
+                waitingDeliveries = []
+                waitingHead = 0
+            }
+            startBackgroundDelivery(entry)
         }
     }
 
@@ -76,6 +93,7 @@ extension ActionRunner {
         publish(result)
         // Connectivity may have dropped between the check and the attempt; park it again.
         if case .parked = outcome, entry.waitsForOnline, !gate.isOnline { parked[entry.idempotencyKey] = entry }
+        startWaitingDeliveries()
         schedule()
     }
 

@@ -41,13 +41,21 @@ public actor ActionRunner {
     /// The sequence number of the latest submitted firing per rule and edge.
     private var latest: [String: [Edge: UInt64]] = [:]
     var backgroundDeliveries = 0
+    /// Deliveries outside a firing (resumed, or unparked when the network came online) wait here,
+    /// in order, while `maximumBackgroundDeliveries` are under way: ten thousand webhooks parked
+    /// while offline must not become ten thousand transfers (and threads) at once.
+    var waitingDeliveries: [OutboxEntry] = []
+    /// The first of `waitingDeliveries` not started yet (a queue without O(n) removals).
+    var waitingHead = 0
+    /// How many deliveries outside a firing run at once.
+    let maximumBackgroundDeliveries = 8
     var deliveringKeys: Set<String> = []
     var parked: [String: OutboxEntry] = [:]
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Every firing and background delivery in progress, so `stop()` can cancel them.
     private var tasks: [UInt64: Task<Void, Never>] = [:]
     private var nextTaskID: UInt64 = 0
-    private var stopping = false
+    var stopping = false
 
     /// Creates a runner.
     ///
@@ -110,6 +118,9 @@ public actor ActionRunner {
     public func stop() {
         stopping = true
         queue.removeAll()
+        // Still in the outbox: the next start resumes them.
+        waitingDeliveries.removeAll()
+        waitingHead = 0
         for task in tasks.values { task.cancel() }
         resumeIdleWaitersIfIdle()
     }

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import Synchronization
 import Testing
 
 @testable import NetRulesActions
@@ -144,6 +145,33 @@ struct WebhookTests {
         let all = await harness.settledResults(expecting: 3)
         #expect(all.last?.isSuccess == true)
         #expect(server.requests.count == 1)
+        #expect(outboxFiles(harness).isEmpty)
+    }
+
+    @Test func deliveriesUnparkedTogetherRunAFewAtATime() async throws {
+        let inFlight = Mutex((now: 0, most: 0))
+        let server = try LoopbackHTTPServer { _ in
+            inFlight.withLock {
+                $0.now += 1; $0.most = max($0.most, $0.now)
+            }
+            usleep(30_000)
+            inFlight.withLock { $0.now -= 1 }
+            return .status(200)
+        }
+        let harness = RunnerHarness()
+        await harness.runner.connectivityChanged(to: "portal")
+        for n in 0..<24 {
+            await harness.runner.submit(
+                Fixtures.firing(rule: "r\(n)", actions: [webhook(server.url(), online: true)]), wallTime: "t")
+        }
+        _ = await harness.settledResults(expecting: 24)
+        #expect(await harness.runner.parkedDeliveries.count == 24)
+        await harness.runner.connectivityChanged(to: "online")
+        let all = await harness.settledResults(expecting: 48)
+        #expect(all.suffix(24).allSatisfy { $0.isSuccess })
+        #expect(server.requests.count == 24)
+        let most = inFlight.withLock { $0.most }
+        #expect(most >= 2 && most <= 8, "at most 8 deliveries at once, not one per parked webhook: \(most)")
         #expect(outboxFiles(harness).isEmpty)
     }
 
