@@ -110,6 +110,20 @@ enum BenchProcess {
         return true
     }
 
+    /// How many names in `directory` end with `suffix` (0 when it cannot be read).
+    static func count(in directory: String, suffix: String) -> Int {
+        guard let handle = opendir(directory) else { return 0 }
+        defer { closedir(handle) }
+        var total = 0
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasSuffix(suffix) { total += 1 }
+        }
+        return total
+    }
+
     /// A small file's text (at most 1 MiB), or nil.
     static func readText(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -176,9 +176,114 @@ enum LoadBenchmark {
         }
     }
 
+    // MARK: Webhooks queued while offline
+
+    struct Backlog {
+        var webhooks: Int
+        /// Seconds from the event until every webhook was in the outbox (queued, waiting for online).
+        var queueing: Double
+        /// Seconds from "online" until the server had every delivery.
+        var delivery: Double?
+        var delivered: Int
+        /// Resident memory in KiB: before the event, with everything queued, after delivery.
+        var rss: [Int]
+        var deliveriesPerSecond: Double? { delivery.map { $0 > 0 ? Double(delivered) / $0 : .infinity } }
+    }
+
+    /// An HTTP server on the namespace's loopback that answers every POST with 200 and appends one
+    /// line per request to `count` (Python's standard library: the bench needs no server of its own).
+    static func sink(port: Int, count: String) -> String {
+        """
+        import http.server, sys
+        class H(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+                with open("\(count)", "a") as f: f.write("1\\n")
+            def log_message(self, *a): pass
+        http.server.ThreadingHTTPServer(("127.0.0.1", \(port)), H).serve_forever()
+        """
+    }
+
+    /// `webhooks` rules, each sending one webhook `when: online` on the same plugin fact; the
+    /// plugin turns that fact on when `go` appears and reports `connectivity: online` when
+    /// `online` appears.
+    static func backlogRules(webhooks: Int, perl: String, port: Int, go: String, online: String) -> String {
+        let script = """
+            $| = 1; sleep(0.05) until -e "\(go)"; print "{\\"bench.go\\": 1}\\n";
+            sleep(0.05) until -e "\(online)"; print "{\\"connectivity\\": \\"online\\"}\\n"; sleep(3600);
+            """
+        var text = """
+            version: 1
+            observers:
+              - name: feed
+                command: [\(perl), -MTime::HiRes=sleep, -e, \(JSONValue.string(script).compact)]
+            rules:
+
+            """
+        for i in 0..<webhooks {
+            text += """
+                  - name: hook-\(i)
+                    when: { fact: { key: bench.go, equals: 1 } }
+                    do:
+                      - webhook: { url: "http://127.0.0.1:\(port)/hook", when: online, json: { n: \(i) } }
+
+                """
+        }
+        return text
+    }
+
+    static func backlog(webhooks: Int) async throws -> Backlog {
+        let namespace = try await BenchNamespace()
+        do {
+            guard let perl = BenchProcess.resolve("perl"), let python = BenchProcess.resolve("python3") else {
+                throw CommandError.runtime("the webhook backlog needs perl and python3 (its HTTP server)")
+            }
+            let port = 18_090
+            let directory = namespace.directory
+            let count = directory + "/delivered"
+            let go = directory + "/go"
+            let online = directory + "/online"
+            namespace.start([python, "-c", sink(port: port, count: count)], log: directory + "/sink.log")
+            let file = directory + "/backlog.yaml"
+            try write(backlogRules(webhooks: webhooks, perl: perl, port: port, go: go, online: online), to: file)
+            _ = try await namespace.startDaemon(rules: file)
+            guard let pid = BenchProcess.daemonPID(marker: namespace.name) else {
+                throw CommandError.runtime("cannot find the daemon's process")
+            }
+            let outbox = directory + "/state/outbox"
+            let clock = ContinuousClock()
+            var rss = [BenchProcess.memory(of: pid)?.rss ?? 0]
+            try write("", to: go)
+            let queueStart = clock.now
+            while clock.now - queueStart < .seconds(600), BenchProcess.count(in: outbox, suffix: ".json") < webhooks {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let queueing = DurationSyntax.seconds(clock.now - queueStart)
+            rss.append(BenchProcess.memory(of: pid)?.rss ?? 0)
+            try write("", to: online)
+            let deliveryStart = clock.now
+            var delivered = 0
+            while clock.now - deliveryStart < .seconds(600) {
+                delivered = (BenchProcess.readText(count) ?? "").utf8.count / 2
+                if delivered >= webhooks, BenchProcess.count(in: outbox, suffix: ".json") == 0 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let delivery = delivered >= webhooks ? DurationSyntax.seconds(clock.now - deliveryStart) : nil
+            rss.append(BenchProcess.memory(of: pid)?.rss ?? 0)
+            await namespace.tearDown()
+            return Backlog(
+                webhooks: webhooks, queueing: queueing, delivery: delivery, delivered: delivered, rss: rss)
+        } catch {
+            await namespace.tearDown()
+            throw error
+        }
+    }
+
     // MARK: Output
 
-    static func render(_ many: ManyRules, _ flood: Flood, json: Bool) -> [String] {
+    static func render(_ many: ManyRules, _ flood: Flood, _ backlog: Backlog, json: Bool) -> [String] {
         func ms(_ values: [Double], _ p: Double) -> Double {
             (DaemonBenchmark.Report.percentile(values, p) * 100).rounded() / 100
         }
@@ -210,6 +315,23 @@ enum LoadBenchmark {
                             ("rss_kib", .array(flood.rss.map { .number(Double($0)) })),
                         ])
                     ),
+                    (
+                        "webhooks",
+                        .object([
+                            ("queued", .number(Double(backlog.webhooks))),
+                            ("queueing_seconds", .number((backlog.queueing * 1000).rounded() / 1000)),
+                            ("delivered", .number(Double(backlog.delivered))),
+                            (
+                                "delivery_seconds",
+                                backlog.delivery.map { .number(($0 * 1000).rounded() / 1000) } ?? .null
+                            ),
+                            (
+                                "deliveries_per_second",
+                                backlog.deliveriesPerSecond.map { .number($0.rounded()) } ?? .null
+                            ),
+                            ("rss_kib", .array(backlog.rss.map { .number(Double($0)) })),
+                        ])
+                    ),
                 ]).compact
             ]
         }
@@ -232,6 +354,18 @@ enum LoadBenchmark {
         lines.append("  daemon CPU \((flood.cpuPercent * 10).rounded() / 10) % of one core")
         lines.append(
             "  resident memory (start, middle, end): " + flood.rss.map { "\($0 / 1024) MiB" }.joined(separator: ", "))
+        lines.append("\(backlog.webhooks) webhooks (one rule each) fired while offline, then online:")
+        lines.append("  all in the outbox after \((backlog.queueing * 100).rounded() / 100) s")
+        if let seconds = backlog.delivery, let rate = backlog.deliveriesPerSecond {
+            lines.append(
+                "  all \(backlog.delivered) delivered \((seconds * 100).rounded() / 100) s after coming online: \(Int(rate)) deliveries/s"
+            )
+        } else {
+            lines.append("  only \(backlog.delivered) of \(backlog.webhooks) delivered within 10 minutes")
+        }
+        lines.append(
+            "  resident memory (before, queued, delivered): "
+                + backlog.rss.map { "\($0 / 1024) MiB" }.joined(separator: ", "))
         return lines
     }
 }

@@ -13,7 +13,9 @@ enum BenchCommand: Command {
             read' shell loop on the same changes; prints both and their ratio. 'load' (root): 1,000 \
             rules of which 100 fire on one link change (time to the first and the last action start), \
             then an observer plugin printing --rate fact updates a second for --seconds seconds (the \
-            daemon's CPU, memory, and whether every update arrived). 'idle': starts the daemon on rules \
+            daemon's CPU, memory, and whether every update arrived), then --webhooks rules each sending \
+            a webhook 'when: online' fire while offline and are delivered to a loopback server once a \
+            plugin reports online (time to queue, deliveries a second, memory). 'idle': starts the daemon on rules \
             needing no timer (in a new network namespace as root) and counts its wake-ups, CPU time and \
             memory over --seconds. Build with -c release for real figures.
             """,
@@ -24,6 +26,9 @@ enum BenchCommand: Command {
                 long: "events", valueName: "count", help: "Link changes to measure (daemon).", defaultValue: "25"),
             OptionSpec(
                 long: "rate", valueName: "count", help: "Fact updates a second from the plugin (load).",
+                defaultValue: "10000"),
+            OptionSpec(
+                long: "webhooks", valueName: "count", help: "Webhooks to queue while offline, then deliver (load).",
                 defaultValue: "10000"),
             OptionSpec(
                 long: "seconds", valueName: "count",
@@ -51,9 +56,13 @@ enum BenchCommand: Command {
             else {
                 throw CommandError.runtime("--rate must be 1 to 1000000 and --seconds 1 to 3600")
             }
+            guard let webhooks = Int(arguments.value("webhooks") ?? "10000"), (1...100_000).contains(webhooks) else {
+                throw CommandError.runtime("--webhooks must be a whole number from 1 to 100000")
+            }
             let many = try await LoadBenchmark.manyRules()
             let flood = try await LoadBenchmark.flood(rate: rate, seconds: seconds)
-            for line in LoadBenchmark.render(many, flood, json: arguments.flag("json")) { io.print(line) }
+            let backlog = try await LoadBenchmark.backlog(webhooks: webhooks)
+            for line in LoadBenchmark.render(many, flood, backlog, json: arguments.flag("json")) { io.print(line) }
             return ExitCode.success
         case "idle":
             return try await IdleBenchmark.command(arguments, io)

@@ -191,7 +191,7 @@ extension Daemon {
             )
         }
         engine.restore(states)
-        inflight = saved.inflight
+        inflight = InflightFirings(saved.inflight)
         nextFiringNumber = saved.nextFiringNumber
         logger.info("restored the state of \(states.count) rules and \(inflight.count) firings in flight")
     }
@@ -213,8 +213,8 @@ extension Daemon {
     /// Firings a previous process recorded but did not see through: submitted again with their
     /// original id, so a webhook already in the outbox is not sent twice.
     func resubmitInflight() async {
-        let pending = inflight
-        inflight = []
+        let pending = inflight.all
+        inflight = InflightFirings()
         for saved in pending {
             guard let index = engine.index(ofRule: saved.rule), engine.rules[index].fingerprint == saved.fingerprint
             else {
@@ -242,20 +242,31 @@ extension Daemon {
     func persist() {
         // Encoding the whole state after every fact update would cost more the more rules hold
         // state; only a change to what survives a restart writes.
-        let version = (engine: engine.durableStateVersion, inflight: inflight.map { "\($0.id)#\($0.nextAction)" })
+        let version = (engine: engine.durableStateVersion, inflight: inflight.version)
         if let last = persistedVersion, last.engine == version.engine, last.inflight == version.inflight { return }
+        let rulesChanged = persistedVersion?.engine != version.engine
         persistedVersion = version
-        let saved = currentState()
-        if let journal, let last = lastSaved {
+        if let journal, var last = lastSaved {
+            // What changed, at the cost of what changed: the rules only when the engine's durable
+            // state moved (an action's result moves only the in-flight list), the firings by id.
+            var delta = PersistedState()
+            delta.nextFiringNumber = nextFiringNumber
+            if rulesChanged {
+                let rules = currentRules()
+                for (name, rule) in rules where last.rules[name] != rule { delta.rules[name] = rule }
+                delta.removedRules = last.rules.keys.filter { rules[$0] == nil }.sorted()
+                last.rules = rules
+            }
+            (delta.inflight, delta.retiredFirings) = inflight.takeChanges()
             do {
-                try journal.append(saved.changes(since: last).encoded())
-                lastSaved = saved
+                try journal.append(delta.encoded())
+                lastSaved = last
                 return
             } catch {
                 logger.error("cannot append to the state journal: \(error); rewriting state.json instead")
             }
         }
-        writeStateFile(saved, sync: false)
+        writeStateFile(currentState(), sync: false)
     }
 
     /// Folds the journal into `state.json` (written and flushed to the disk) and empties it, when it
@@ -275,10 +286,17 @@ extension Daemon {
     func currentState() -> PersistedState {
         var saved = PersistedState()
         saved.nextFiringNumber = nextFiringNumber
-        saved.inflight = inflight
+        saved.inflight = inflight.all
+        saved.rules = currentRules()
+        return saved
+    }
+
+    /// Every rule state worth keeping, by rule name.
+    func currentRules() -> [String: PersistedState.SavedRule] {
+        var rules: [String: PersistedState.SavedRule] = [:]
         for (rule, state) in zip(engine.rules, engine.states)
         where state.confirmed != nil || state.hold != nil || state.cooldownUntil != nil || !state.oncePerUntil.isEmpty {
-            saved.rules[rule.name] = PersistedState.SavedRule(
+            rules[rule.name] = PersistedState.SavedRule(
                 fingerprint: rule.fingerprint, confirmed: state.confirmed,
                 cooldownUntil: state.cooldownUntil.map { wallTime(of: $0).timeIntervalSince1970 },
                 hold: state.hold.map { ($0.target, wallTime(of: $0.deadline).timeIntervalSince1970) },
@@ -287,7 +305,7 @@ extension Daemon {
                         ($0.key.rawValue, wallTime(of: $0.value).timeIntervalSince1970)
                     }))
         }
-        return saved
+        return rules
     }
 
     /// Replaces `state.json` atomically; true when it was written.
@@ -296,6 +314,7 @@ extension Daemon {
         do {
             try DurableFile.replace(stateFile, with: saved.encoded(), mode: 0o600, sync: sync)
             lastSaved = saved
+            inflight.markRecorded()
             return true
         } catch {
             persistedVersion = nil  // try again after the next event

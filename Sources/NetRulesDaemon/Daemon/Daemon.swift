@@ -51,14 +51,14 @@ public actor Daemon: DaemonQueries {
     var timerDeadline: Instant?
     var watchers: [Int: AsyncStream<FactChange>.Continuation] = [:]
     var nextWatcher = 0
-    var inflight: [PersistedState.SavedFiring] = []
+    var inflight = InflightFirings()
     /// Recent firings and dropped edges for `netrules history`; nil with `historyLimit` 0.
     var history: FiringHistory?
     /// Numbers the entries of dropped edges, which have no firing id of their own.
     var nextDropNumber = 1
     var nextFiringNumber = 1
     /// What the state file last written reflects: the engine's durable version and the in-flight list.
-    var persistedVersion: (engine: UInt64, inflight: [String])?
+    var persistedVersion: (engine: UInt64, inflight: UInt64)?
     /// Where each change of the persisted state is appended before acting; nil when it cannot be
     /// opened (then every change rewrites `state.json`, as before the journal).
     var journal: StateJournal?
@@ -283,14 +283,13 @@ public actor Daemon: DaemonQueries {
     /// reload that changes the rule's actions cannot retire it early or keep it forever.
     private func handle(_ result: ActionResult) {
         recordInHistory(result)
-        guard let id = result.firingID, let position = inflight.firstIndex(where: { $0.id == id }) else { return }
+        guard let id = result.firingID, let firing = inflight[id] else { return }
         let actionCount =
-            inflight[position].actionCount ?? engine.index(ofRule: result.rule).map { engine.rules[$0].actions.count }
-            ?? 0
+            firing.actionCount ?? engine.index(ofRule: result.rule).map { engine.rules[$0].actions.count } ?? 0
         if result.index >= actionCount - 1 {
-            inflight.remove(at: position)
+            inflight.retire(id)
         } else {
-            inflight[position].nextAction = max(inflight[position].nextAction, result.index + 1)
+            inflight.advance(id, to: result.index + 1)
         }
     }
 
