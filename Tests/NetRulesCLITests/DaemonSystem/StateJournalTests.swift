@@ -52,6 +52,26 @@ struct StateJournalTests {
         #expect(replayed.encoded() == after.encoded())
     }
 
+    @Test func inflightFiringsReportOnlyWhatChangedInFiringOrder() {
+        var inflight = InflightFirings([Self.firing("a"), Self.firing("b")])
+        #expect(inflight.takeChanges().changed.isEmpty, "restored firings are already recorded")
+        for id in ["c", "d", "e"] { inflight.append(Self.firing(id)) }
+        inflight.advance("a", to: 1)
+        inflight.retire("b")
+        inflight.retire("d")
+        let changes = inflight.takeChanges()
+        #expect(changes.changed.map(\.id) == ["a", "c", "e"])
+        #expect(changes.retired == ["b", "d"])
+        #expect(inflight.takeChanges().changed.isEmpty)
+        #expect(inflight.all.map(\.id) == ["a", "c", "e"] && inflight["a"]?.nextAction == 1)
+        let version = inflight.version
+        inflight.advance("a", to: 1)
+        #expect(inflight.version == version, "no change, no new version")
+        for n in 0..<1_000 { inflight.append(Self.firing("x\(n)")) }
+        for n in 0..<1_000 { inflight.retire("x\(n)") }
+        #expect(inflight.all.map(\.id) == ["a", "c", "e"] && inflight.count == 3)
+    }
+
     @Test func firingsOfOneUpdateShareOneFactSnapshot() throws {
         var state = PersistedState()
         state.inflight = [Self.firing("p-1"), Self.firing("p-2"), Self.firing("p-3")]
