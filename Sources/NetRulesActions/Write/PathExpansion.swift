@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// `~` expansion and load-time checks for paths written in rules.
 public enum PathExpansion {

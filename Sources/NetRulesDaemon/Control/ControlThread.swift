@@ -39,7 +39,7 @@ enum ControlThread {
         return outcome
     }
 
-    /// Polls `fd` and `wake` on the calling thread, retrying EINTR with the time that is left.
+    /// Polls `fd` and `wake` on the calling thread (`sys_poll` retries EINTR with the time that is left).
     static func poll(_ fd: CInt, events: Int16, wake: ControlWakeEvent, timeout: Duration?) throws -> Outcome {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now + $0 }
@@ -54,8 +54,7 @@ enum ControlThread {
                 let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
                 milliseconds = CInt(clamping: total)
             }
-            switch ControlSyscalls.poll(&fds, fds.count, milliseconds) {
-            case .failure(let e) where e.rawValue == EINTR: continue
+            switch sys_poll(&fds, fds.count, milliseconds) {
             case .failure(let e): throw SystemCallError(call: "poll", errno: e)
             case .success(0): if deadline != nil { continue }  // the loop head reports the timeout
             case .success:

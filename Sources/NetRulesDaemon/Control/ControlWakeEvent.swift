@@ -13,7 +13,7 @@ final class ControlWakeEvent: Sendable {
     private let descriptor: FileDescriptor
 
     init() throws {
-        let fd = try ControlSyscalls.eventfd(CInt(EFD_CLOEXEC | EFD_NONBLOCK)).get(call: "eventfd")
+        let fd = try sys_eventfd(0, CInt(EFD_CLOEXEC | EFD_NONBLOCK)).get(call: "eventfd")
         descriptor = FileDescriptor(taking: fd)
     }
 
@@ -21,7 +21,7 @@ final class ControlWakeEvent: Sendable {
     func signal() {
         var one: UInt64 = 1
         _ = try? descriptor.withFileDescriptor { fd in
-            withUnsafeBytes(of: &one) { _ = try? ControlSyscalls.write(fd, $0.baseAddress!, 8).get(call: "write") }
+            withUnsafeBytes(of: &one) { _ = try? sys_write(fd, $0).get(call: "write") }
         }
     }
 

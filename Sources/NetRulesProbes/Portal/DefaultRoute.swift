@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// The interface of the IPv4 default route, from `/proc/thread-self/net/route`.
 ///
