@@ -1,3 +1,6 @@
+// `package`, not `internal`: the C types in the signatures below (sockaddr, off_t, pid_t, …) resolve
+// through CNetRulesLinux, which includes the same system headers, and a package function may not
+// name a type from an internal import. No C type reaches a public signature.
 package import CNetRulesLinux
 @preconcurrency import Glibc
 
@@ -36,6 +39,10 @@ package func sys_write(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) -> Result<In
 
 package func sys_pread(_ fd: CInt, _ buffer: UnsafeMutableRawBufferPointer, _ offset: off_t) -> Result<Int, Errno> {
     retryingOnEINTR { pread(fd, buffer.baseAddress, buffer.count, offset) }
+}
+
+package func sys_pwrite(_ fd: CInt, _ bytes: UnsafeRawBufferPointer, _ offset: off_t) -> Result<Int, Errno> {
+    retryingOnEINTR { pwrite(fd, bytes.baseAddress, bytes.count, offset) }
 }
 
 /// Never retried (see the EINTR policy above).
@@ -178,6 +185,11 @@ package func sys_open(_ path: String, _ flags: CInt, _ mode: mode_t = 0) -> Resu
 
 package func sys_openat(_ directory: CInt, _ path: String, _ flags: CInt, _ mode: mode_t = 0) -> Result<CInt, Errno> {
     retryingOnEINTR { openat(directory, path, flags, mode) }
+}
+
+/// flock(2); with `LOCK_NB` a held lock is `EWOULDBLOCK`, without it EINTR is retried like any wait.
+package func sys_flock(_ fd: CInt, _ operation: CInt) -> Result<CInt, Errno> {
+    retryingOnEINTR { flock(fd, operation) }
 }
 
 package func sys_fsync(_ fd: CInt) -> Result<CInt, Errno> {
@@ -334,14 +346,29 @@ package func sys_geteuid() -> uid_t {
     geteuid()
 }
 
+/// The real user id, getuid(2); it cannot fail.
+package func sys_getuid() -> uid_t {
+    getuid()
+}
+
 /// The user name of `uid`, looked up with the reentrant getpwuid_r(3); nil when there is none.
 package func sys_userName(_ uid: uid_t) -> String? {
+    passwordEntry(uid) { $0.pw_name.map { String(cString: $0) } }
+}
+
+/// The home directory of `uid` in the password database (getpwuid_r(3)); nil when there is none.
+package func sys_homeDirectory(_ uid: uid_t) -> String? {
+    passwordEntry(uid) { $0.pw_dir.map { String(cString: $0) } }
+}
+
+/// Runs `body` on the password entry of `uid`, found with the reentrant getpwuid_r(3).
+private func passwordEntry(_ uid: uid_t, _ body: (passwd) -> String?) -> String? {
     var entry = passwd()
     var result: UnsafeMutablePointer<passwd>?
     var buffer = [CChar](repeating: 0, count: 4096)
     let status = getpwuid_r(uid, &entry, &buffer, buffer.count, &result)
-    guard status == 0, let found = result, let name = found.pointee.pw_name else { return nil }
-    return String(cString: name)
+    guard status == 0, let found = result else { return nil }
+    return body(found.pointee)
 }
 
 /// The group name of `gid`, looked up with the reentrant getgrgid_r(3); nil when there is none.

@@ -4,6 +4,7 @@ import NetRulesConfig
 import NetRulesCore
 import NetRulesDaemon
 import NetRulesLinux
+internal import NetRulesSystem
 
 /// `netrules doctor [RULES…] [--json]`: what this machine can and cannot tell netrules, and the fix.
 enum DoctorCommand: Command {
@@ -113,8 +114,7 @@ enum DoctorCommand: Command {
     }
 
     static func controlSocketCheck(_ path: String) async -> DoctorCheck {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
+        guard case .success(let info) = sys_lstat(path) else {
             return .warning(
                 "control-socket", "no daemon socket at \(path)",
                 fix:
@@ -147,8 +147,7 @@ enum DoctorCommand: Command {
     }
 
     static func stateDirectoryCheck(_ path: String) -> DoctorCheck {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard case .success(let info) = sys_stat(path) else {
             return .ok("state-dir", "\(path) does not exist yet; the daemon creates it (mode 0700)")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {

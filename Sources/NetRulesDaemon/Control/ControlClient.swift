@@ -14,12 +14,12 @@ public final class ControlClient: Sendable {
     /// How long a one-shot request may take in all.
     public let timeout: Duration
     private let descriptor: FileDescriptor
-    private let wake: ControlWakeEvent
+    private let wake: WakeEvent
 
     /// The longest answer line accepted; a status of thousands of facts fits many times over.
     static let maximumAnswerLength = 16 * 1024 * 1024
 
-    private init(path: String, timeout: Duration, descriptor: FileDescriptor, wake: ControlWakeEvent) {
+    private init(path: String, timeout: Duration, descriptor: FileDescriptor, wake: WakeEvent) {
         self.path = path
         self.timeout = timeout
         self.descriptor = descriptor
@@ -45,7 +45,7 @@ public final class ControlClient: Sendable {
         while true {
             switch try FileDescriptor.withAddress(path, { sys_connect(fd, $0, $1) }) {
             case .success:
-                return ControlClient(path: path, timeout: timeout, descriptor: descriptor, wake: try ControlWakeEvent())
+                return ControlClient(path: path, timeout: timeout, descriptor: descriptor, wake: try WakeEvent())
             case .failure(let e) where e.rawValue == ENOENT || e.rawValue == ECONNREFUSED:
                 return nil
             case .failure(let e) where e.rawValue == EACCES || e.rawValue == EPERM:

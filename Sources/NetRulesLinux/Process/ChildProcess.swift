@@ -72,7 +72,7 @@ final class ChildProcess: Sendable {
         let search = path ?? (getenv("PATH").map { String(cString: $0) } ?? "/usr/sbin:/usr/bin:/sbin:/bin")
         for directory in search.split(separator: ":") where !directory.isEmpty {
             let candidate = "\(directory)/\(name)"
-            if access(candidate, X_OK) == 0 { return candidate }
+            if case .success = sys_access(candidate, X_OK) { return candidate }
         }
         return nil
     }
