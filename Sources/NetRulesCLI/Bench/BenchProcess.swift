@@ -81,12 +81,8 @@ enum BenchProcess {
     /// The pid of the `netrules run` process whose arguments mention `marker` (the daemon runs
     /// under `ip netns exec`, which execs it, so the pid is the one `start` spawned under `sh`).
     static func daemonPID(marker: String) -> Int32? {
-        guard let directory = opendir("/proc") else { return nil }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+        guard case .success(let names) = sys_listDirectory("/proc") else { return nil }
+        for name in names {
             guard let pid = Int32(name), let command = readText("/proc/\(pid)/cmdline") else { continue }
             let argv = command.split(separator: "\0").map(String.init)
             if argv.first == executable, argv.dropFirst().first == "run", argv.contains(where: { $0.contains(marker) })

@@ -298,12 +298,10 @@ private final class BenchDaemon: Sendable {
             cArguments.forEach { free($0) }
             cEnvironment.forEach { free($0) }
         }
-        var child = pid_t()
-        let status = posix_spawn(&child, argv[0], &actions, &attributes, cArguments, cEnvironment)
-        guard status == 0 else {
-            throw CommandError.runtime("cannot start \(argv[0]): \(String(cString: strerror(status)))")
+        switch sys_posix_spawn(argv[0], &actions, &attributes, cArguments, cEnvironment) {
+        case .success(let child): pid = child
+        case .failure(let error): throw CommandError.runtime("cannot start \(argv[0]): \(error.message)")
         }
-        pid = child
     }
 
     /// How the process ended ("exit status N", "signal N"), or nil while it runs; reaps it.

@@ -158,9 +158,9 @@ enum DoctorCommand: Command {
                 "state-dir", "\(path) is owned by uid \(info.st_uid), not by this user (uid \(geteuid()))",
                 fix: "chown \(geteuid()) \(path), or choose another --state-dir")
         }
-        if access(path, W_OK) != 0 {
+        if case .failure(let error) = sys_access(path, W_OK) {
             return .error(
-                "state-dir", "\(path) is not writable (\(String(cString: strerror(errno))))",
+                "state-dir", "\(path) is not writable (\(error.message))",
                 fix: "make it writable by this user; netrules keeps its rule state and webhook outbox there")
         }
         if info.st_mode & 0o077 != 0 {
