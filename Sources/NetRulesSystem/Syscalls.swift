@@ -413,10 +413,45 @@ package func sys_sigaction(
     retryingOnEINTR { sigaction(signal, action, previous) }
 }
 
+/// clock_gettime(2) for `clock` (`CLOCK_MONOTONIC`, `CLOCK_REALTIME`); it cannot fail with a valid
+/// pointer and clock id.
+package func sys_clock_gettime(_ clock: clockid_t) -> timespec {
+    var now = timespec()
+    _ = clock_gettime(clock, &now)
+    return now
+}
+
 /// CLOCK_MONOTONIC in microseconds, the clock systemd compares `MONOTONIC_USEC` with.
 package func sys_monotonicMicroseconds() -> UInt64 {
-    var now = timespec()
-    // clock_gettime(CLOCK_MONOTONIC) cannot fail with a valid pointer and clock id.
-    _ = clock_gettime(CLOCK_MONOTONIC, &now)
+    let now = sys_clock_gettime(CLOCK_MONOTONIC)
     return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+}
+
+/// CLOCK_REALTIME in nanoseconds since the Unix epoch.
+package func sys_realtimeNanoseconds() -> Int64 {
+    let now = sys_clock_gettime(CLOCK_REALTIME)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}
+
+// MARK: Name resolution
+
+/// Why getaddrinfo(3) failed, in gai_strerror(3)'s words (its codes are not errnos).
+package struct AddressLookupFailure: Error {
+    package let message: String
+}
+
+/// getaddrinfo(3) for `name`, IPv4 and IPv6 with one entry per address (`SOCK_STREAM` hints), in
+/// the resolver's preference order (RFC 6724). `body` sees the list before freeaddrinfo(3) frees it.
+/// It blocks and cannot be interrupted, so callers run it on a thread they can abandon.
+package func sys_getaddrinfo<T>(_ name: String, _ body: (UnsafePointer<addrinfo>?) -> T) -> Result<
+    T, AddressLookupFailure
+> {
+    var hints = addrinfo()
+    hints.ai_family = AF_UNSPEC
+    hints.ai_socktype = CInt(SOCK_STREAM.rawValue)
+    var list: UnsafeMutablePointer<addrinfo>?
+    let status = getaddrinfo(name, nil, &hints, &list)
+    guard status == 0 else { return .failure(AddressLookupFailure(message: String(cString: gai_strerror(status)))) }
+    defer { freeaddrinfo(list) }
+    return .success(body(list))
 }

@@ -193,18 +193,16 @@ enum DoctorCommand: Command {
                 ? .ok("rule-trust", "the daemon would trust these rule files and plugins")
                 : .error("rule-trust", distrusted.joined(separator: "; "), fix: "fix the owners and modes named above"))
         for host in result.ruleSet.hosts where IPAddress(host.address) == nil {
-            var hints = addrinfo()
-            hints.ai_socktype = CInt(SOCK_STREAM.rawValue)
-            var found: UnsafeMutablePointer<addrinfo>?
-            let status = getaddrinfo(host.address, nil, &hints, &found)
-            if let found { freeaddrinfo(found) }
-            checks.append(
-                status == 0
-                    ? .ok("host \(host.name)", "\(host.address) resolves")
-                    : .warning(
+            let check: DoctorCheck =
+                switch sys_getaddrinfo(host.address, { _ in () }) {
+                case .success: .ok("host \(host.name)", "\(host.address) resolves")
+                case .failure(let failure):
+                    .warning(
                         "host \(host.name)",
-                        "\(host.address) does not resolve (\(String(cString: gai_strerror(status))))",
-                        fix: "check the name and the DNS servers, or write the address"))
+                        "\(host.address) does not resolve (\(failure.message))",
+                        fix: "check the name and the DNS servers, or write the address")
+                }
+            checks.append(check)
         }
         let read = result.ruleSet.readKeys
         let wifiKeys: Set<FactKey> = [.ssid, .bssid, .frequency, .interface]
