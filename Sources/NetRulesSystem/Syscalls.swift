@@ -29,18 +29,22 @@ package import CNetRulesLinux
 
 // MARK: Descriptors
 
+/// read(2).
 package func sys_read(_ fd: CInt, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
     retryingOnEINTR { read(fd, buffer.baseAddress, buffer.count) }
 }
 
+/// write(2).
 package func sys_write(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) -> Result<Int, Errno> {
     retryingOnEINTR { write(fd, bytes.baseAddress, bytes.count) }
 }
 
+/// pread(2).
 package func sys_pread(_ fd: CInt, _ buffer: UnsafeMutableRawBufferPointer, _ offset: off_t) -> Result<Int, Errno> {
     retryingOnEINTR { pread(fd, buffer.baseAddress, buffer.count, offset) }
 }
 
+/// pwrite(2).
 package func sys_pwrite(_ fd: CInt, _ bytes: UnsafeRawBufferPointer, _ offset: off_t) -> Result<Int, Errno> {
     retryingOnEINTR { pwrite(fd, bytes.baseAddress, bytes.count, offset) }
 }
@@ -69,6 +73,7 @@ package func sys_poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeo
     }
 }
 
+/// pipe2(2), through the C shim.
 package func sys_pipe2(_ flags: CInt) -> Result<(read: CInt, write: CInt), Errno> {
     var ends: (CInt, CInt) = (-1, -1)
     return withUnsafeMutableBytes(of: &ends) { raw in
@@ -76,10 +81,12 @@ package func sys_pipe2(_ flags: CInt) -> Result<(read: CInt, write: CInt), Errno
     }.map { _ in (ends.0, ends.1) }
 }
 
+/// eventfd(2).
 package func sys_eventfd(_ initial: CUnsignedInt, _ flags: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { eventfd(initial, flags) }
 }
 
+/// Sets `O_NONBLOCK` with fcntl(2) (`F_GETFL`, then `F_SETFL`).
 package func sys_setNonBlocking(_ fd: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { fcntl(fd, F_GETFL) }.flatMap { flags in
         retryingOnEINTR { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
@@ -101,14 +108,17 @@ package let standardErrorFileDescriptor: CInt = STDERR_FILENO
 
 // MARK: Sockets
 
+/// socket(2).
 package func sys_socket(_ domain: CInt, _ type: CInt, _ proto: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { socket(domain, type, proto) }
 }
 
+/// bind(2).
 package func sys_bind(_ fd: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Result<CInt, Errno> {
     retryingOnEINTR { bind(fd, address, length) }
 }
 
+/// listen(2).
 package func sys_listen(_ fd: CInt, _ backlog: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { listen(fd, backlog) }
 }
@@ -125,12 +135,14 @@ package func sys_connect(_ fd: CInt, _ address: UnsafePointer<sockaddr>, _ lengt
     valueOrErrno { connect(fd, address, length) }
 }
 
+/// setsockopt(2) with `value`'s bytes as the option value.
 package func sys_setsockopt<T>(_ fd: CInt, _ level: CInt, _ name: CInt, _ value: T) -> Result<CInt, Errno> {
     withUnsafeBytes(of: value) { bytes in
         retryingOnEINTR { setsockopt(fd, level, name, bytes.baseAddress, socklen_t(bytes.count)) }
     }
 }
 
+/// getsockopt(2) for an `int` option.
 package func sys_getsockopt_int(_ fd: CInt, _ level: CInt, _ name: CInt) -> Result<CInt, Errno> {
     var value: CInt = 0
     var length = socklen_t(MemoryLayout<CInt>.size)
@@ -149,16 +161,19 @@ package func sys_getsockopt_peercred(_ fd: CInt) -> Result<(pid: pid_t, uid: uid
     return result.map { _ in (credentials.0, credentials.1) }
 }
 
+/// getsockname(2).
 package func sys_getsockname(_ fd: CInt, _ address: UnsafeMutablePointer<sockaddr>, _ length: inout socklen_t)
     -> Result<CInt, Errno>
 {
     retryingOnEINTR { getsockname(fd, address, &length) }
 }
 
+/// send(2).
 package func sys_send(_ fd: CInt, _ bytes: UnsafeRawBufferPointer, _ flags: CInt) -> Result<Int, Errno> {
     retryingOnEINTR { send(fd, bytes.baseAddress, bytes.count, flags) }
 }
 
+/// sendto(2).
 package func sys_sendto(
     _ fd: CInt, _ bytes: UnsafeRawBufferPointer, _ flags: CInt, _ address: UnsafePointer<sockaddr>,
     _ addressLength: socklen_t
@@ -166,6 +181,7 @@ package func sys_sendto(
     retryingOnEINTR { sendto(fd, bytes.baseAddress, bytes.count, flags, address, addressLength) }
 }
 
+/// recvfrom(2).
 package func sys_recvfrom(
     _ fd: CInt, _ buffer: UnsafeMutableRawBufferPointer, _ address: UnsafeMutablePointer<sockaddr>,
     _ length: inout socklen_t
@@ -173,16 +189,19 @@ package func sys_recvfrom(
     retryingOnEINTR { recvfrom(fd, buffer.baseAddress, buffer.count, 0, address, &length) }
 }
 
+/// recvmsg(2).
 package func sys_recvmsg(_ fd: CInt, _ message: UnsafeMutablePointer<msghdr>, _ flags: CInt) -> Result<Int, Errno> {
     retryingOnEINTR { recvmsg(fd, message, flags) }
 }
 
 // MARK: Files
 
+/// open(2).
 package func sys_open(_ path: String, _ flags: CInt, _ mode: mode_t = 0) -> Result<CInt, Errno> {
     retryingOnEINTR { open(path, flags, mode) }
 }
 
+/// openat(2).
 package func sys_openat(_ directory: CInt, _ path: String, _ flags: CInt, _ mode: mode_t = 0) -> Result<CInt, Errno> {
     retryingOnEINTR { openat(directory, path, flags, mode) }
 }
@@ -192,6 +211,7 @@ package func sys_flock(_ fd: CInt, _ operation: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { flock(fd, operation) }
 }
 
+/// fsync(2).
 package func sys_fsync(_ fd: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { fsync(fd) }
 }
@@ -201,44 +221,54 @@ package func sys_fdatasync(_ fd: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { fdatasync(fd) }
 }
 
+/// ftruncate(2).
 package func sys_ftruncate(_ fd: CInt, _ length: off_t) -> Result<CInt, Errno> {
     retryingOnEINTR { ftruncate(fd, length) }
 }
 
+/// rename(2).
 package func sys_rename(_ old: String, _ new: String) -> Result<CInt, Errno> {
     retryingOnEINTR { rename(old, new) }
 }
 
+/// unlink(2).
 package func sys_unlink(_ path: String) -> Result<CInt, Errno> {
     retryingOnEINTR { unlink(path) }
 }
 
+/// mkdir(2).
 package func sys_mkdir(_ path: String, _ mode: mode_t) -> Result<CInt, Errno> {
     retryingOnEINTR { mkdir(path, mode) }
 }
 
+/// chmod(2).
 package func sys_chmod(_ path: String, _ mode: mode_t) -> Result<CInt, Errno> {
     retryingOnEINTR { chmod(path, mode) }
 }
 
+/// fchmod(2).
 package func sys_fchmod(_ fd: CInt, _ mode: mode_t) -> Result<CInt, Errno> {
     retryingOnEINTR { fchmod(fd, mode) }
 }
 
+/// access(2).
 package func sys_access(_ path: String, _ mode: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { access(path, mode) }
 }
 
+/// stat(2), returning the `stat`.
 package func sys_stat(_ path: String) -> Result<stat, Errno> {
     var info = stat()
     return retryingOnEINTR { stat(path, &info) }.map { _ in info }
 }
 
+/// lstat(2), returning the `stat`.
 package func sys_lstat(_ path: String) -> Result<stat, Errno> {
     var info = stat()
     return retryingOnEINTR { lstat(path, &info) }.map { _ in info }
 }
 
+/// fstat(2), returning the `stat`.
 package func sys_fstat(_ fd: CInt) -> Result<stat, Errno> {
     var info = stat()
     return retryingOnEINTR { fstat(fd, &info) }.map { _ in info }
@@ -278,20 +308,24 @@ package func sys_listDirectory(_ path: String) -> Result<[String], Errno> {
 
 // MARK: inotify
 
+/// inotify_init1(2).
 package func sys_inotify_init1(_ flags: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { inotify_init1(flags) }
 }
 
+/// inotify_add_watch(2).
 package func sys_inotify_add_watch(_ fd: CInt, _ path: String, _ mask: UInt32) -> Result<CInt, Errno> {
     retryingOnEINTR { inotify_add_watch(fd, path, mask) }
 }
 
 // MARK: Processes
 
+/// kill(2).
 package func sys_kill(_ pid: pid_t, _ signal: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { kill(pid, signal) }
 }
 
+/// waitpid(2).
 package func sys_waitpid(_ pid: pid_t, _ status: inout CInt, _ options: CInt) -> Result<pid_t, Errno> {
     retryingOnEINTR { waitpid(pid, &status, options) }
 }
@@ -337,6 +371,7 @@ package func sys_sigdescr_np(_ signal: CInt) -> String? {
     CNetRulesLinux_sigdescr_np(signal).map { String(cString: $0) }
 }
 
+/// setns(2), through the C shim.
 package func sys_setns(_ fd: CInt, _ type: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { CNetRulesLinux_setns(fd, type) }
 }
@@ -407,6 +442,7 @@ package func sys_gettid() -> pid_t {
     CNetRulesLinux_gettid()
 }
 
+/// sigaction(2).
 package func sys_sigaction(
     _ signal: CInt, _ action: UnsafePointer<sigaction>?, _ previous: UnsafeMutablePointer<sigaction>?
 ) -> Result<CInt, Errno> {
