@@ -21,7 +21,7 @@ package import CNetRulesLinux
 //   NOTES and https://lwn.net/Articles/576478/).
 // - `connect` is never retried: an interrupted connect carries on asynchronously and a second call
 //   reports EALREADY, so callers treat EINTR like EINPROGRESS (connect(2)).
-// - `poll` is retried with the time that is left, recomputed from the monotonic clock, so a signal
+// - `poll` is retried with the time that is left, recomputed from `ContinuousClock`, so a signal
 //   neither ends a wait early nor stretches it. No caller sees EINTR from `sys_poll`, and a result
 //   of 0 always means the timeout elapsed.
 // - Calls that return their error instead of setting errno (posix_spawn, pthread_create) cannot
