@@ -92,7 +92,8 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "NetRulesTesting", dependencies: ["NetRulesCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "NetRulesTesting", dependencies: ["NetRulesCore", "NetRulesSystem"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NetRulesCoreTests",
             dependencies: ["NetRulesCore", "NetRulesTesting"],

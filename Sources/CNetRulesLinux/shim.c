@@ -1,6 +1,16 @@
+// Before any include: it makes glibc declare the GNU-only functions wrapped below (STYLE §11).
+#define _GNU_SOURCE
+
 #include "CNetRulesLinux.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -27,3 +37,27 @@ void CNetRulesLinux_signal_handler(int signal) {
 void CNetRulesLinux_signal_set_wake_fd(int fd) { atomic_store(&signal_wake_fd, fd); }
 
 unsigned long long CNetRulesLinux_signal_take_pending(void) { return atomic_exchange(&signal_pending, 0); }
+
+// MARK: GNU-only functions
+
+int CNetRulesLinux_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {
+    return accept4(fd, address, length, flags);
+}
+
+int CNetRulesLinux_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
+
+int CNetRulesLinux_pidfd_open(pid_t pid, unsigned int flags) { return pidfd_open(pid, flags); }
+
+int CNetRulesLinux_posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
+int CNetRulesLinux_posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
+}
+
+const char *CNetRulesLinux_sigdescr_np(int signal) { return sigdescr_np(signal); }
+
+pid_t CNetRulesLinux_gettid(void) { return gettid(); }
+
+int CNetRulesLinux_setns(int fd, int nstype) { return setns(fd, nstype); }

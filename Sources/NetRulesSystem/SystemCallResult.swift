@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 
-// Layer (b) of STYLE §11, shared by every target's own layer (a) in its `Syscalls.swift`.
+// Layer (b) of STYLE §11, used by layer (a) in `Syscalls.swift`, whose header states the EINTR policy.
 
 /// Runs a C call once, turning its `-1` failure into the `errno` it left.
 ///
@@ -22,7 +22,8 @@ public func valueOrErrno<Value: FixedWidthInteger>(_ body: () -> Value) -> Resul
 /// Never use this for `close(2)`: on Linux the descriptor is already released when close reports
 /// `EINTR`, and a retry could close a descriptor another thread has just been given (see the
 /// close(2) NOTES and https://lwn.net/Articles/576478/). Pass `retryOnInterrupt: false` where the
-/// caller must see the interruption, such as a `poll` whose timeout it recomputes from the clock.
+/// caller must see the interruption. `sys_poll` does not use this: it retries with the time that is
+/// left (see the EINTR policy at the top of `Syscalls.swift`).
 ///
 /// - Parameters:
 ///   - retryOnInterrupt: Whether an `EINTR` failure runs the call again; true unless told otherwise.

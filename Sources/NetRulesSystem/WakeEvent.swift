@@ -20,7 +20,7 @@ public final class WakeEvent: Sendable {
     public func signal() {
         var one: UInt64 = 1
         _ = try? descriptor.withFileDescriptor { fd in
-            withUnsafeBytes(of: &one) { _ = sys_write(fd, $0.baseAddress!, 8) }
+            withUnsafeBytes(of: &one) { _ = sys_write(fd, $0) }
         }
     }
 
@@ -29,7 +29,7 @@ public final class WakeEvent: Sendable {
     public func reset() {
         var count: UInt64 = 0
         _ = try? descriptor.withFileDescriptor { fd in
-            withUnsafeMutableBytes(of: &count) { _ = sys_read(fd, $0.baseAddress!, 8) }
+            withUnsafeMutableBytes(of: &count) { _ = sys_read(fd, $0) }
         }
     }
 

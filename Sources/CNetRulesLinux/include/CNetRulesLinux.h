@@ -18,8 +18,10 @@
 #include <linux/sched.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <spawn.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 // MARK: nlmsghdr (linux/netlink.h)
@@ -68,17 +70,38 @@ static inline int CNetRulesLinux_NLA_HDRLEN(void) { return NLA_HDRLEN; }
 /// GENL_HDRLEN: a sizeof expression wrapped in NLMSG_ALIGN, so Swift drops it.
 static inline int CNetRulesLinux_GENL_HDRLEN(void) { return GENL_HDRLEN; }
 
+// MARK: GNU-only functions (shim.c)
+//
+// glibc declares these only under _GNU_SOURCE, which Swift's Glibc module does not define, so
+// Swift cannot see them. shim.c defines _GNU_SOURCE and calls the real glibc functions; the
+// declarations here need no feature macro. Each sets errno (or returns its error) exactly as the
+// glibc function does.
+
+/// accept4(2): accepts with SOCK_CLOEXEC/SOCK_NONBLOCK set atomically.
+int CNetRulesLinux_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+/// pipe2(2): both ends get `flags` (O_CLOEXEC, O_NONBLOCK) atomically.
+int CNetRulesLinux_pipe2(int fds[2], int flags);
+
+/// pidfd_open(2) (glibc 2.36, <sys/pidfd.h>): a descriptor that becomes readable when `pid` exits.
+int CNetRulesLinux_pidfd_open(pid_t pid, unsigned int flags);
+
+/// posix_spawn_file_actions_addclosefrom_np(3) (glibc 2.34): closes every descriptor >= `from` in the child.
+int CNetRulesLinux_posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+/// posix_spawn_file_actions_addchdir_np(3) (glibc 2.29): changes the child's working directory.
+int CNetRulesLinux_posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
+
+/// sigdescr_np(3) (glibc 2.32): strsignal's C-locale text without its static buffer; NULL if unknown.
+const char *CNetRulesLinux_sigdescr_np(int signal);
+
+/// gettid(2): the calling thread's kernel id.
+pid_t CNetRulesLinux_gettid(void);
+
+/// setns(2): moves the calling thread into the namespace of `fd`.
+int CNetRulesLinux_setns(int fd, int nstype);
+
 // MARK: threads
-
-/// gettid(2): glibc declares it only under _GNU_SOURCE, which Swift's Glibc module does not
-/// define, so it is invisible to Swift; the raw syscall is the same call.
-static inline int CNetRulesLinux_gettid(void) { return (int)syscall(SYS_gettid); }
-
-/// setns(2): declared only under _GNU_SOURCE (see gettid); the raw syscall sets errno the same way.
-static inline int CNetRulesLinux_setns(int fd, int nstype) { return (int)syscall(SYS_setns, fd, nstype); }
-
-/// pipe2(2): declared only under _GNU_SOURCE (see gettid).
-static inline int CNetRulesLinux_pipe2(int fds[2], int flags) { return (int)syscall(SYS_pipe2, fds, flags); }
 
 /// Names the calling thread for ps/top (pthread_setname_np is _GNU_SOURCE-only; prctl is not).
 static inline void CNetRulesLinux_set_thread_name(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// Finds the executables behind action names that are not built in.
 public enum ActionCatalog {

@@ -108,11 +108,12 @@ package struct ChildProcess: Sendable {
             posix_spawn_file_actions_adddup2(fileActions, output.write, 1)
             posix_spawn_file_actions_adddup2(fileActions, errors.write, 2)
             if let workingDirectory {
-                guard let addChdir = GNUExtensions.addChdir else { return .failure(.notImplemented) }
-                _ = addChdir(fileActions, workingDirectory)
+                if case .failure(let error) = sys_posix_spawn_file_actions_addchdir_np(fileActions, workingDirectory) {
+                    return .failure(error)
+                }
             }
             // Descriptors some library opened without close-on-exec must not reach the child either.
-            if let addClosefrom = GNUExtensions.addClosefrom { _ = addClosefrom(fileActions, 3) }
+            _ = sys_posix_spawn_file_actions_addclosefrom_np(fileActions, 3)
             return sys_posix_spawn(executablePath, fileActions, attributes, argv, envp)
         }.get(call: "posix_spawn")
 

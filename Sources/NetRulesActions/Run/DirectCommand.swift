@@ -137,7 +137,7 @@ struct DirectCommand: Equatable, Sendable {
 
     /// `strsignal(3)` in the C locale, as dash prints it.
     static func signalDescription(_ signal: Int32) -> String {
-        if let describe = GNUExtensions.signalDescription, let text = describe(signal) { return String(cString: text) }
+        if let text = sys_sigdescr_np(signal) { return text }
         let realTimeMinimum = Int32(__libc_current_sigrtmin())
         if signal >= realTimeMinimum && signal <= Int32(__libc_current_sigrtmax()) {
             return "Real-time signal \(signal - realTimeMinimum)"

@@ -1,6 +1,7 @@
 import FoundationEssentials
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 
 /// Turns a `webhook:` action and a firing into an outbox entry.
 ///
@@ -108,8 +109,6 @@ enum WebhookRendering {
     }
 
     private static func wallClockNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        sys_realtimeNanoseconds()
     }
 }

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// `~` expansion and load-time checks for paths written in rules.
 public enum PathExpansion {
@@ -38,7 +39,7 @@ public enum PathExpansion {
 
     static func homeDirectory() -> String {
         if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) }
-        if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { return String(cString: directory) }
+        if let directory = sys_homeDirectory(sys_getuid()) { return directory }
         return "/"
     }
 }

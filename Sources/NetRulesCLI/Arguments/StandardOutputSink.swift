@@ -37,7 +37,7 @@ public final class StandardOutputSink: TextOutputSink {
                 var remaining = UnsafeRawBufferPointer(bytes)
                 while !remaining.isEmpty {
                     let chunk = remaining
-                    guard case .success(let written) = retryingOnEINTR({ sys_write(fileDescriptor, chunk) }),
+                    guard case .success(let written) = sys_write(fileDescriptor, chunk),
                         written > 0
                     else { return }
                     remaining = UnsafeRawBufferPointer(rebasing: remaining[written...])

@@ -36,9 +36,8 @@ public enum TerminalWidth {
 
     /// The column count of the terminal on standard output, or `nil` when it is not a terminal.
     static func standardOutputTerminalWidth() -> Int? {
-        var size = winsize()
-        switch retryingOnEINTR({ sys_ioctl_TIOCGWINSZ(standardOutputFileDescriptor, &size) }) {
-        case .success:
+        switch sys_ioctl_TIOCGWINSZ(standardOutputFileDescriptor) {
+        case .success(let size):
             // A pseudo-terminal that was never sized reports 0 columns; treat it like no terminal.
             return size.ws_col > 0 ? Int(size.ws_col) : nil
         case .failure:

@@ -1,6 +1,7 @@
 @preconcurrency internal import Glibc
 import NetRulesActions
 import NetRulesCore
+internal import NetRulesSystem
 
 /// Starting the programs a benchmark needs (`ip`, `sh`, the daemon), through the action runner's
 /// `ChildProcess`: its own process group, stopped with SIGTERM then SIGKILL when the task is
@@ -53,7 +54,7 @@ enum BenchProcess {
     /// The full path of `program`.
     static func resolve(_ program: String) -> String? {
         if program.contains("/") { return program }
-        return searchPath.map { $0 + "/" + program }.first { access($0, X_OK) == 0 }
+        return searchPath.map { $0 + "/" + program }.first { (try? sys_access($0, X_OK).get()) != nil }
     }
 
     /// A process's CPU time (user + system) in seconds, from /proc/PID/stat; nil when it is gone.
@@ -80,12 +81,8 @@ enum BenchProcess {
     /// The pid of the `netrules run` process whose arguments mention `marker` (the daemon runs
     /// under `ip netns exec`, which execs it, so the pid is the one `start` spawned under `sh`).
     static func daemonPID(marker: String) -> Int32? {
-        guard let directory = opendir("/proc") else { return nil }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+        guard case .success(let names) = sys_listDirectory("/proc") else { return nil }
+        for name in names {
             guard let pid = Int32(name), let command = readText("/proc/\(pid)/cmdline") else { continue }
             let argv = command.split(separator: "\0").map(String.init)
             if argv.first == executable, argv.dropFirst().first == "run", argv.contains(where: { $0.contains(marker) })
@@ -98,13 +95,14 @@ enum BenchProcess {
 
     /// Writes `bytes` to a new file at `path` (mode 0644); false when it cannot.
     static func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
+        guard case .success(let fd) = sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        else { return false }
+        defer { _ = sys_close(fd) }
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if count <= 0 { return false }
+            guard case .success(let count) = bytes[offset...].withUnsafeBytes({ sys_write(fd, $0) }), count > 0 else {
+                return false
+            }
             offset += count
         }
         return true
@@ -126,14 +124,14 @@ enum BenchProcess {
 
     /// A small file's text (at most 1 MiB), or nil.
     static func readText(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        guard case .success(let fd) = sys_open(path, O_RDONLY | O_CLOEXEC) else { return nil }
+        defer { _ = sys_close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while bytes.count < 1 << 20 {
-            let count = read(fd, &chunk, chunk.count)
-            if count <= 0 { break }
+            guard case .success(let count) = chunk.withUnsafeMutableBytes({ sys_read(fd, $0) }), count > 0 else {
+                break
+            }
             bytes += chunk[0..<count]
         }
         return String(decoding: bytes, as: UTF8.self)

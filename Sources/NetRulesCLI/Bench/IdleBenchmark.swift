@@ -80,7 +80,7 @@ enum IdleBenchmark {
         // Root: a network namespace of its own, which `unshare` creates and then execs the daemon
         // in place (so the pid is the daemon's), and which ends with the daemon and its actions.
         let candidates: [String] = ["/usr/bin/unshare", "/bin/unshare"]
-        let unshare = candidates.first { access($0, X_OK) == 0 }
+        let unshare = candidates.first { (try? sys_access($0, X_OK).get()) != nil }
         let inNamespace = geteuid() == 0 && unshare != nil
         if inNamespace, let unshare { argv = [unshare, "--net"] + argv }
         // The daemon must not notify the bench's own service manager.
@@ -202,15 +202,11 @@ enum IdleBenchmark {
 
     /// A whole /proc file (they report a size of 0, so read to the end), or nil.
     static func readProcFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        guard case .success(let fd) = sys_open(path, O_RDONLY | O_CLOEXEC) else { return nil }
+        defer { _ = sys_close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
+        while case .success(let count) = chunk.withUnsafeMutableBytes({ sys_read(fd, $0) }), count > 0 {
             bytes += chunk[..<count]
         }
         return String(decoding: bytes, as: UTF8.self)
@@ -302,12 +298,10 @@ private final class BenchDaemon: Sendable {
             cArguments.forEach { free($0) }
             cEnvironment.forEach { free($0) }
         }
-        var child = pid_t()
-        let status = posix_spawn(&child, argv[0], &actions, &attributes, cArguments, cEnvironment)
-        guard status == 0 else {
-            throw CommandError.runtime("cannot start \(argv[0]): \(String(cString: strerror(status)))")
+        switch sys_posix_spawn(argv[0], &actions, &attributes, cArguments, cEnvironment) {
+        case .success(let child): pid = child
+        case .failure(let error): throw CommandError.runtime("cannot start \(argv[0]): \(error.message)")
         }
-        pid = child
     }
 
     /// How the process ended ("exit status N", "signal N"), or nil while it runs; reaps it.
@@ -315,7 +309,7 @@ private final class BenchDaemon: Sendable {
         let reaped = self.reaped.withLock { reaped in
             if reaped == nil {
                 var status: CInt = 0
-                if waitpid(pid, &status, WNOHANG) == pid { reaped = status }
+                if case .success(pid) = sys_waitpid(pid, &status, WNOHANG) { reaped = status }
             }
             return reaped
         }
@@ -326,15 +320,15 @@ private final class BenchDaemon: Sendable {
     /// SIGTERM, up to 5 s for a clean exit, then SIGKILL to its process group; always reaps.
     func stop() {
         guard exitStatus() == nil else { return }
-        kill(pid, SIGTERM)
+        _ = sys_kill(pid, SIGTERM)
         for _ in 0..<500 {
             if exitStatus() != nil { return }
             usleep(10_000)
         }
-        kill(-pid, SIGKILL)
+        _ = sys_kill(-pid, SIGKILL)
         reaped.withLock { reaped in
             var status: CInt = 0
-            if reaped == nil, waitpid(pid, &status, 0) == pid { reaped = status }
+            if reaped == nil, case .success(pid) = sys_waitpid(pid, &status, 0) { reaped = status }
         }
     }
 

@@ -4,6 +4,7 @@ import NetRulesConfig
 import NetRulesCore
 import NetRulesDaemon
 import NetRulesLinux
+internal import NetRulesSystem
 
 /// `netrules doctor [RULES…] [--json]`: what this machine can and cannot tell netrules, and the fix.
 enum DoctorCommand: Command {
@@ -113,8 +114,7 @@ enum DoctorCommand: Command {
     }
 
     static func controlSocketCheck(_ path: String) async -> DoctorCheck {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
+        guard case .success(let info) = sys_lstat(path) else {
             return .warning(
                 "control-socket", "no daemon socket at \(path)",
                 fix:
@@ -147,8 +147,7 @@ enum DoctorCommand: Command {
     }
 
     static func stateDirectoryCheck(_ path: String) -> DoctorCheck {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard case .success(let info) = sys_stat(path) else {
             return .ok("state-dir", "\(path) does not exist yet; the daemon creates it (mode 0700)")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
@@ -159,9 +158,9 @@ enum DoctorCommand: Command {
                 "state-dir", "\(path) is owned by uid \(info.st_uid), not by this user (uid \(geteuid()))",
                 fix: "chown \(geteuid()) \(path), or choose another --state-dir")
         }
-        if access(path, W_OK) != 0 {
+        if case .failure(let error) = sys_access(path, W_OK) {
             return .error(
-                "state-dir", "\(path) is not writable (\(String(cString: strerror(errno))))",
+                "state-dir", "\(path) is not writable (\(error.message))",
                 fix: "make it writable by this user; netrules keeps its rule state and webhook outbox there")
         }
         if info.st_mode & 0o077 != 0 {
@@ -194,18 +193,16 @@ enum DoctorCommand: Command {
                 ? .ok("rule-trust", "the daemon would trust these rule files and plugins")
                 : .error("rule-trust", distrusted.joined(separator: "; "), fix: "fix the owners and modes named above"))
         for host in result.ruleSet.hosts where IPAddress(host.address) == nil {
-            var hints = addrinfo()
-            hints.ai_socktype = CInt(SOCK_STREAM.rawValue)
-            var found: UnsafeMutablePointer<addrinfo>?
-            let status = getaddrinfo(host.address, nil, &hints, &found)
-            if let found { freeaddrinfo(found) }
-            checks.append(
-                status == 0
-                    ? .ok("host \(host.name)", "\(host.address) resolves")
-                    : .warning(
+            let check: DoctorCheck =
+                switch sys_getaddrinfo(host.address, { _ in () }) {
+                case .success: .ok("host \(host.name)", "\(host.address) resolves")
+                case .failure(let failure):
+                    .warning(
                         "host \(host.name)",
-                        "\(host.address) does not resolve (\(String(cString: gai_strerror(status))))",
-                        fix: "check the name and the DNS servers, or write the address"))
+                        "\(host.address) does not resolve (\(failure.message))",
+                        fix: "check the name and the DNS servers, or write the address")
+                }
+            checks.append(check)
         }
         let read = result.ruleSet.readKeys
         let wifiKeys: Set<FactKey> = [.ssid, .bssid, .frequency, .interface]

@@ -14,12 +14,12 @@ public final class ControlClient: Sendable {
     /// How long a one-shot request may take in all.
     public let timeout: Duration
     private let descriptor: FileDescriptor
-    private let wake: ControlWakeEvent
+    private let wake: WakeEvent
 
     /// The longest answer line accepted; a status of thousands of facts fits many times over.
     static let maximumAnswerLength = 16 * 1024 * 1024
 
-    private init(path: String, timeout: Duration, descriptor: FileDescriptor, wake: ControlWakeEvent) {
+    private init(path: String, timeout: Duration, descriptor: FileDescriptor, wake: WakeEvent) {
         self.path = path
         self.timeout = timeout
         self.descriptor = descriptor
@@ -38,14 +38,14 @@ public final class ControlClient: Sendable {
     ///   naming the socket; a `SystemCallError` for other failures.
     public static func connect(path: String, timeout: Duration = .seconds(10)) throws -> ControlClient? {
         let flags = CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue)
-        let descriptor = FileDescriptor(taking: try ControlSyscalls.socket(flags).get(call: "socket"))
+        let descriptor = FileDescriptor(taking: try sys_socket(AF_UNIX, flags, 0).get(call: "socket"))
         let fd = try descriptor.withFileDescriptor { $0 }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
-            switch try FileDescriptor.withAddress(path, { ControlSyscalls.connect(fd, $0, $1) }) {
+            switch try FileDescriptor.withAddress(path, { sys_connect(fd, $0, $1) }) {
             case .success:
-                return ControlClient(path: path, timeout: timeout, descriptor: descriptor, wake: try ControlWakeEvent())
+                return ControlClient(path: path, timeout: timeout, descriptor: descriptor, wake: try WakeEvent())
             case .failure(let e) where e.rawValue == ENOENT || e.rawValue == ECONNREFUSED:
                 return nil
             case .failure(let e) where e.rawValue == EACCES || e.rawValue == EPERM:

@@ -138,7 +138,7 @@ public struct ControlServer: Sendable {
     private func accept(_ listener: FileDescriptor) throws -> FileDescriptor? {
         let flags = CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue)
         while true {
-            let result = try listener.withFileDescriptor { ControlSyscalls.accept4($0, flags) }
+            let result = try listener.withFileDescriptor { sys_accept4($0, flags) }
             switch result {
             case .failure(let e) where e.rawValue == EAGAIN: return nil
             // The client gave up before we got to it; not our problem.
@@ -151,8 +151,9 @@ public struct ControlServer: Sendable {
     private func serve(_ connection: FileDescriptor, slot: Slot, watchers: ConnectionCount) async {
         let channel = ControlChannel(connection, writeTimeout: writeTimeout)
         do {
-            let uid = try connection.withFileDescriptor { ControlSyscalls.peerUID($0) }.get(call: "getsockopt")
-            guard ControlServer.admits(peer: uid, daemon: ControlSyscalls.geteuid()) else {
+            let uid = try connection.withFileDescriptor { sys_getsockopt_peercred($0).map(\.uid) }.get(
+                call: "getsockopt")
+            guard ControlServer.admits(peer: uid, daemon: sys_geteuid()) else {
                 logger.notice("control socket refused a client", metadata: [("peer.uid", "\(uid)")])
                 refuse(connection, ControlDocuments.error("permission denied: uid \(uid) may not use this socket"))
                 return

@@ -15,14 +15,13 @@ enum ControlSocketFile {
     static func listen(at path: String, backlog: CInt) throws -> (FileDescriptor, Identity) {
         try createDirectory(parentOf: path)
         try removeStale(at: path)
-        let fd = try ControlSyscalls.socket(
-            CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
-                | CInt(SOCK_NONBLOCK.rawValue)
+        let fd = try sys_socket(
+            AF_UNIX, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue), 0
         ).get(call: "socket")
         let descriptor = FileDescriptor(taking: fd)
         do {
             try FileDescriptor.withAddress(path) { address, length in
-                switch ControlSyscalls.bind(fd, address, length) {
+                switch sys_bind(fd, address, length) {
                 case .success: return
                 case .failure(let e) where e.rawValue == EADDRINUSE:
                     // Lost a race with another daemon starting at the same moment.
@@ -32,26 +31,26 @@ enum ControlSocketFile {
             }
             // Nobody can connect before listen(), so tightening the mode here leaves no window,
             // and unlike umask it does not change the mode of files other threads create meanwhile.
-            _ = try ControlSyscalls.chmod(path, 0o600).get(call: "chmod")
-            let info = try ControlSyscalls.lstat(path).get(call: "lstat")
-            _ = try ControlSyscalls.listen(fd, backlog).get(call: "listen")
+            _ = try sys_chmod(path, 0o600).get(call: "chmod")
+            let info = try sys_lstat(path).get(call: "lstat")
+            _ = try sys_listen(fd, backlog).get(call: "listen")
             return (descriptor, Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
         } catch let error as ControlSocketError where error.code == .anotherDaemon {
             try? descriptor.close()
             throw error
         } catch {
             try? descriptor.close()
-            _ = ControlSyscalls.unlink(path)
+            _ = sys_unlink(path)
             throw error
         }
     }
 
     /// Removes the socket file if it is still the one this process bound.
     static func remove(_ path: String, ifStill identity: Identity) {
-        guard case .success(let info) = ControlSyscalls.lstat(path),
+        guard case .success(let info) = sys_lstat(path),
             Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) == identity
         else { return }
-        _ = ControlSyscalls.unlink(path)
+        _ = sys_unlink(path)
     }
 
     /// Creates missing directories above the socket: `/run/netrules` world-readable (0755) like
@@ -63,10 +62,10 @@ enum ControlSocketFile {
             if index > 0 { prefix += "/" }
             prefix += component
             guard !prefix.isEmpty, prefix != "/" else { continue }
-            if case .success = ControlSyscalls.lstat(prefix) { continue }
+            if case .success = sys_lstat(prefix) { continue }
             let mode: mode_t = prefix == "/run/netrules" ? 0o755 : 0o700
-            switch ControlSyscalls.mkdir(prefix, mode) {
-            case .success: _ = try ControlSyscalls.chmod(prefix, mode).get(call: "chmod")
+            switch sys_mkdir(prefix, mode) {
+            case .success: _ = try sys_chmod(prefix, mode).get(call: "chmod")
             case .failure(let e) where e.rawValue == EEXIST: continue
             case .failure(let e): throw SystemCallError(call: "mkdir", errno: e)
             }
@@ -76,7 +75,7 @@ enum ControlSocketFile {
     /// Removes a socket file nobody answers on; refuses to touch a live socket or a non-socket.
     static func removeStale(at path: String) throws {
         let info: stat
-        switch ControlSyscalls.lstat(path) {
+        switch sys_lstat(path) {
         case .success(let i): info = i
         case .failure(let e) where e.rawValue == ENOENT: return
         case .failure(let e): throw SystemCallError(call: "lstat", errno: e)
@@ -84,21 +83,20 @@ enum ControlSocketFile {
         guard info.st_mode & S_IFMT == S_IFSOCK else {
             throw ControlSocketError(.invalidPath, "'\(path)' exists and is not a socket; not replacing it")
         }
-        let probe = try ControlSyscalls.socket(
-            CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
-                | CInt(SOCK_NONBLOCK.rawValue)
+        let probe = try sys_socket(
+            AF_UNIX, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue), 0
         ).get(call: "socket")
         let descriptor = FileDescriptor(taking: probe)
         defer { try? descriptor.close() }
-        let result = try FileDescriptor.withAddress(path) { ControlSyscalls.connect(probe, $0, $1) }
+        let result = try FileDescriptor.withAddress(path) { sys_connect(probe, $0, $1) }
         switch result {
         case .success:
-            throw anotherDaemon(path, pid: try? ControlSyscalls.peerCredentials(probe).get().pid)
+            throw anotherDaemon(path, pid: try? sys_getsockopt_peercred(probe).get().pid)
         case .failure(let e) where e.rawValue == EAGAIN || e.rawValue == EINPROGRESS:
             // A full backlog: someone is listening.
             throw anotherDaemon(path)
         case .failure(let e) where e.rawValue == ECONNREFUSED:
-            _ = ControlSyscalls.unlink(path)
+            _ = sys_unlink(path)
         case .failure(let e) where e.rawValue == ENOENT:
             return
         case .failure(let e):

@@ -5,7 +5,7 @@ import NetRulesSystem
 /// Waits for a descriptor on a dedicated OS thread, so a client that is slow or silent never parks a
 /// thread of Swift's cooperative pool (STYLE §16).
 ///
-/// Every wait is a `poll(2)` on the descriptor and a `ControlWakeEvent`; cancelling the waiting task
+/// Every wait is a `poll(2)` on the descriptor and a `WakeEvent`; cancelling the waiting task
 /// signals the event, so the thread returns at once and the wait throws `CancellationError`.
 enum ControlThread {
     /// How a wait ended.
@@ -27,7 +27,7 @@ enum ControlThread {
     /// - Throws: `CancellationError` when the task was cancelled, or a `SystemCallError`.
     static func wait(for fd: CInt, events: Int16, timeout: Duration?) async throws -> Outcome {
         try Task.checkCancellation()
-        let wake = try ControlWakeEvent()
+        let wake = try WakeEvent()
         let outcome = try await withTaskCancellationHandler {
             try await DedicatedThread.spawnAndWait(name: "netrules-control") {
                 try poll(fd, events: events, wake: wake, timeout: timeout)
@@ -39,8 +39,8 @@ enum ControlThread {
         return outcome
     }
 
-    /// Polls `fd` and `wake` on the calling thread, retrying EINTR with the time that is left.
-    static func poll(_ fd: CInt, events: Int16, wake: ControlWakeEvent, timeout: Duration?) throws -> Outcome {
+    /// Polls `fd` and `wake` on the calling thread (`sys_poll` retries EINTR with the time that is left).
+    static func poll(_ fd: CInt, events: Int16, wake: WakeEvent, timeout: Duration?) throws -> Outcome {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now + $0 }
         var fds = [pollfd(fd: fd, events: events, revents: 0), pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
@@ -54,8 +54,7 @@ enum ControlThread {
                 let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
                 milliseconds = CInt(clamping: total)
             }
-            switch ControlSyscalls.poll(&fds, fds.count, milliseconds) {
-            case .failure(let e) where e.rawValue == EINTR: continue
+            switch sys_poll(&fds, fds.count, milliseconds) {
             case .failure(let e): throw SystemCallError(call: "poll", errno: e)
             case .success(0): if deadline != nil { continue }  // the loop head reports the timeout
             case .success:

@@ -17,7 +17,7 @@ extension FileDescriptor {
     /// Reads what is available, without blocking.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> ReadResult {
         try withFileDescriptor { fd in
-            let result = ControlSyscalls.read(fd, buffer.baseAddress!, buffer.count)
+            let result = sys_read(fd, buffer)
             if case .failure(.wouldBlock) = result { return .wouldBlock }
             let count = try result.get(call: "read")
             return count == 0 ? .endOfFile : .bytes(count)
@@ -27,7 +27,7 @@ extension FileDescriptor {
     /// Sends what the socket buffer takes, without blocking; nil when it takes nothing now.
     func send(_ bytes: UnsafeRawBufferPointer) throws -> Int? {
         try withFileDescriptor { fd in
-            let result = ControlSyscalls.send(fd, bytes.baseAddress!, bytes.count)
+            let result = sys_send(fd, bytes, CInt(MSG_NOSIGNAL))
             if case .failure(.wouldBlock) = result { return nil }
             return try result.get(call: "send")
         }

@@ -40,7 +40,7 @@ extension Daemon {
     /// Re-reads the rules and swaps them in atomically, or keeps the running ones.
     @discardableResult
     func reloadRules() async -> ReloadOutcome {
-        options.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
+        options.notify("RELOADING=1\nMONOTONIC_USEC=\(sys_monotonicMicroseconds())")
         defer { options.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules") }
         let (result, _, rendered) = load()
         guard let loaded = result else {
@@ -53,12 +53,6 @@ extension Daemon {
         logger.notice("reloaded: \(ruleSet.rules.count) rule\(ruleSet.rules.count == 1 ? "" : "s")")
         await dispatch(firings)
         return ReloadOutcome(reloaded: true, rules: ruleSet.rules.count, diagnostics: rendered)
-    }
-
-    static func monotonicMicroseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
     }
 
     // MARK: - Observers
@@ -200,7 +194,7 @@ extension Daemon {
     /// fresh state (and the next start does not trip over it again); the old file stays for a human.
     func setAsideStateFile(because reason: String) {
         let aside = stateFile + ".bad-\(Int(startWall.timeIntervalSince1970))"
-        if rename(stateFile, aside) == 0 {
+        if case .success = sys_rename(stateFile, aside) {
             logger.error(
                 "the state file '\(stateFile)' is unusable (\(reason)); moved it to '\(aside)' and starting from a fresh state"
             )

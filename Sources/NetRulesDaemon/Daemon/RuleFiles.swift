@@ -3,6 +3,7 @@ import Glibc
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
+import NetRulesSystem
 
 /// Reads rule files from disk and loads them, for `check`, `simulate`, `explain` and the daemon.
 public enum RuleFiles {
@@ -15,8 +16,7 @@ public enum RuleFiles {
     public static func expand(_ paths: [String]) throws(ReadError) -> [String] {
         var files: [String] = []
         for path in paths {
-            var info = stat()
-            guard stat(path, &info) == 0 else {
+            guard case .success(let info) = sys_stat(path) else {
                 throw ReadError(description: "cannot read '\(path)': no such file or directory")
             }
             if info.st_mode & S_IFMT == S_IFDIR {

@@ -46,7 +46,7 @@ final class StateJournal {
     func append(_ line: [UInt8]) throws(SystemCallError) {
         let bytes = line + [UInt8(ascii: "\n")]
         let written = try bytes.withUnsafeBytes { buffer in
-            sys_write(fd, buffer.baseAddress!, buffer.count)
+            sys_write(fd, buffer)
         }.get(call: "write")
         guard written == bytes.count else {
             throw SystemCallError(call: "write", errno: Errno(rawValue: EIO))
@@ -75,7 +75,7 @@ final class StateJournal {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while bytes.count <= maximumLineBytes * 4 {
-            let count = chunk.withUnsafeMutableBytes { (try? sys_read(fd, $0.baseAddress!, $0.count).get()) ?? 0 }
+            let count = chunk.withUnsafeMutableBytes { (try? sys_read(fd, $0).get()) ?? 0 }
             if count <= 0 { break }
             bytes += chunk[0..<count]
         }

@@ -91,7 +91,7 @@ public struct FiringHistory {
             try descriptor.withFileDescriptor { fd throws(SystemCallError) in
                 var offset = 0
                 while offset < line.count {
-                    offset += try line[offset...].withUnsafeBytes { sys_write(fd, $0.baseAddress!, $0.count) }
+                    offset += try line[offset...].withUnsafeBytes { sys_write(fd, $0) }
                         .get(call: "write")
                 }
             }
@@ -159,8 +159,7 @@ public struct FiringHistory {
         let file = FileDescriptor(taking: fd)
         defer { try? file.close() }
         contents.exists = true
-        var info = stat()
-        guard (try? file.withFileDescriptor({ sys_fstat($0, &info) }).get()) != nil,
+        guard let info = try? file.withFileDescriptor({ sys_fstat($0) }).get(),
             (info.st_mode & S_IFMT) == S_IFREG
         else { return contents }
         let size = Int(info.st_size)
@@ -170,7 +169,7 @@ public struct FiringHistory {
         while filled < bytes.count {
             let count = bytes.withUnsafeMutableBytes { buffer in
                 (try? file.withFileDescriptor {
-                    sys_pread($0, buffer.baseAddress! + filled, buffer.count - filled, off_t(start + filled))
+                    sys_pread($0, UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), off_t(start + filled))
                 }.get()) ?? 0
             }
             guard count > 0 else { break }

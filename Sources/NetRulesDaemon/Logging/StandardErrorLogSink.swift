@@ -1,6 +1,7 @@
 import FoundationEssentials
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 
 /// Writes each log record as one line to standard error.
 ///
@@ -47,8 +48,7 @@ public struct StandardErrorLogSink: LogSink {
         guard let journalStream else { return false }
         let parts = journalStream.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
-        var status = stat()
-        guard case .success = sys_fstat(descriptor, &status) else { return false }
+        guard case .success(let status) = sys_fstat(descriptor) else { return false }
         return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
     }
 
@@ -62,7 +62,7 @@ public struct StandardErrorLogSink: LogSink {
             while offset < buffer.count {
                 guard
                     case .success(let written) = sys_write(
-                        descriptor, buffer.baseAddress! + offset, buffer.count - offset), written > 0
+                        descriptor, UnsafeRawBufferPointer(rebasing: buffer[offset...])), written > 0
                 else {
                     // Nowhere to report a failure to log: EAGAIN, EPIPE or a closed stderr drops the line.
                     return

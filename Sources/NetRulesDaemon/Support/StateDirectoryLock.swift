@@ -22,16 +22,17 @@ public final class StateDirectoryLock: Sendable {
     public init(directory: String) throws(Failure) {
         Self.makeDirectories(directory)
         let path = directory + "/lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
-            let reason = Errno(rawValue: errno)
+        let fd: CInt
+        switch sys_open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) {
+        case .success(let opened): fd = opened
+        case .failure(let reason):
             throw Failure(
                 description: "the state directory '\(directory)' is not usable (\(reason.message)): netrules keeps "
                     + "its rule state and webhook outbox there; make it writable by this user or choose another "
                     + "with --state-dir")
         }
         descriptor = FileDescriptor(taking: fd)
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        guard case .success = sys_flock(fd, LOCK_EX | LOCK_NB) else {
             let holder = Self.readPID(fd).map { "PID \($0)" } ?? "another process"
             try? descriptor.close()
             throw Failure(
@@ -39,9 +40,12 @@ public final class StateDirectoryLock: Sendable {
                     + "stop it first, or give this daemon its own --state-dir")
         }
         let pid = Array("\(getpid())\n".utf8)
-        let written = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        guard written == pid.count, ftruncate(fd, off_t(pid.count)) == 0, fsync(fd) == 0 else {
-            let reason = Errno(rawValue: errno)
+        let stored = pid.withUnsafeBytes { sys_pwrite(fd, $0, 0) }.flatMap { written in
+            written == pid.count ? sys_ftruncate(fd, off_t(pid.count)).flatMap { _ in sys_fsync(fd) } : .success(-1)
+        }
+        guard case .success(0) = stored else {
+            // A short write has no errno of its own; it is reported as one of ENOSPC (what it means).
+            let reason: Errno = if case .failure(let error) = stored { error } else { Errno(rawValue: ENOSPC) }
             try? descriptor.close()
             throw Failure(
                 description: "the state directory '\(directory)' is not writable (\(reason.message)): netrules "
@@ -55,8 +59,9 @@ public final class StateDirectoryLock: Sendable {
 
     private static func readPID(_ fd: CInt) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 32)
-        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return nil }
+        guard case .success(let count) = buffer.withUnsafeMutableBytes({ sys_pread(fd, $0, 0) }), count > 0 else {
+            return nil
+        }
         return Int32(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: "\n "))
     }
 
@@ -64,7 +69,7 @@ public final class StateDirectoryLock: Sendable {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            _ = mkdir(prefix, 0o700)
+            _ = sys_mkdir(prefix, 0o700)
         }
     }
 }

@@ -135,9 +135,8 @@ private struct Entry {
     var gid: gid_t
 
     static func inspect(_ path: String, followingSymlink: Bool) -> Result<Entry, Errno> {
-        var status = stat()
-        let result = followingSymlink ? sys_stat(path, &status) : sys_lstat(path, &status)
-        return result.map { _ in Entry(mode: status.st_mode, uid: status.st_uid, gid: status.st_gid) }
+        let result = followingSymlink ? sys_stat(path) : sys_lstat(path)
+        return result.map { Entry(mode: $0.st_mode, uid: $0.st_uid, gid: $0.st_gid) }
     }
 
     var isSymlink: Bool { mode & S_IFMT == S_IFLNK }

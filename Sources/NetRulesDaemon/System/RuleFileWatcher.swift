@@ -129,7 +129,7 @@ public final class RuleFileWatcher: Sendable {
         var relevant = false
         while true {
             let result = try inotify.withFileDescriptor { fd in
-                buffer.withUnsafeMutableBytes { sys_read(fd, $0.baseAddress!, $0.count) }
+                buffer.withUnsafeMutableBytes { sys_read(fd, $0) }
             }
             guard case .success(let count) = result, count > 0 else {
                 if case .failure(let errno) = result, errno != .wouldBlock {

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesLinux
+import NetRulesSystem
 
 /// Which directories the rule watcher watches, and which events in them matter.
 ///
@@ -36,8 +37,7 @@ struct RuleWatchSet: Sendable {
     static func plan(_ paths: [String]) -> [String: Interest] {
         var planned: [String: Interest] = [:]
         for path in paths {
-            var status = stat()
-            if case .success = sys_stat(path, &status), status.st_mode & S_IFMT == S_IFDIR {
+            if case .success(let status) = sys_stat(path), status.st_mode & S_IFMT == S_IFDIR {
                 planned[path, default: Interest()].yamlFiles = true
                 continue
             }

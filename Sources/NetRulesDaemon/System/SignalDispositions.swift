@@ -1,5 +1,6 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
+import NetRulesSystem
 import Synchronization
 
 /// The process-wide signal dispositions that `SignalEvents` changes, and how to undo that.

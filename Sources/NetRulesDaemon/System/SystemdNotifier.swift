@@ -86,7 +86,7 @@ public struct SystemdNotifier: Sendable, Equatable {
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 payload.withUnsafeBytes { bytes in
                     // MSG_NOSIGNAL: a vanished receiver must not raise SIGPIPE in the daemon.
-                    sys_sendto(fd, bytes.baseAddress!, bytes.count, CInt(MSG_NOSIGNAL), socketAddress, length)
+                    sys_sendto(fd, bytes, CInt(MSG_NOSIGNAL), socketAddress, length)
                 }
             }
         }

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// A wall-clock reading for `watch`'s timestamps: a person reads them, so they are real time in UTC,
 /// unlike the engine's injected monotonic clock.
@@ -7,8 +8,7 @@ struct Wallclock: Sendable {
     var milliseconds: Int
 
     static func now() -> Wallclock {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
+        let spec = sys_clock_gettime(CLOCK_REALTIME)
         return Wallclock(seconds: spec.tv_sec, milliseconds: spec.tv_nsec / 1_000_000)
     }
 

@@ -160,9 +160,7 @@ final class DBusConnection {
         var timeoutUsec: UInt64 = 0
         var timeout: CInt = -1
         if netrules_sd_bus_get_timeout(bus, &timeoutUsec) >= 0, timeoutUsec != UInt64.max {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let nowUsec = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+            let nowUsec = sys_monotonicMicroseconds()
             timeout = timeoutUsec <= nowUsec ? 0 : CInt(min((timeoutUsec - nowUsec + 999) / 1000, 60_000))
         }
         var fds = [

@@ -66,9 +66,8 @@ final class NetlinkSocket: Sendable {
     }
 
     private func setOption(level: CInt, name: CInt, value: CInt, call: String) throws {
-        var value = value
         _ = try descriptor.withFileDescriptor { fd in
-            try sys_setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<CInt>.size)).get(call: call)
+            try sys_setsockopt(fd, level, name, value).get(call: call)
         }
     }
 
@@ -82,7 +81,7 @@ final class NetlinkSocket: Sendable {
                 try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                     try bytes.withUnsafeBytes { buffer in
                         let result = sys_sendto(
-                            fd, buffer.baseAddress!, buffer.count, 0, address,
+                            fd, buffer, 0, address,
                             socklen_t(MemoryLayout<sockaddr_nl>.size))
                         return try result.get(call: "sendto")
                     }

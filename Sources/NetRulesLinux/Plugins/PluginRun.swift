@@ -71,7 +71,7 @@ enum PluginRun {
             }
             guard readable else { continue }
             let count = try output.withFileDescriptor { fd in
-                try buffer.withUnsafeMutableBytes { try sys_read(fd, $0.baseAddress!, $0.count).get(call: "read") }
+                try buffer.withUnsafeMutableBytes { try sys_read(fd, $0).get(call: "read") }
             }
             if count == 0 { break }
             pending += buffer[0..<count]

@@ -24,7 +24,8 @@ final class ChildProcess: Sendable {
         precondition(!argv.isEmpty, "a command needs a program")
         var fds: [CInt] = [-1, -1]
         if captureOutput {
-            _ = try fds.withUnsafeMutableBufferPointer { try sys_pipe2($0.baseAddress!, O_CLOEXEC).get(call: "pipe2") }
+            let ends = try sys_pipe2(O_CLOEXEC).get(call: "pipe2")
+            fds = [ends.read, ends.write]
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -52,13 +53,13 @@ final class ChildProcess: Sendable {
         let program = argv[0].contains("/") ? argv[0] : (lookUp(argv[0]) ?? argv[0])
         let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
-        var pid = pid_t()
         let result = cArguments.withUnsafeBufferPointer { arguments in
-            sys_posix_spawn(&pid, program, &actions, &attributes, arguments.baseAddress!, environ)
+            sys_posix_spawn(program, &actions, &attributes, arguments.baseAddress!, environ)
         }
         if captureOutput { _ = sys_close(fds[1]) }
+        let pid: pid_t
         do {
-            _ = try result.get(call: "posix_spawn")
+            pid = try result.get(call: "posix_spawn")
         } catch {
             if captureOutput { _ = sys_close(fds[0]) }
             throw error
@@ -71,7 +72,7 @@ final class ChildProcess: Sendable {
         let search = path ?? (getenv("PATH").map { String(cString: $0) } ?? "/usr/sbin:/usr/bin:/sbin:/bin")
         for directory in search.split(separator: ":") where !directory.isEmpty {
             let candidate = "\(directory)/\(name)"
-            if access(candidate, X_OK) == 0 { return candidate }
+            if case .success = sys_access(candidate, X_OK) { return candidate }
         }
         return nil
     }
@@ -111,7 +112,7 @@ final class ChildProcess: Sendable {
                     var buffer = [UInt8](repeating: 0, count: 4096)
                     while true {
                         let count = try buffer.withUnsafeMutableBytes {
-                            try sys_read(fd, $0.baseAddress!, $0.count).get(call: "read")
+                            try sys_read(fd, $0).get(call: "read")
                         }
                         if count == 0 { break }
                         collected += buffer[0..<count]

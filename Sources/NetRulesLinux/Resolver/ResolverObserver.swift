@@ -77,7 +77,7 @@ public struct ResolverObserver: Observer {
             // Drain every queued event; what changed does not matter, only the file's content does.
             while case .success(let count) =
                 (try inotify.withFileDescriptor { fd in
-                    buffer.withUnsafeMutableBytes { sys_read(fd, $0.baseAddress!, $0.count) }
+                    buffer.withUnsafeMutableBytes { sys_read(fd, $0) }
                 }), count > 0
             {}
             // A new symlink target may live in a directory we do not watch yet.

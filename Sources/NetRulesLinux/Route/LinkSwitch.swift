@@ -21,10 +21,8 @@ public enum LinkSwitch {
             let socket = try NetlinkSocket(protocol: NETLINK_ROUTE)
             defer { socket.close() }
             let request = RouteNetlinkRequest.setLink(index: Int32(index), up: up, sequence: 1)
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
+            let sent = sys_realtimeNanoseconds()
             try socket.send(request)
-            let sent = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
             for _ in 0..<100 {
                 guard try socket.waitReadable(wake: nil, timeout: 2_000) else { break }
                 guard case .messages(let messages) = try socket.receive() else { continue }

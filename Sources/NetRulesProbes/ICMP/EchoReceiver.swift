@@ -44,7 +44,7 @@ final class EchoReceiver: Sendable {
     init(v4: ICMPEndpoint?, v6: ICMPEndpoint?) throws(SystemCallError) {
         self.v4 = v4
         self.v6 = v6
-        (wakeRead, wakeWrite) = try sys_pipe_nonblocking().get(call: "pipe")
+        (wakeRead, wakeWrite) = try sys_pipe2(O_CLOEXEC | O_NONBLOCK).get(call: "pipe2")
         token = (0..<8).map { _ in UInt8.random(in: 0...255) } + Array("netrules".utf8)
         startThread()
     }
@@ -120,7 +120,7 @@ final class EchoReceiver: Sendable {
                 let sent = packet.withUnsafeBytes { bytes in
                     Result { () throws(SystemCallError) in
                         try target.withSockAddr { address, length throws(SystemCallError) in
-                            try sys_sendto(fd, bytes, address, length).get(call: "sendto")
+                            try sys_sendto(fd, bytes, CInt(MSG_NOSIGNAL), address, length).get(call: "sendto")
                         }
                     }
                 }

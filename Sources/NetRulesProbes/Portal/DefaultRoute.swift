@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// The interface of the IPv4 default route, from `/proc/thread-self/net/route`.
 ///
@@ -7,8 +8,7 @@
 /// file keeps the probe self-contained and costs one small read per classification.
 enum DefaultRoute {
     static func interfaceName(table path: String = "/proc/thread-self/net/route") -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard case .success(let fd) = sys_open(path, O_RDONLY | O_CLOEXEC) else { return nil }
         defer { _ = sys_close(fd) }
         var contents: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

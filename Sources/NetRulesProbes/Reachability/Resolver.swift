@@ -46,24 +46,24 @@ enum Resolver {
     }
 
     private static func lookUp(_ name: String) -> Result<[IPAddress], Failure> {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = CInt(SOCK_STREAM.rawValue)  // one entry per address instead of one per socket type
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(name, nil, &hints, &list)
-        guard status == 0 else { return .failure(.failed(String(cString: gai_strerror(status)))) }
-        defer { freeaddrinfo(list) }
-        var addresses: [IPAddress] = []
-        var cursor = list
-        while let entry = cursor {
-            if let address = entry.pointee.ai_addr,
-                let ip = SocketAddress(address, length: entry.pointee.ai_addrlen)?.ipAddress, !addresses.contains(ip)
-            {
-                addresses.append(ip)
+        let found = sys_getaddrinfo(name) { list in
+            var addresses: [IPAddress] = []
+            var cursor = list
+            while let entry = cursor {
+                if let address = entry.pointee.ai_addr,
+                    let ip = SocketAddress(address, length: entry.pointee.ai_addrlen)?.ipAddress,
+                    !addresses.contains(ip)
+                {
+                    addresses.append(ip)
+                }
+                cursor = UnsafePointer(entry.pointee.ai_next)
             }
-            cursor = entry.pointee.ai_next
+            return addresses
         }
-        return addresses.isEmpty ? .failure(.failed("no addresses")) : .success(addresses)
+        switch found {
+        case .failure(let failure): return .failure(.failed(failure.message))
+        case .success(let addresses): return addresses.isEmpty ? .failure(.failed("no addresses")) : .success(addresses)
+        }
     }
 }
 

@@ -32,7 +32,8 @@ enum TCPProbe {
                 let connected = try target.withSockAddr { pointer, length throws(SystemCallError) in
                     switch sys_connect(fd, pointer, length) {
                     case .success: return true
-                    case .failure(.inProgress): return false
+                    // An interrupted connect carries on asynchronously, like a non-blocking one.
+                    case .failure(.inProgress), .failure(.interrupted): return false
                     case .failure(let errno): throw SystemCallError(call: "connect", errno: errno)
                     }
                 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import NetRulesSystem
 
 /// Whether the tests run as root, which network namespaces need.
 public let isRoot = getuid() == 0
@@ -65,15 +66,16 @@ public final class TestNamespace: Sendable {
     /// Only for a thread made for this purpose: a thread of the cooperative pool must never
     /// change namespace, or later tasks would run in it.
     public static func join(_ path: String) throws {
-        // Glibc's module does not import setns(2) (it needs _GNU_SOURCE); look it up instead.
-        typealias SetNS = @convention(c) (CInt, CInt) -> CInt
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "setns") else { throw TestError("no setns") }
-        let setns = unsafeBitCast(symbol, to: SetNS.self)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw TestError("open \(path): errno \(errno)") }
-        defer { close(fd) }
-        let cloneNewNet: CInt = 0x4000_0000  // CLONE_NEWNET from <sched.h>, not imported either.
-        guard setns(fd, cloneNewNet) == 0 else { throw TestError("setns \(path): errno \(errno)") }
+        let fd: CInt
+        switch sys_open(path, O_RDONLY | O_CLOEXEC) {
+        case .success(let opened): fd = opened
+        case .failure(let error): throw TestError("open \(path): errno \(error.rawValue)")
+        }
+        defer { _ = sys_close(fd) }
+        let cloneNewNet: CInt = 0x4000_0000  // CLONE_NEWNET from <sched.h>, which Swift's Glibc leaves out.
+        if case .failure(let error) = sys_setns(fd, cloneNewNet) {
+            throw TestError("setns \(path): errno \(error.rawValue)")
+        }
     }
 
     /// Runs a command found on `PATH` and returns its output; throws when it exits non-zero.
