@@ -59,23 +59,33 @@ enum BenchProcess {
 
     /// A process's CPU time (user + system) in seconds, from /proc/PID/stat; nil when it is gone.
     static func cpuSeconds(of pid: Int32) -> Double? {
+        cpuTicks(of: pid).map { Double($0) / Double(max(1, sysconf(Int32(_SC_CLK_TCK)))) }
+    }
+
+    /// utime + stime of the whole process, in clock ticks (`proc(5)`, fields 14 and 15).
+    static func cpuTicks(of pid: Int32) -> Int64? {
+        // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
         guard let text = readText("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
-        // After the command name: state is field 3, utime 14 and stime 15 (proc(5)).
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { return nil }
+        return user + system
     }
 
     /// `VmRSS` and `Pss` of a process in KiB (/proc/PID/status and smaps_rollup).
     static func memory(of pid: Int32) -> (rss: Int, pss: Int)? {
-        func field(_ name: String, in text: String?) -> Int? {
-            text?.split(separator: "\n").first { $0.hasPrefix(name) }
-                .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
-        }
-        guard let rss = field("VmRSS:", in: readText("/proc/\(pid)/status")),
-            let pss = field("Pss:", in: readText("/proc/\(pid)/smaps_rollup"))
+        guard let rss = readText("/proc/\(pid)/status").flatMap({ field("VmRSS", in: $0) }),
+            let pss = readText("/proc/\(pid)/smaps_rollup").flatMap({ field("Pss", in: $0) })
         else { return nil }
         return (rss, pss)
+    }
+
+    /// The number after `name:` on its line of a /proc file (`VmRSS:\t 19364 kB` → 19364).
+    static func field(_ name: String, in text: String) -> Int? {
+        for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+            return line.dropFirst(name.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first
+                .flatMap { Int($0) }
+        }
+        return nil
     }
 
     /// The pid of the `netrules run` process whose arguments mention `marker` (the daemon runs
@@ -122,7 +132,7 @@ enum BenchProcess {
         return total
     }
 
-    /// A small file's text (at most 1 MiB), or nil.
+    /// A small file's text (at most 1 MiB; /proc files report a size of 0, so it reads to the end), or nil.
     static func readText(_ path: String) -> String? {
         guard case .success(let fd) = sys_open(path, O_RDONLY | O_CLOEXEC) else { return nil }
         defer { _ = sys_close(fd) }

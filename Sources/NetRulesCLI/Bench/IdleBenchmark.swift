@@ -73,7 +73,8 @@ enum IdleBenchmark {
         try FileManager.default.createDirectory(atPath: directory + "/rules", withIntermediateDirectories: true)
         try Data(rules.utf8).write(to: URL(fileURLWithPath: directory + "/rules/idle.yaml"))
 
-        let executable = try selfExecutable()
+        // This executable's path (`/proc/self/exe` would name `unshare` once that runs).
+        let executable = BenchProcess.executable
         var argv = [
             executable, "run", directory + "/rules/idle.yaml", "--state-dir", directory + "/state", "--socket", socket,
         ]
@@ -143,73 +144,41 @@ enum IdleBenchmark {
         return String(cString: made)
     }
 
-    /// The path of this executable, for the daemon's `argv[0]` (`/proc/self/exe` would name
-    /// `unshare` once that runs).
-    private static func selfExecutable() throws -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { throw CommandError.runtime("cannot read /proc/self/exe (errno \(errno))") }
-        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    // MARK: - /proc
+
+    /// The daemon's CPU time in clock ticks, or an error saying it is gone.
+    static func cpuTicks(_ pid: pid_t) throws -> Int64 {
+        guard let ticks = BenchProcess.cpuTicks(of: pid) else {
+            throw CommandError.runtime("cannot read /proc/\(pid)/stat")
+        }
+        return ticks
     }
 
-    // MARK: - /proc
+    /// The daemon's RSS and PSS in KiB, or an error saying it is gone.
+    static func memoryKilobytes(_ pid: pid_t) throws -> (rss: Int, pss: Int) {
+        guard let memory = BenchProcess.memory(of: pid) else {
+            throw CommandError.runtime("cannot read the memory of pid \(pid) from /proc")
+        }
+        return memory
+    }
 
     /// Every thread's name and context switches (voluntary and not), by thread id.
     static func sampleThreads(_ pid: pid_t) throws -> [Int: (name: String, switches: Int)] {
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
         var samples: [Int: (name: String, switches: Int)] = [:]
         for task in tasks {
-            guard let tid = Int(task), let status = readProcFile("/proc/\(pid)/task/\(task)/status") else { continue }
-            let name = readProcFile("/proc/\(pid)/task/\(task)/comm")?.split(separator: "\n").first.map(String.init)
+            guard let tid = Int(task), let status = BenchProcess.readText("/proc/\(pid)/task/\(task)/status") else {
+                continue
+            }
+            let name = BenchProcess.readText("/proc/\(pid)/task/\(task)/comm")?.split(separator: "\n").first.map(
+                String.init)
             let switches =
-                (field("voluntary_ctxt_switches", in: status) ?? 0)
-                + (field("nonvoluntary_ctxt_switches", in: status) ?? 0)
+                (BenchProcess.field("voluntary_ctxt_switches", in: status) ?? 0)
+                + (BenchProcess.field("nonvoluntary_ctxt_switches", in: status) ?? 0)
             samples[tid] = (name ?? "?", switches)
         }
         guard !samples.isEmpty else { throw CommandError.runtime("no threads under /proc/\(pid)/task") }
         return samples
-    }
-
-    /// utime + stime of the whole process, in clock ticks (`proc(5)`, fields 14 and 15).
-    static func cpuTicks(_ pid: pid_t) throws -> Int64 {
-        // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
-        guard let stat = readProcFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else {
-            throw CommandError.runtime("cannot read /proc/\(pid)/stat")
-        }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else {
-            throw CommandError.runtime("unexpected /proc/\(pid)/stat")
-        }
-        return user + system
-    }
-
-    /// VmRSS from `status` and Pss from `smaps_rollup`, in kilobytes.
-    static func memoryKilobytes(_ pid: pid_t) throws -> (rss: Int, pss: Int) {
-        guard let rss = readProcFile("/proc/\(pid)/status").flatMap({ field("VmRSS", in: $0) }),
-            let pss = readProcFile("/proc/\(pid)/smaps_rollup").flatMap({ field("Pss", in: $0) })
-        else { throw CommandError.runtime("cannot read the memory of pid \(pid) from /proc") }
-        return (rss, pss)
-    }
-
-    /// The number after `name:` on its line (`VmRSS:   19364 kB` → 19364).
-    static func field(_ name: String, in text: String) -> Int? {
-        for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
-            return line.dropFirst(name.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first
-                .flatMap { Int($0) }
-        }
-        return nil
-    }
-
-    /// A whole /proc file (they report a size of 0, so read to the end), or nil.
-    static func readProcFile(_ path: String) -> String? {
-        guard case .success(let fd) = sys_open(path, O_RDONLY | O_CLOEXEC) else { return nil }
-        defer { _ = sys_close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while case .success(let count) = chunk.withUnsafeMutableBytes({ sys_read(fd, $0) }), count > 0 {
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: - Output
@@ -334,7 +303,7 @@ private final class BenchDaemon: Sendable {
 
     /// The last lines of the daemon's log, for an error message.
     func logTail(_ count: Int = 20) -> String {
-        let text = IdleBenchmark.readProcFile(log) ?? ""
+        let text = BenchProcess.readText(log) ?? ""
         return text.split(separator: "\n").suffix(count).joined(separator: "\n")
     }
 }
