@@ -90,6 +90,9 @@ public struct LocalTime: Hashable, Sendable, Comparable {
         "\(digits(secondOfDay / 3_600, 2)):\(digits(secondOfDay % 3_600 / 60, 2))"
     }
 
+    /// `HH:MM:SS`.
+    public var timeText: String { hourMinuteText + ":" + digits(secondOfDay % 60, 2) }
+
     /// RFC 3339 with the local offset: `2026-12-02T04:00:00+01:00` (`Z` when `offset` is 0).
     /// - Parameter offset: the seconds east of UTC this local time is in.
     public func rfc3339(offset: Int64) -> String {
@@ -100,7 +103,7 @@ public struct LocalTime: Hashable, Sendable, Comparable {
             let minutes = abs(offset) / 60
             zone = (offset < 0 ? "-" : "+") + "\(digits(minutes / 60, 2)):\(digits(minutes % 60, 2))"
         }
-        return dateText + "T" + hourMinuteText + ":" + digits(secondOfDay % 60, 2) + zone
+        return dateText + "T" + timeText + zone
     }
 }
 

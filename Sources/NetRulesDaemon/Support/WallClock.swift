@@ -5,12 +5,10 @@ import NetRulesCore
 public enum WallClock {
     /// RFC 3339 in UTC with second precision: `2026-11-29T09:00:00Z` (`{{time}}`, `NETRULES_TIME`).
     ///
-    /// Computed from the epoch seconds with Howard Hinnant's civil-from-days algorithm rather than
+    /// Computed from the epoch seconds by NetRulesCore's `LocalTime` (civil-from-days) rather than
     /// `Calendar`: the daemon links FoundationEssentials only, whose time zones need no ICU data.
     public static func rfc3339(_ date: Date) -> String {
-        let (year, month, day, secondOfDay) = civil(Int64(date.timeIntervalSince1970.rounded(.down)))
-        return "\(pad(year, 4))-\(pad(month))-\(pad(day))T\(pad(secondOfDay / 3_600)):"
-            + "\(pad(secondOfDay % 3_600 / 60)):\(pad(secondOfDay % 60))Z"
+        LocalTime(seconds: Int64(date.timeIntervalSince1970.rounded(.down))).rfc3339(offset: 0)
     }
 
     /// `2026-12-01 09:02:13 +0100`: a Unix time as local time with its offset, as people read it.
@@ -22,10 +20,8 @@ public enum WallClock {
     public static func local(
         _ seconds: Int64, utcOffset: Int64, withSeconds: Bool = true, withOffset: Bool = true
     ) -> String {
-        let (year, month, day, secondOfDay) = civil(seconds + utcOffset)
-        var text =
-            "\(pad(year, 4))-\(pad(month))-\(pad(day)) \(pad(secondOfDay / 3_600)):\(pad(secondOfDay % 3_600 / 60))"
-        if withSeconds { text += ":\(pad(secondOfDay % 60))" }
+        let local = LocalTime(seconds: seconds + utcOffset)
+        var text = local.dateText + " " + (withSeconds ? local.timeText : local.hourMinuteText)
         if withOffset {
             let minutes = abs(utcOffset) / 60
             text += " \(utcOffset < 0 ? "-" : "+")\(pad(minutes / 60))\(pad(minutes % 60))"
@@ -76,21 +72,5 @@ public enum WallClock {
     private static func pad(_ n: Int64, _ width: Int = 2) -> String {
         let s = String(n)
         return String(repeating: "0", count: max(0, width - s.count)) + s
-    }
-
-    /// Year, month, day and second of the day of a count of seconds since 1970-01-01 00:00.
-    private static func civil(_ seconds: Int64) -> (Int64, Int64, Int64, Int64) {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day, secondOfDay)
     }
 }
