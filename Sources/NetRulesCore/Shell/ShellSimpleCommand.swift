@@ -119,9 +119,10 @@ private struct Reader {
                     if let finished = word.finish() { words.append(finished) }
                     position = units.count
                 case UInt8(ascii: "'"):
-                    guard singleQuoted(into: &word) else { return nil }
+                    guard quoted(by: UInt8(ascii: "'"), refusing: [0], into: &word) else { return nil }
                 case UInt8(ascii: "\""):
-                    guard doubleQuoted(into: &word) else { return nil }
+                    let refused: [UInt8] = [0, UInt8(ascii: "$"), UInt8(ascii: "`"), UInt8(ascii: "\\")]
+                    guard quoted(by: UInt8(ascii: "\""), refusing: refused, into: &word) else { return nil }
                 case UInt8(ascii: "\\"):
                     // `\x` is `x`; `\` before a newline is a line continuation, before a value refused.
                     guard position < units.count, case .byte(let escaped) = units[position], escaped != 0,
@@ -139,32 +140,18 @@ private struct Reader {
         return words
     }
 
-    /// After `'`: everything is literal up to the next `'`.
-    private mutating func singleQuoted(into word: inout WordBuilder) -> Bool {
+    /// After an opening quote: literal up to the closing `quote`, as long as none of `refused`
+    /// (what the shell would expand there, and NUL) comes first. Inside `'…'` nothing but NUL is
+    /// refused; inside `"…"` also `$`, `` ` `` and `\`.
+    private mutating func quoted(by quote: UInt8, refusing refused: [UInt8], into word: inout WordBuilder) -> Bool {
         word.markQuoted()
         while position < units.count {
             let unit = units[position]
             position += 1
             switch unit {
             case .placeholder(let name): word.add(name)
-            case .byte(UInt8(ascii: "'")): return true
-            case .byte(0): return false
-            case .byte(let byte): word.add(byte)
-            }
-        }
-        return false
-    }
-
-    /// After `"`: literal up to the next `"`, as long as nothing in between is special there.
-    private mutating func doubleQuoted(into word: inout WordBuilder) -> Bool {
-        word.markQuoted()
-        while position < units.count {
-            let unit = units[position]
-            position += 1
-            switch unit {
-            case .placeholder(let name): word.add(name)
-            case .byte(UInt8(ascii: "\"")): return true
-            case .byte(UInt8(ascii: "$")), .byte(UInt8(ascii: "`")), .byte(UInt8(ascii: "\\")), .byte(0): return false
+            case .byte(quote): return true
+            case .byte(let byte) where refused.contains(byte): return false
             case .byte(let byte): word.add(byte)
             }
         }
