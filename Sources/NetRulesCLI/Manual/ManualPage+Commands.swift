@@ -46,29 +46,9 @@ extension ManualPage {
         page.options(root.options + [.builtInVersion, .builtInHelp], arguments: root.arguments)
         page.commands(root.subcommands, parents: [root.name])
 
-        page.macro("Sh", "ENVIRONMENT")
-        page.macro("Bl", "-tag", "-width", "Ds")
-        for (name, meaning) in environment {
-            page.rawMacro("It", ["Ev", argument(name)])
-            page.text(ManualText(plain: meaning))
-        }
-        page.macro("El")
-
-        page.macro("Sh", "FILES")
-        page.macro("Bl", "-tag", "-width", "Ds")
-        for (path, meaning) in files {
-            page.rawMacro("It", ["Pa", argument(path)])
-            page.text(ManualText(plain: meaning))
-        }
-        page.macro("El")
-
-        page.macro("Sh", "EXIT STATUS")
-        page.macro("Bl", "-tag", "-width", "Ds")
-        for (status, meaning) in exitStatuses {
-            page.macro("It", status)
-            page.text(ManualText(plain: meaning))
-        }
-        page.macro("El")
+        page.taggedSection("ENVIRONMENT", mark: "Ev", items: environment)
+        page.taggedSection("FILES", mark: "Pa", items: files)
+        page.taggedSection("EXIT STATUS", items: exitStatuses)
 
         page.macro("Sh", "EXAMPLES")
         for (index, (meaning, command)) in examples.enumerated() {

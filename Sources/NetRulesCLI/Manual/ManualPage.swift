@@ -51,6 +51,18 @@ struct ManualPage {
         lines.append((["." + name] + arguments).joined(separator: " "))
     }
 
+    /// Writes a section of tagged items: `.Sh TITLE`, then a tagged list whose items read
+    /// `.It [MARK] TAG` (`Ev` for a variable, `Pa` for a path) followed by their meaning.
+    mutating func taggedSection(_ title: String, mark: String? = nil, items: [(tag: String, meaning: String)]) {
+        macro("Sh", title)
+        macro("Bl", "-tag", "-width", "Ds")
+        for (tag, meaning) in items {
+            rawMacro("It", (mark.map { [$0] } ?? []) + [Self.argument(tag)])
+            text(ManualText(plain: meaning))
+        }
+        macro("El")
+    }
+
     /// Writes a stretch of filled text: plain words on wrapped text lines, marked-up words on macro lines.
     ///
     /// A word touching markup without a space between (`(‘ssid’),`) is written as one macro line, so the
