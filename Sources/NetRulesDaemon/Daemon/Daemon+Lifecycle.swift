@@ -243,17 +243,15 @@ extension Daemon {
         if let journal, var last = lastSaved {
             // What changed, at the cost of what changed: the rules only when the engine's durable
             // state moved (an action's result moves only the in-flight list), the firings by id.
-            var delta = PersistedState()
-            delta.nextFiringNumber = nextFiringNumber
+            var rules: (old: [String: PersistedState.SavedRule], new: [String: PersistedState.SavedRule])?
             if rulesChanged {
-                let rules = currentRules()
-                for (name, rule) in rules where last.rules[name] != rule { delta.rules[name] = rule }
-                delta.removedRules = last.rules.keys.filter { rules[$0] == nil }.sorted()
-                last.rules = rules
+                rules = (last.rules, currentRules())
+                last.rules = rules!.new
             }
-            (delta.inflight, delta.retiredFirings) = inflight.takeChanges()
+            let line = PersistedState.journalLine(
+                nextFiring: nextFiringNumber, rules: rules, inflight: inflight.takeChanges())
             do {
-                try journal.append(delta.encoded())
+                try journal.append(line.encoded())
                 lastSaved = last
                 return
             } catch {

@@ -53,19 +53,21 @@ struct PersistedState {
 
     // MARK: Journal
 
-    /// What changed from `earlier` to this state, as one journal line holds it: the rules whose
-    /// saved state differs, the rules that went, the firings that are new or got further, and
-    /// those that left — so a line costs what changed, not what is in flight.
-    func changes(since earlier: PersistedState) -> PersistedState {
-        var delta = PersistedState()
-        delta.nextFiringNumber = nextFiringNumber
-        let before = Dictionary(earlier.inflight.map { ($0.id, $0.nextAction) }, uniquingKeysWith: { a, _ in a })
-        delta.inflight = inflight.filter { before[$0.id] != $0.nextAction }
-        let now = Set(inflight.map(\.id))
-        delta.retiredFirings = earlier.inflight.map(\.id).filter { !now.contains($0) }
-        for (name, rule) in rules where earlier.rules[name] != rule { delta.rules[name] = rule }
-        delta.removedRules = earlier.rules.keys.filter { rules[$0] == nil }.sorted()
-        return delta
+    /// One journal line: the rules whose saved state differs between `rules.old` and `rules.new`
+    /// and those that went (nil: the rules did not change), the firings that are new or got further,
+    /// and those that left — so a line costs what changed, not what is saved.
+    static func journalLine(
+        nextFiring: Int, rules: (old: [String: SavedRule], new: [String: SavedRule])?,
+        inflight: (changed: [SavedFiring], retired: [String])
+    ) -> PersistedState {
+        var line = PersistedState()
+        line.nextFiringNumber = nextFiring
+        if let rules {
+            for (name, rule) in rules.new where rules.old[name] != rule { line.rules[name] = rule }
+            line.removedRules = rules.old.keys.filter { rules.new[$0] == nil }.sorted()
+        }
+        (line.inflight, line.retiredFirings) = inflight
+        return line
     }
 
     /// Applies one journal line. Lines set values rather than adjust them, so replaying a line the

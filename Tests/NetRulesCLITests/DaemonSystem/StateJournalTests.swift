@@ -27,7 +27,12 @@ struct StateJournalTests {
         after.inflight = [Self.firing("p-1")]
         after.nextFiringNumber = 2
 
-        let line = after.changes(since: before).encoded()
+        // Lines as the daemon builds them: rules diffed, firings from InflightFirings' changes.
+        var inflight = InflightFirings()
+        inflight.append(Self.firing("p-1"))
+        let line = PersistedState.journalLine(
+            nextFiring: 2, rules: (before.rules, after.rules), inflight: inflight.takeChanges()
+        ).encoded()
         let decoded = try #require(PersistedState.decode(line).state)
         #expect(Set(decoded.rules.keys) == ["office", "vpn"])
         #expect(decoded.removedRules == ["home"])
@@ -35,11 +40,20 @@ struct StateJournalTests {
         // The next line: the firing got further, then another one retired it.
         var later = after
         later.inflight = [Self.firing("p-1", next: 1), Self.firing("p-2")]
-        let further = try #require(PersistedState.decode(later.changes(since: after).encoded()).state)
+        inflight.advance("p-1", to: 1)
+        inflight.append(Self.firing("p-2"))
+        let further = try #require(
+            PersistedState.decode(
+                PersistedState.journalLine(nextFiring: 2, rules: nil, inflight: inflight.takeChanges()).encoded()
+            ).state)
         #expect(further.inflight.map(\.id) == ["p-1", "p-2"] && further.retiredFirings.isEmpty)
         var last = later
         last.inflight = [Self.firing("p-2")]
-        let retired = try #require(PersistedState.decode(last.changes(since: later).encoded()).state)
+        inflight.retire("p-1")
+        let retired = try #require(
+            PersistedState.decode(
+                PersistedState.journalLine(nextFiring: 2, rules: nil, inflight: inflight.takeChanges()).encoded()
+            ).state)
         #expect(retired.inflight.isEmpty && retired.retiredFirings == ["p-1"])
         var all = before
         for line in [decoded, further, retired] { all.apply(line) }
