@@ -19,10 +19,15 @@ struct CommandTests {
     }
 
     static func run(_ arguments: [String], path: String = "/usr/bin:/bin") async -> Outcome {
+        await run(arguments, environment: ["COLUMNS": "80", "PATH": path])
+    }
+
+    /// Runs the command line with exactly `environment`, capturing both outputs.
+    static func run(_ arguments: [String], environment: [String: String]) async -> Outcome {
         let out = BufferedOutputSink()
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
-            arguments: arguments, stdout: out, stderr: err, environment: ["COLUMNS": "80", "PATH": path])
+            arguments: arguments, stdout: out, stderr: err, environment: environment)
         return Outcome(code: code, stdout: out.text, stderr: err.text)
     }
 

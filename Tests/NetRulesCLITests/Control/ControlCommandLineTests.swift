@@ -7,17 +7,8 @@ import Testing
 /// `status`, `watch` and `explain` in-process: through a real control socket to a fake daemon, and
 /// `explain`'s fallback to a direct snapshot when no daemon answers.
 struct ControlCommandLineTests {
-    struct Outcome {
-        var code: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    func run(_ arguments: [String]) async -> Outcome {
-        let out = BufferedOutputSink()
-        let err = BufferedOutputSink()
-        let code = await NetRulesCommandLine.run(arguments: arguments, stdout: out, stderr: err, environment: [:])
-        return Outcome(code: code, stdout: out.text, stderr: err.text)
+    func run(_ arguments: [String]) async -> CommandTests.Outcome {
+        await CommandTests.run(arguments, environment: [:])
     }
 
     /// A rule file in a fresh directory, and a control socket path nobody listens on.

@@ -8,18 +8,8 @@ import Testing
 /// `netrules history` in-process: through a real control socket to a fake daemon, and from the
 /// state directory when no daemon answers.
 struct HistoryCommandTests {
-    struct Outcome {
-        var code: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    func run(_ arguments: [String]) async -> Outcome {
-        let out = BufferedOutputSink()
-        let err = BufferedOutputSink()
-        let code = await NetRulesCommandLine.run(
-            arguments: ["history"] + arguments, stdout: out, stderr: err, environment: [:])
-        return Outcome(code: code, stdout: out.text, stderr: err.text)
+    func run(_ arguments: [String]) async -> CommandTests.Outcome {
+        await CommandTests.run(["history"] + arguments, environment: [:])
     }
 
     static let rules = "version: 1\nrules: []\n"
