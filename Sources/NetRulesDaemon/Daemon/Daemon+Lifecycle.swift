@@ -132,8 +132,9 @@ extension Daemon {
     var journalFile: String { options.paths.stateDirectory + "/" + StateJournal.fileName }
 
     /// Restores rule states and in-flight firings from the state file and the journal's lines
-    /// after it, if there are any.
-    func restoreState() {
+    /// after it, if there are any; returns how many lines the journal held.
+    @discardableResult
+    func restoreState() -> Int {
         var restored: PersistedState?
         if let data = FileManager.default.contents(atPath: stateFile) {
             let (decoded, problem) = PersistedState.decode(Array(data))
@@ -141,7 +142,8 @@ extension Daemon {
             restored = decoded
         }
         var skipped = 0
-        for line in StateJournal.readLines(at: journalFile) {
+        let lines = StateJournal.readLines(at: journalFile)
+        for line in lines {
             guard let change = PersistedState.decode(line).state else {
                 skipped += 1
                 continue
@@ -150,7 +152,7 @@ extension Daemon {
             restored!.apply(change)
         }
         if skipped > 0 { logger.warning("skipped \(skipped) damaged line(s) of the state journal '\(journalFile)'") }
-        guard let saved = restored else { return }
+        guard let saved = restored else { return lines.count }
         var states: [String: (fingerprint: String, state: RuleState)] = [:]
         for (name, rule) in saved.rules {
             // A saved time out of range (a corrupt file, or one written with other limits) would
@@ -160,14 +162,14 @@ extension Daemon {
             if let saved = rule.hold {
                 guard let deadline = instant(ofWall: saved.deadline) else {
                     setAsideStateFile(because: "rule '\(name)' has a saved hold deadline out of range")
-                    return
+                    return lines.count
                 }
                 hold = RuleState.Hold(target: saved.target, deadline: deadline)
             }
             if let saved = rule.cooldownUntil {
                 guard let until = instant(ofWall: saved) else {
                     setAsideStateFile(because: "rule '\(name)' has a saved cooldown out of range")
-                    return
+                    return lines.count
                 }
                 cooldown = until
             }
@@ -175,7 +177,7 @@ extension Daemon {
             for (edgeName, saved) in rule.oncePerUntil {
                 guard let edge = Edge(rawValue: edgeName), let until = instant(ofWall: saved) else {
                     setAsideStateFile(because: "rule '\(name)' has a saved once_per time out of range")
-                    return
+                    return lines.count
                 }
                 oncePer[edge] = until
             }
@@ -188,6 +190,7 @@ extension Daemon {
         inflight = InflightFirings(saved.inflight)
         nextFiringNumber = saved.nextFiringNumber
         logger.info("restored the state of \(states.count) rules and \(inflight.count) firings in flight")
+        return lines.count
     }
 
     /// Renames an unusable state file to `state.json.bad-<unix time>` so the daemon starts from a

@@ -129,9 +129,9 @@ public actor Daemon: DaemonQueries {
             // Dropped edges reach the history through the engine's trace.
             engine.tracing = true
         }
-        restoreState()
+        let journalLines = restoreState()
         do {
-            journal = try StateJournal(directory: options.paths.stateDirectory)
+            journal = try StateJournal(directory: options.paths.stateDirectory, lines: journalLines)
         } catch {
             logger.error("cannot open the state journal: \(error); every change will rewrite state.json")
         }

@@ -28,11 +28,15 @@ final class StateJournal {
     private let flusher: Flusher
 
     /// Opens (creating, mode 0600) the journal in `directory` for appending.
+    /// - Parameters:
+    ///   - directory: the state directory.
+    ///   - lines: how many lines it already holds (the caller has just read them to restore the
+    ///     state, so they are not read again here).
     /// - Throws: `SystemCallError` when it cannot be opened.
-    init(directory: String) throws(SystemCallError) {
+    init(directory: String, lines: Int) throws(SystemCallError) {
         path = directory + "/" + Self.fileName
         fd = try sys_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600).get(call: "open")
-        lineCount = Self.readLines(at: path).count
+        lineCount = lines
         flusher = try Flusher(fd: fd)
     }
 

@@ -110,7 +110,7 @@ struct StateJournalTests {
     @Test func appendedLinesReadBackAndATornLastLineIsLeftOut() throws {
         let directory = TemporaryDirectory("netrules-journal")
         defer { directory.remove() }
-        let journal = try StateJournal(directory: directory.path)
+        let journal = try StateJournal(directory: directory.path, lines: 0)
         try journal.append(Array(#"{"version":1,"a":1}"#.utf8))
         try journal.append(Array(#"{"version":1,"a":2}"#.utf8))
         #expect(journal.lineCount == 2)
@@ -129,21 +129,27 @@ struct StateJournalTests {
         #expect(StateJournal.readLines(at: directory.file(StateJournal.fileName)).isEmpty)
     }
 
-    @Test func aReopenedJournalCountsItsLines() throws {
+    @Test func aReopenedJournalAppendsAfterItsLinesAndCountsFromThem() throws {
         let directory = TemporaryDirectory("netrules-journal")
         defer { directory.remove() }
         do {
-            let journal = try StateJournal(directory: directory.path)
+            let journal = try StateJournal(directory: directory.path, lines: 0)
             for n in 0..<3 { try journal.append(Array("{\"n\":\(n)}".utf8)) }
             journal.flushNow()
         }
-        #expect(try StateJournal(directory: directory.path).lineCount == 3)
+        // The daemon reads the lines to restore its state, then opens the journal with their count.
+        let existing = StateJournal.readLines(at: directory.file(StateJournal.fileName))
+        #expect(existing.count == 3)
+        let reopened = try StateJournal(directory: directory.path, lines: existing.count)
+        try reopened.append(Array(#"{"n":3}"#.utf8))
+        #expect(reopened.lineCount == 4)
+        #expect(StateJournal.readLines(at: directory.file(StateJournal.fileName)).count == 4)
     }
 
     @Test func aSymlinkInPlaceOfTheJournalIsRefused() throws {
         let directory = TemporaryDirectory("netrules-journal")
         defer { directory.remove() }
         #expect(symlink("/etc/passwd", directory.file(StateJournal.fileName)) == 0)
-        #expect(throws: (any Error).self) { try StateJournal(directory: directory.path) }
+        #expect(throws: (any Error).self) { try StateJournal(directory: directory.path, lines: 0) }
     }
 }
