@@ -6,18 +6,23 @@ enum BenchCommand: Command {
         name: "bench",
         abstract: "Measure netrules on this machine.",
         discussion: """
-            'engine': loads a generated file of --rules rules (YAML parse, validation, compile) and \
-            times single fact updates that re-evaluate 1% of them. 'daemon' (root): in a network \
-            namespace of its own, toggles a veth link --events times and measures how long until a \
-            rule's run action starts, through the real daemon, against an 'ip monitor link | while \
-            read' shell loop on the same changes; prints both and their ratio. 'load' (root): 1,000 \
-            rules of which 100 fire on one link change (time to the first and the last action start), \
-            then an observer plugin printing --rate fact updates a second for --seconds seconds (the \
-            daemon's CPU, memory, and whether every update arrived), then --webhooks rules each sending \
-            a webhook 'when: online' fire while offline and are delivered to a loopback server once a \
-            plugin reports online (time to queue, deliveries a second, memory). 'idle': starts the daemon on rules \
-            needing no timer (in a new network namespace as root) and counts its wake-ups, CPU time and \
-            memory over --seconds. Build with -c release for real figures.
+            engine: loads a generated file of --rules rules (YAML parse, validation, compile) and \
+            times single fact updates that re-evaluate 1% of them.
+
+            daemon (root): in a network namespace of its own, toggles a veth link --events times and \
+            measures how long until a rule's run action starts, through the real daemon, against an \
+            'ip monitor link | while read' shell loop on the same changes; prints both and their ratio.
+
+            load (root): 1,000 rules of which 100 fire on one link change (time to the first and the \
+            last action start); an observer plugin printing --rate fact updates a second for --seconds \
+            seconds (the daemon's CPU, memory, and whether every update arrived); --webhooks rules each \
+            sending a webhook 'when: online', fired while offline and delivered to a loopback server \
+            once a plugin reports online (time to queue, deliveries a second, memory).
+
+            idle: starts the daemon on rules needing no timer (in a new network namespace as root) and \
+            counts its wake-ups, CPU time and memory over --seconds.
+
+            Build with -c release for real figures.
             """,
         arguments: [ArgumentSpec(name: "benchmark", help: "What to measure: engine, daemon, load or idle.")],
         options: [
