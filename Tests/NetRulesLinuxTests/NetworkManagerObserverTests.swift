@@ -58,7 +58,11 @@ struct NetworkManagerObserverTests {
         try await facts.wait("the first report") { $0[.ssid] == .absent && $0[.connection] == .absent }
 
         try mock.control("join", "ACME-Corp", "A4:2B:8C:92:47:3C", "80")
-        try await facts.wait("the join") { $0[.bssid] == .value(.string("a4:2b:8c:92:47:3c")) }
+        // The mock sets the device's access point, then the primary connection: two signals, and the
+        // observer may report the state between them. Wait for both.
+        try await facts.wait("the join") {
+            $0[.bssid] == .value(.string("a4:2b:8c:92:47:3c")) && $0[.connection] != .absent
+        }
         #expect(facts[.ssid] == .value(.string("ACME-Corp")))
         #expect(facts[.connection] == .value(.string("ACME-Corp")))
         #expect(facts[.connectionType] == .value(.string("802-11-wireless")))
