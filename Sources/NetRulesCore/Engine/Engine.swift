@@ -76,6 +76,14 @@ public struct Engine: Sendable {
     ///
     /// Holds due at or before `now` complete first (they fire at their deadline).
     public mutating func apply(_ update: FactUpdate, at now: Instant) -> [Firing] {
+        step(update, at: now).firings
+    }
+
+    /// Applies a partial fact update at `now` and returns the firings, in rule order, with the
+    /// facts the update changed (so a caller need not diff the whole store to learn them).
+    ///
+    /// Holds due at or before `now` complete first (they fire at their deadline).
+    public mutating func step(_ update: FactUpdate, at now: Instant) -> Step {
         var firings = advance(to: now)
         var update = update
         for namespace in update.completeNamespaces {
@@ -85,12 +93,37 @@ public struct Engine: Sendable {
                 if !facts[key].isKnown { update.changes[key] = .absent }
             }
         }
+        var before: [FactKey: FactState] = [:]
+        before.reserveCapacity(update.changes.count)
+        for key in update.changes.keys { before[key] = facts[key] }
         let changed = facts.apply(update)
-        guard !changed.isEmpty else { return firings }
+        guard !changed.isEmpty else { return Step(firings: firings, changes: []) }
         for index in affectedRules(by: changed) {
             evaluate(index, at: now, into: &firings)
         }
-        return firings
+        let changes = changed.sorted().map { Step.Change(key: $0, old: before[$0] ?? .unknown, new: facts[$0]) }
+        return Step(firings: firings, changes: changes)
+    }
+
+    /// What one update did: the firings, and each fact it changed, by key.
+    public struct Step: Sendable {
+        /// A fact whose state the update changed.
+        public struct Change: Hashable, Sendable {
+            public var key: FactKey
+            public var old: FactState
+            public var new: FactState
+
+            public init(key: FactKey, old: FactState, new: FactState) {
+                self.key = key
+                self.old = old
+                self.new = new
+            }
+        }
+
+        /// The firings, in rule order.
+        public var firings: [Firing]
+        /// The facts the update changed, sorted by key.
+        public var changes: [Change]
     }
 
     /// Advances time to `now` and returns the firings of holds that completed.

@@ -7,7 +7,16 @@ public protocol Observer: Sendable {
     /// The name logs and plugin facts use.
     var name: String { get }
 
+    /// Namespaces (`interfaces`) every update of this observer describes completely: a key of
+    /// theirs it does not name does not exist (known absent), rather than not reported yet.
+    var completeNamespaces: Set<String> { get }
+
     /// Runs until cancelled, reporting updates.
     /// - Throws: when the observer cannot work at all (after saying why).
     func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws
+}
+
+extension Observer {
+    /// Most observers report some facts of a namespace, never all of it.
+    public var completeNamespaces: Set<String> { [] }
 }

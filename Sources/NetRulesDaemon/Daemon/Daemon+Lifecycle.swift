@@ -4,6 +4,7 @@ import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
 import NetRulesLinux
+import NetRulesProbes
 import NetRulesSystem
 
 extension Daemon {
@@ -40,27 +41,26 @@ extension Daemon {
     /// Re-reads the rules and swaps them in atomically, or keeps the running ones.
     @discardableResult
     func reloadRules() async -> ReloadOutcome {
+        guard core.phase == .running else {
+            return ReloadOutcome(
+                reloaded: false, rules: core.ruleSet.rules.count, diagnostics: "netrules is stopping: not reloaded\n")
+        }
         options.notify("RELOADING=1\nMONOTONIC_USEC=\(sys_monotonicMicroseconds())")
-        defer { options.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules") }
         let (result, _, rendered) = load()
         guard let loaded = result else {
-            logger.error("reload failed: keeping the \(ruleSet.rules.count) rules already running")
-            return ReloadOutcome(reloaded: false, rules: ruleSet.rules.count, diagnostics: rendered)
+            await perform(.reloadFailed)
+            return ReloadOutcome(reloaded: false, rules: core.ruleSet.rules.count, diagnostics: rendered)
         }
-        ruleSet = loaded.ruleSet
-        let firings = engine.replaceRules(ruleSet.rules, at: now())
-        startObservers()
-        logger.notice("reloaded: \(ruleSet.rules.count) rule\(ruleSet.rules.count == 1 ? "" : "s")")
-        await dispatch(firings)
-        return ReloadOutcome(reloaded: true, rules: ruleSet.rules.count, diagnostics: rendered)
+        await perform(.reloaded(loaded.ruleSet))
+        return ReloadOutcome(reloaded: true, rules: core.ruleSet.rules.count, diagnostics: rendered)
     }
 
     // MARK: - Observers
 
     /// Starts the observers the rule set needs and stops those it no longer needs; an observer
     /// whose configuration did not change keeps running (and keeps its facts).
-    func startObservers() {
-        updateSignalSampling()
+    func configureObservers(for ruleSet: RuleSet) {
+        signalSampling.set(ruleSet.signalSamplingInterval(watching: !watchers.isEmpty))
         let plan = ObserverPlan(
             ruleSet: ruleSet, signalSampling: signalSampling, logger: logger.child("netrules.observers"))
         let wanted = Set(plan.entries.map(\.identity))
@@ -68,20 +68,32 @@ extension Daemon {
             task.cancel()
             observers[identity] = nil
         }
+        let runner = self.runner
+        subscriptions.subscribe("online gate", keys: [.connectivity]) { changes in
+            await runner.connectivityChanged(to: changes.last?.new.value?.plainText)
+        }
         if let entry = plan.entries.first(where: { $0.portal != nil }) {
-            // A probe whose settings did not change keeps running: keep the handle to it.
-            if observers[entry.identity] == nil { portal = entry.portal }
+            // A probe whose settings did not change keeps running: keep the subscription of that one.
+            if observers[entry.identity] == nil, let portal = entry.portal {
+                subscriptions.subscribe("portal", keys: Self.networkKeys, namespaces: ["interfaces"]) { _ in
+                    portal.recheck()
+                }
+            }
         } else {
-            portal = nil
+            subscriptions.unsubscribe("portal")
         }
         for entry in plan.entries where observers[entry.identity] == nil {
             let observer = entry.observer
             let identity = entry.identity
+            let complete = observer.completeNamespaces
             let sink = eventSink
             observers[identity] = Task(executorPreference: TaskPlacement.preferred) {
                 let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self, bufferingPolicy: .unbounded)
                 let forward = Task(executorPreference: TaskPlacement.preferred) {
-                    for await update in stream { sink.yield(.facts(source: observer.name, update: update)) }
+                    for await var update in stream {
+                        if !complete.isEmpty { update.completeNamespaces.formUnion(complete) }
+                        sink.yield(.facts(update))
+                    }
                 }
                 var failure: String?
                 do {
@@ -99,7 +111,7 @@ extension Daemon {
 
     /// Samples `signal` while a rule or a `watch` client reads it, and not at all otherwise.
     func updateSignalSampling() {
-        signalSampling.set(ruleSet.signalSamplingInterval(watching: !watchers.isEmpty))
+        signalSampling.set(core.ruleSet.signalSamplingInterval(watching: !watchers.isEmpty))
     }
 
     func stopObservers() async {
@@ -131,10 +143,9 @@ extension Daemon {
 
     var journalFile: String { options.paths.stateDirectory + "/" + StateJournal.fileName }
 
-    /// Restores rule states and in-flight firings from the state file and the journal's lines
-    /// after it, if there are any; returns how many lines the journal held.
-    @discardableResult
-    func restoreState() -> Int {
+    /// `state.json` with the journal's lines after it applied, and how many lines the journal
+    /// held; a `state.json` that does not decode is set aside.
+    func readSavedState() -> (state: PersistedState?, journalLines: Int) {
         var restored: PersistedState?
         if let data = FileManager.default.contents(atPath: stateFile) {
             let (decoded, problem) = PersistedState.decode(Array(data))
@@ -152,45 +163,7 @@ extension Daemon {
             restored!.apply(change)
         }
         if skipped > 0 { logger.warning("skipped \(skipped) damaged line(s) of the state journal '\(journalFile)'") }
-        guard let saved = restored else { return lines.count }
-        var states: [String: (fingerprint: String, state: RuleState)] = [:]
-        for (name, rule) in saved.rules {
-            // A saved time out of range (a corrupt file, or one written with other limits) would
-            // make every start fail the same way: set the file aside instead of crash-looping.
-            var hold: RuleState.Hold?
-            var cooldown: Instant?
-            if let saved = rule.hold {
-                guard let deadline = instant(ofWall: saved.deadline) else {
-                    setAsideStateFile(because: "rule '\(name)' has a saved hold deadline out of range")
-                    return lines.count
-                }
-                hold = RuleState.Hold(target: saved.target, deadline: deadline)
-            }
-            if let saved = rule.cooldownUntil {
-                guard let until = instant(ofWall: saved) else {
-                    setAsideStateFile(because: "rule '\(name)' has a saved cooldown out of range")
-                    return lines.count
-                }
-                cooldown = until
-            }
-            var oncePer: [Edge: Instant] = [:]
-            for (edgeName, saved) in rule.oncePerUntil {
-                guard let edge = Edge(rawValue: edgeName), let until = instant(ofWall: saved) else {
-                    setAsideStateFile(because: "rule '\(name)' has a saved once_per time out of range")
-                    return lines.count
-                }
-                oncePer[edge] = until
-            }
-            states[name] = (
-                rule.fingerprint,
-                RuleState(confirmed: rule.confirmed, hold: hold, cooldownUntil: cooldown, oncePerUntil: oncePer)
-            )
-        }
-        engine.restore(states)
-        inflight = InflightFirings(saved.inflight)
-        nextFiringNumber = saved.nextFiringNumber
-        logger.info("restored the state of \(states.count) rules and \(inflight.count) firings in flight")
-        return lines.count
+        return (restored, lines.count)
     }
 
     /// Renames an unusable state file to `state.json.bad-<unix time>` so the daemon starts from a
@@ -207,115 +180,32 @@ extension Daemon {
         }
     }
 
-    /// Firings a previous process recorded but did not see through: submitted again with their
-    /// original id, so a webhook already in the outbox is not sent twice.
-    func resubmitInflight() async {
-        let pending = inflight.all
-        inflight = InflightFirings()
-        for saved in pending {
-            guard let index = engine.index(ofRule: saved.rule), engine.rules[index].fingerprint == saved.fingerprint
-            else {
-                logger.warning("dropping an in-flight firing of '\(saved.rule)': the rule changed or is gone")
-                continue
-            }
-            var facts = FactStore()
-            facts.apply(FactUpdate(Dictionary(saved.facts, uniquingKeysWith: { a, _ in a })))
-            var firing = Firing(
-                rule: saved.rule, edge: saved.edge, at: now(), facts: facts, actions: engine.rules[index].actions)
-            firing.id = saved.id
-            firing.firstAction = saved.nextAction
-            inflight.append(saved)
-            logger.notice(
-                "resuming rule '\(saved.rule)' \(saved.edge) from before the restart"
-                    + (saved.nextAction > 0 ? " at action \(saved.nextAction)" : ""))
-            recordResumed(firing, time: saved.time)
-            await runner.submit(firing, wallTime: saved.time)
-        }
-    }
-
-    /// Records the persisted state when it changed: one appended journal line (what changed, one
-    /// write(2)) while the journal is open, which survives a SIGKILL at any instant and is flushed
-    /// to the disk by the journal's own thread; otherwise `state.json` is replaced atomically.
-    func persist() {
-        // Encoding the whole state after every fact update would cost more the more rules hold
-        // state; only a change to what survives a restart writes.
-        let version = (engine: engine.durableStateVersion, inflight: inflight.version)
-        if let last = persistedVersion, last.engine == version.engine, last.inflight == version.inflight { return }
-        let rulesChanged = persistedVersion?.engine != version.engine
-        persistedVersion = version
-        if let journal, var last = lastSaved {
-            // What changed, at the cost of what changed: the rules only when the engine's durable
-            // state moved (an action's result moves only the in-flight list), the firings by id.
-            var rules: (old: [String: PersistedState.SavedRule], new: [String: PersistedState.SavedRule])?
-            if rulesChanged {
-                rules = (last.rules, currentRules())
-                last.rules = rules!.new
-            }
-            let line = PersistedState.journalLine(
-                nextFiring: nextFiringNumber, rules: rules, inflight: inflight.takeChanges())
-            do {
-                try journal.append(line.encoded())
-                lastSaved = last
-                return
-            } catch {
-                logger.error("cannot append to the state journal: \(error); rewriting state.json instead")
-            }
-        }
-        writeStateFile(currentState(), sync: false)
-    }
-
-    /// Folds the journal into `state.json` (written and flushed to the disk) and empties it, when it
-    /// has grown past `StateJournal.compactionLines` or when `force`d (at start and at shutdown).
-    func compactJournal(force: Bool = false) {
-        guard let journal, force || journal.lineCount >= StateJournal.compactionLines else { return }
-        let saved = currentState()
-        guard writeStateFile(saved, sync: true) else { return }
+    /// Appends one line to the journal (one write(2)): it survives a SIGKILL at any instant, and
+    /// the journal's own thread flushes it to the disk.
+    func append(_ line: PersistedState) async {
+        guard let journal else { return }
         do {
-            try journal.truncate()
+            try journal.append(line.encoded())
+        } catch {
+            logger.error("cannot append to the state journal: \(error); rewriting state.json instead")
+            await perform(.journalAppendFailed)
+        }
+    }
+
+    /// Replaces `state.json` atomically (flushed to the disk while the journal is open), then
+    /// empties the journal, whose lines the snapshot holds.
+    func writeSnapshot(_ state: PersistedState) async {
+        do {
+            try DurableFile.replace(stateFile, with: state.encoded(), mode: 0o600, sync: journal != nil)
+        } catch {
+            logger.error("cannot persist the rule state: \(error)")
+            await perform(.snapshotFailed)
+            return
+        }
+        do {
+            try journal?.truncate()
         } catch {
             logger.error("cannot empty the state journal: \(error)")
-        }
-    }
-
-    /// Every rule state worth keeping and the firings in flight.
-    func currentState() -> PersistedState {
-        var saved = PersistedState()
-        saved.nextFiringNumber = nextFiringNumber
-        saved.inflight = inflight.all
-        saved.rules = currentRules()
-        return saved
-    }
-
-    /// Every rule state worth keeping, by rule name.
-    func currentRules() -> [String: PersistedState.SavedRule] {
-        var rules: [String: PersistedState.SavedRule] = [:]
-        for (rule, state) in zip(engine.rules, engine.states)
-        where state.confirmed != nil || state.hold != nil || state.cooldownUntil != nil || !state.oncePerUntil.isEmpty {
-            rules[rule.name] = PersistedState.SavedRule(
-                fingerprint: rule.fingerprint, confirmed: state.confirmed,
-                cooldownUntil: state.cooldownUntil.map { wallTime(of: $0).timeIntervalSince1970 },
-                hold: state.hold.map { ($0.target, wallTime(of: $0.deadline).timeIntervalSince1970) },
-                oncePerUntil: Dictionary(
-                    uniqueKeysWithValues: state.oncePerUntil.map {
-                        ($0.key.rawValue, wallTime(of: $0.value).timeIntervalSince1970)
-                    }))
-        }
-        return rules
-    }
-
-    /// Replaces `state.json` atomically; true when it was written.
-    @discardableResult
-    func writeStateFile(_ saved: PersistedState, sync: Bool) -> Bool {
-        do {
-            try DurableFile.replace(stateFile, with: saved.encoded(), mode: 0o600, sync: sync)
-            lastSaved = saved
-            inflight.markRecorded()
-            return true
-        } catch {
-            persistedVersion = nil  // try again after the next event
-            lastSaved = nil  // and write the whole state then
-            logger.error("cannot persist the rule state: \(error)")
-            return false
         }
     }
 }

@@ -14,6 +14,8 @@ import Synchronization
 public struct LinuxNetworkObserver: Observer {
     /// `netlink`.
     public let name = "netlink"
+    /// It reports every interface there is: one it never named does not exist.
+    public var completeNamespaces: Set<String> { ["interfaces"] }
     /// A network namespace to observe (`/run/netns/NAME`), nil for the process's own.
     public var namespacePath: String?
     /// The netlink socket's receive buffer in bytes, nil for the system default.

@@ -1,0 +1,67 @@
+import NetRulesCore
+
+extension DaemonCore {
+    /// Records the persisted state when it changed: one journal line holding what changed while
+    /// the journal is open (it survives a SIGKILL at any instant once written), else a snapshot.
+    mutating func persist(into effects: inout [DaemonEffect]) {
+        // Encoding the whole state after every fact update would cost more the more rules hold
+        // state; only a change to what survives a restart records anything.
+        let version = (engine: engine.durableStateVersion, inflight: inflight.version)
+        if let last = persistedVersion, last.engine == version.engine, last.inflight == version.inflight { return }
+        let rulesChanged = persistedVersion?.engine != version.engine
+        guard journalOpen, var last = lastSaved else {
+            snapshot(into: &effects)
+            return
+        }
+        persistedVersion = version
+        // What changed, at the cost of what changed: the rules only when the engine's durable
+        // state moved (an action's result moves only the in-flight list), the firings by id.
+        var rules: (old: [String: PersistedState.SavedRule], new: [String: PersistedState.SavedRule])?
+        if rulesChanged {
+            rules = (last.rules, currentRules())
+            last.rules = rules!.new
+        }
+        let line = PersistedState.journalLine(
+            nextFiring: nextFiringNumber, rules: rules, inflight: inflight.takeChanges())
+        lastSaved = last
+        journalLines += 1
+        effects.append(.appendJournal(line))
+    }
+
+    /// The whole state, to replace `state.json` and empty the journal: at start, when the journal
+    /// passes `compactionLines`, at shutdown, and whenever a journal line could not be written.
+    mutating func snapshot(into effects: inout [DaemonEffect]) {
+        let saved = currentState()
+        persistedVersion = (engine.durableStateVersion, inflight.version)
+        lastSaved = saved
+        inflight.markRecorded()
+        journalLines = 0
+        effects.append(.writeSnapshot(saved))
+    }
+
+    /// Every rule state worth keeping and the firings in flight.
+    func currentState() -> PersistedState {
+        var saved = PersistedState()
+        saved.nextFiringNumber = nextFiringNumber
+        saved.inflight = inflight.all
+        saved.rules = currentRules()
+        return saved
+    }
+
+    /// Every rule state worth keeping, by rule name, with deadlines as wall-clock seconds.
+    func currentRules() -> [String: PersistedState.SavedRule] {
+        var rules: [String: PersistedState.SavedRule] = [:]
+        for (rule, state) in zip(engine.rules, engine.states)
+        where state.confirmed != nil || state.hold != nil || state.cooldownUntil != nil || !state.oncePerUntil.isEmpty {
+            rules[rule.name] = PersistedState.SavedRule(
+                fingerprint: rule.fingerprint, confirmed: state.confirmed,
+                cooldownUntil: state.cooldownUntil.map { wallTime(of: $0).secondsSince1970 },
+                hold: state.hold.map { ($0.target, wallTime(of: $0.deadline).secondsSince1970) },
+                oncePerUntil: Dictionary(
+                    uniqueKeysWithValues: state.oncePerUntil.map {
+                        ($0.key.rawValue, wallTime(of: $0.value).secondsSince1970)
+                    }))
+        }
+        return rules
+    }
+}

@@ -1,0 +1,315 @@
+import NetRulesActions
+import NetRulesCore
+
+/// The daemon's decisions, without its wiring: a value that takes events and returns effects.
+///
+/// It owns the engine (and with it the fact store), the firings in flight and what was last
+/// persisted; it performs no I/O and reads no clock. Each event comes with the engine instant and
+/// the wall time it happened at; the `Daemon` actor performs the effects (spawns, journal lines,
+/// observer tasks, timers) in the order they are returned, and a test can simply read them
+/// (`NetRulesDaemonTests`). The one thing it does beside returning effects is logging, through
+/// the `Logger` it was given.
+///
+/// The life of a core: `.start` (restores the saved state, resubmits firings in flight, starts
+/// observers, snapshots the state), then any events, then `.shutdown` (observers stop, the runner
+/// drains while action results are still recorded), then `.drained` (a last snapshot, `.finished`).
+struct DaemonCore {
+    enum Phase: Sendable {
+        case starting, running, stopping, stopped
+    }
+
+    /// The journal is folded into `state.json` once it holds this many lines.
+    static let compactionLines = 256
+
+    private(set) var engine = Engine(rules: [])
+    private(set) var ruleSet = RuleSet()
+    var inflight = InflightFirings()
+    private(set) var phase = Phase.starting
+    /// The deadline last armed, to arm only a change.
+    private(set) var armedDeadline: Instant?
+    /// Lines appended to the journal since it was last emptied.
+    var journalLines = 0
+    private(set) var nextFiringNumber = 1
+
+    /// Distinguishes this process's firing ids from those of earlier runs.
+    let processToken: String
+    let logger: Logger
+    /// Whether firings and dropped edges go to the history (`run --history-limit 0` turns it off).
+    let recordsHistory: Bool
+    /// Numbers the entries of dropped edges, which have no firing id of their own.
+    var nextDropNumber = 1
+    var journalOpen = false
+    /// What the state last recorded reflects: the engine's durable version and the in-flight list.
+    var persistedVersion: (engine: UInt64, inflight: UInt64)?
+    /// The state as `state.json` plus the journal hold it, to append only what changed.
+    var lastSaved: PersistedState?
+    /// The current event's instant and wall time: wall times of other instants are mapped from them.
+    var now = Instant.zero
+    var wallNow = WallTime(secondsSince1970: 0)
+
+    init(processToken: String, logger: Logger, recordsHistory: Bool) {
+        self.processToken = processToken
+        self.logger = logger
+        self.recordsHistory = recordsHistory
+    }
+
+    /// Handles one event that happened at `at` (engine time) and `wall` (the wall clock then),
+    /// and returns what to do about it, in order.
+    mutating func handle(_ event: DaemonEvent, at: Instant, wall: WallTime) -> [DaemonEffect] {
+        now = at
+        wallNow = wall
+        var effects: [DaemonEffect] = []
+        switch (phase, event) {
+        case (.starting, .start(let start)):
+            begin(start, into: &effects)
+        case (.running, .facts(let update)):
+            let step = engine.step(update, at: now)
+            if !step.changes.isEmpty { effects.append(.factsChanged(step.changes)) }
+            dispatch(step.firings, into: &effects)
+        case (.running, .deadline):
+            armedDeadline = nil
+            dispatch(engine.tick(at: now), into: &effects)
+        case (.running, .reloaded(let newRules)):
+            ruleSet = newRules
+            let firings = engine.replaceRules(newRules.rules, at: now)
+            effects.append(.configureObservers(newRules))
+            logger.notice("reloaded: \(Self.count(newRules.rules.count, "rule"))")
+            dispatch(firings, into: &effects)
+            effects.append(.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules"))
+        case (.running, .reloadFailed):
+            logger.error("reload failed: keeping the \(ruleSet.rules.count) rules already running")
+            effects.append(.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules"))
+        case (.running, .actionResult(let result)), (.stopping, .actionResult(let result)):
+            record(result, into: &effects)
+        case (_, .observerEnded(let identity, let error)):
+            logger.error("observer '\(identity)' stopped\(error.map { ": \($0)" } ?? "")")
+        case (.running, .shutdown):
+            phase = .stopping
+            effects.append(.notify("STOPPING=1"))
+            effects.append(.stopObservers)
+            if armedDeadline != nil {
+                armedDeadline = nil
+                effects.append(.armDeadline(nil))
+            }
+            effects.append(.drainRunner)
+        case (.stopping, .drained):
+            persist(into: &effects)
+            snapshot(into: &effects)
+            phase = .stopped
+            effects.append(.finished)
+            return effects
+        case (_, .journalAppendFailed):
+            // The snapshot holds everything the line held, and empties the journal behind it.
+            snapshot(into: &effects)
+        case (_, .snapshotFailed):
+            // Try again, whole, after the next event.
+            persistedVersion = nil
+            lastSaved = nil
+        default:
+            // Facts, deadlines and reloads after shutdown began; a second start or shutdown.
+            return effects
+        }
+        guard phase == .running || phase == .stopping else { return effects }
+        if phase == .running { armDeadline(into: &effects) }
+        persist(into: &effects)
+        // After the event's actions were handed to the runner: never between an event and its action.
+        if journalOpen, journalLines >= Self.compactionLines { snapshot(into: &effects) }
+        return effects
+    }
+
+    // MARK: - Start
+
+    private mutating func begin(_ start: DaemonStart, into effects: inout [DaemonEffect]) {
+        ruleSet = start.ruleSet
+        engine = Engine(rules: ruleSet.rules)
+        engine.setClock(start.localClock)
+        // Dropped edges reach the history through the engine's trace.
+        engine.tracing = recordsHistory
+        journalOpen = start.journalOpen
+        if let saved = start.restored { restore(saved, into: &effects) }
+        resubmitInflight(into: &effects)
+        effects.append(.configureObservers(ruleSet))
+        phase = .running
+        armDeadline(into: &effects)
+        // Start from one snapshot: the journal replayed and emptied.
+        snapshot(into: &effects)
+        let count = Self.count(ruleSet.rules.count, "rule")
+        effects.append(.notify("READY=1\nSTATUS=watching with \(count)"))
+    }
+
+    /// Restores rule states and in-flight firings; a saved time out of range sets the whole file
+    /// aside (a corrupt file, or one written with other limits, would fail every start the same way).
+    private mutating func restore(_ saved: PersistedState, into effects: inout [DaemonEffect]) {
+        var states: [String: (fingerprint: String, state: RuleState)] = [:]
+        for (name, rule) in saved.rules {
+            var hold: RuleState.Hold?
+            var cooldown: Instant?
+            if let saved = rule.hold {
+                guard let deadline = instant(ofWall: saved.deadline) else {
+                    effects.append(.setAsideStateFile(reason: "rule '\(name)' has a saved hold deadline out of range"))
+                    return
+                }
+                hold = RuleState.Hold(target: saved.target, deadline: deadline)
+            }
+            if let saved = rule.cooldownUntil {
+                guard let until = instant(ofWall: saved) else {
+                    effects.append(.setAsideStateFile(reason: "rule '\(name)' has a saved cooldown out of range"))
+                    return
+                }
+                cooldown = until
+            }
+            var oncePer: [Edge: Instant] = [:]
+            for (edgeName, saved) in rule.oncePerUntil {
+                guard let edge = Edge(rawValue: edgeName), let until = instant(ofWall: saved) else {
+                    effects.append(.setAsideStateFile(reason: "rule '\(name)' has a saved once_per time out of range"))
+                    return
+                }
+                oncePer[edge] = until
+            }
+            states[name] = (
+                rule.fingerprint,
+                RuleState(confirmed: rule.confirmed, hold: hold, cooldownUntil: cooldown, oncePerUntil: oncePer)
+            )
+        }
+        engine.restore(states)
+        inflight = InflightFirings(saved.inflight)
+        nextFiringNumber = saved.nextFiringNumber
+        logger.info("restored the state of \(states.count) rules and \(inflight.count) firings in flight")
+    }
+
+    /// Firings a previous process recorded but did not see through: submitted again with their
+    /// original id (so a webhook already in the outbox is not sent twice), from the action they
+    /// stopped at.
+    private mutating func resubmitInflight(into effects: inout [DaemonEffect]) {
+        let pending = inflight.all
+        inflight = InflightFirings()
+        for saved in pending {
+            guard let index = engine.index(ofRule: saved.rule), engine.rules[index].fingerprint == saved.fingerprint
+            else {
+                logger.warning("dropping an in-flight firing of '\(saved.rule)': the rule changed or is gone")
+                continue
+            }
+            var facts = FactStore()
+            facts.apply(FactUpdate(Dictionary(saved.facts, uniquingKeysWith: { a, _ in a })))
+            var firing = Firing(
+                rule: saved.rule, edge: saved.edge, at: now, facts: facts, actions: engine.rules[index].actions)
+            firing.id = saved.id
+            firing.firstAction = saved.nextAction
+            inflight.append(saved)
+            logger.notice(
+                "resuming rule '\(saved.rule)' \(saved.edge) from before the restart"
+                    + (saved.nextAction > 0 ? " at action \(saved.nextAction)" : ""))
+            if recordsHistory {
+                effects.append(
+                    .history(
+                        .recordIfAbsent(
+                            HistoryEntry.fired(firing, id: saved.id, time: saved.time, readKeys: readKeys(saved.rule))))
+                )
+            }
+            effects.append(.submit(firing, wallTime: saved.time))
+        }
+    }
+
+    // MARK: - Firings
+
+    /// Records the firings as in flight, persists that (before anything runs, so a crash
+    /// resubmits them instead of losing them), and hands them to the runner.
+    private mutating func dispatch(_ firings: [Firing], into effects: inout [DaemonEffect]) {
+        recordDrops(into: &effects)
+        guard !firings.isEmpty else { return }
+        var submitted: [(Firing, String)] = []
+        // The firings of one update share one fact snapshot: sort its facts once, not once per firing.
+        var knownFacts: (version: UInt64, facts: [(FactKey, FactState)])?
+        for var firing in firings {
+            let id = "\(processToken)-\(nextFiringNumber)"
+            firing.id = id
+            nextFiringNumber += 1
+            let time = wallTime(of: firing.at).rfc3339
+            let fingerprint = engine.index(ofRule: firing.rule).map { engine.rules[$0].fingerprint } ?? ""
+            if knownFacts?.version != firing.facts.version {
+                knownFacts = (firing.facts.version, firing.facts.known.map { ($0.key, $0.state) })
+            }
+            inflight.append(
+                PersistedState.SavedFiring(
+                    id: id, rule: firing.rule, fingerprint: fingerprint, edge: firing.edge, time: time,
+                    facts: knownFacts!.facts, actionCount: firing.actions.count))
+            logger.notice(
+                "rule '\(firing.rule)' \(firing.edge)",
+                metadata: [("rule.id", firing.rule), ("edge", firing.edge.rawValue), ("firing.id", id)])
+            submitted.append((firing, time))
+        }
+        persist(into: &effects)
+        for (firing, time) in submitted { effects.append(.submit(firing, wallTime: time)) }
+        // The history is what `history` shows, not the durability record: after the submissions.
+        guard recordsHistory else { return }
+        for (firing, time) in submitted {
+            effects.append(
+                .history(
+                    .record(HistoryEntry.fired(firing, id: firing.id!, time: time, readKeys: readKeys(firing.rule)))))
+        }
+    }
+
+    /// Notes how far a firing got, and retires it once its last action reported. The ledger is
+    /// keyed by firing id and action index, and the count is the one the firing had when it fired,
+    /// so a reload that changes the rule's actions neither retires it early nor keeps it forever.
+    private mutating func record(_ result: ActionResult, into effects: inout [DaemonEffect]) {
+        if recordsHistory { effects.append(.history(.result(result))) }
+        guard let id = result.firingID, let firing = inflight[id] else { return }
+        let actionCount =
+            firing.actionCount ?? engine.index(ofRule: result.rule).map { engine.rules[$0].actions.count } ?? 0
+        if result.index >= actionCount - 1 {
+            inflight.retire(id)
+        } else {
+            inflight.advance(id, to: result.index + 1)
+        }
+    }
+
+    /// Records each edge the engine dropped since the last call (`cooldown`, `once_per`), with the
+    /// facts the rule reads as they are now; the engine's other trace events are let go.
+    private mutating func recordDrops(into effects: inout [DaemonEffect]) {
+        let trace = engine.takeTrace()
+        guard recordsHistory else { return }
+        for event in trace {
+            guard case .dropped(let reason) = event.kind else { continue }
+            let entry = HistoryEntry.dropped(
+                event, reason: reason, id: "\(processToken)-drop-\(nextDropNumber)",
+                time: wallTime(of: event.at).rfc3339, until: event.until.map { wallTime(of: $0).rfc3339 },
+                facts: engine.facts, readKeys: readKeys(event.rule))
+            nextDropNumber += 1
+            effects.append(.history(.record(entry)))
+        }
+    }
+
+    private func readKeys(_ rule: String) -> [FactKey] {
+        engine.index(ofRule: rule).map { engine.rules[$0].condition.readKeys } ?? []
+    }
+
+    // MARK: - Time
+
+    /// Arms the earliest `for:` or `time:` deadline when it changed; none when nothing is
+    /// pending, so an idle daemon never wakes up.
+    private mutating func armDeadline(into effects: inout [DaemonEffect]) {
+        let deadline = engine.nextDeadline
+        guard deadline != armedDeadline else { return }
+        armedDeadline = deadline
+        effects.append(.armDeadline(deadline))
+    }
+
+    /// The wall time of an engine instant.
+    func wallTime(of instant: Instant) -> WallTime {
+        wallNow + (instant - now)
+    }
+
+    /// The engine instant of a saved wall-clock time; nil when it is not a number or further than
+    /// twice `DurationSyntax.maximum` from now (no saved deadline can be, unless the file is bad).
+    func instant(ofWall seconds: Double) -> Instant? {
+        let offset = seconds - wallNow.secondsSince1970
+        let limit = DurationSyntax.seconds(DurationSyntax.maximum) * 2
+        guard offset.isFinite, abs(offset) <= limit else { return nil }
+        return now + .nanoseconds(Int64(offset * 1e9))
+    }
+
+    static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
+}

@@ -1,0 +1,40 @@
+import NetRulesActions
+import NetRulesCore
+
+/// What `DaemonCore` asks the world to do, in order. The daemon performs each one; a test reads them.
+enum DaemonEffect {
+    /// Hand a firing to the action runner (after the effects that recorded it).
+    case submit(Firing, wallTime: String)
+    /// Append one line to the state journal (one write(2), before the firing's actions run).
+    case appendJournal(PersistedState)
+    /// Replace `state.json` with this state, then empty the journal.
+    case writeSnapshot(PersistedState)
+    /// Rename the unusable `state.json` aside, saying why.
+    case setAsideStateFile(reason: String)
+    /// Facts changed: watchers, the portal probe and the webhook online gate hear of it by key.
+    case factsChanged([Engine.Step.Change])
+    /// Call back with `DaemonEvent.deadline` at this instant; nil: nothing is pending.
+    case armDeadline(Instant?)
+    /// Run the observers this rule set needs (start the new, stop the unneeded, keep the rest).
+    case configureObservers(RuleSet)
+    /// Stop every observer.
+    case stopObservers
+    /// Wait for running actions (at most the shutdown grace), then report `DaemonEvent.drained`.
+    case drainRunner
+    /// Tell systemd (`READY=1`, `STOPPING=1`, `STATUS=…`).
+    case notify(String)
+    /// Record in `netrules history`.
+    case history(HistoryRecord)
+    /// The daemon is done: nothing else follows.
+    case finished
+
+    /// What goes to the firing history.
+    enum HistoryRecord {
+        /// A new entry: a firing handed to the runner, or a dropped edge.
+        case record(HistoryEntry)
+        /// An entry for a firing resumed after a restart, unless the history still has one.
+        case recordIfAbsent(HistoryEntry)
+        /// An action's result, for the entry of its firing (by id, or by webhook delivery).
+        case result(ActionResult)
+    }
+}
