@@ -127,6 +127,12 @@ let package = Package(
             exclude: ["SchemaCorpus", "Golden"],
             swiftSettings: swiftSettings
         ),
+        // DaemonCore on virtual time: restart, reload and shutdown without root.
+        .testTarget(
+            name: "NetRulesDaemonTests",
+            dependencies: ["NetRulesDaemon", "NetRulesConfig", "NetRulesActions", "NetRulesCore"],
+            swiftSettings: swiftSettings
+        ),
         // Replays Fuzz/Corpus and Fuzz/Regressions through every fuzz target.
         .testTarget(
             name: "NetRulesFuzzingTests",

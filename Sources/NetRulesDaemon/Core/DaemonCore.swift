@@ -101,10 +101,12 @@ struct DaemonCore {
         case (_, .journalAppendFailed):
             // The snapshot holds everything the line held, and empties the journal behind it.
             snapshot(into: &effects)
+            return effects
         case (_, .snapshotFailed):
-            // Try again, whole, after the next event.
+            // Try again, whole, after the next event (not now: that would fail the same way).
             persistedVersion = nil
             lastSaved = nil
+            return effects
         default:
             // Facts, deadlines and reloads after shutdown began; a second start or shutdown.
             return effects
