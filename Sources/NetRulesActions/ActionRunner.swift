@@ -220,8 +220,8 @@ public actor ActionRunner {
                 publish(skipped)
                 continue
             }
-            let result = await execute(spec.definition, in: context, result: base)
-            if Task.isCancelled && !(spec.definition is WebhookAction) {
+            let result = await execute(spec.action, in: context, result: base)
+            if Task.isCancelled && spec.action.webhook == nil {
                 // Shutting down: leave this action unreported so the next start runs it again.
                 break
             }
@@ -235,18 +235,12 @@ public actor ActionRunner {
         schedule()
     }
 
-    private func execute(_ definition: any ActionDefinition, in context: ActionContext, result: ActionResult) async
-        -> ActionResult
-    {
-        switch definition {
-        case let action as RunAction: return await executors.run.execute(action, in: context, result: result)
-        case let action as WriteAction: return await executors.write.execute(action, in: context, result: result)
-        case let action as PluginAction: return await executors.plugin.execute(action, in: context, result: result)
-        case let action as WebhookAction: return await deliverWebhook(action, in: context, result: result)
-        default:
-            var result = result
-            result.outcome = .failed(ActionError(.spawnFailed, "no executor for action kind '\(definition.kind)'"))
-            return result
+    private func execute(_ action: Action, in context: ActionContext, result: ActionResult) async -> ActionResult {
+        switch action {
+        case .run(let run): await executors.run.execute(run, in: context, result: result)
+        case .write(let write): await executors.write.execute(write, in: context, result: result)
+        case .plugin(let plugin): await executors.plugin.execute(plugin, in: context, result: result)
+        case .webhook(let webhook): await deliverWebhook(webhook, in: context, result: result)
         }
     }
 

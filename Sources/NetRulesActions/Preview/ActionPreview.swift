@@ -20,13 +20,13 @@ public struct ActionPreview: Sendable {
         let context = ActionContext(firing: firing, wallTime: wallTime, environment: [:])
         var masked = context.templateContext
         masked.masksSecrets = true
-        switch spec.definition {
-        case let run as RunAction:
+        switch spec.action {
+        case .run(let run):
             let command = text(run.command.render(masked))
             return ActionPreview(
                 kind: "run", summary: "run: \(command)", details: [],
                 json: .object([("run", .object([("command", .string(command))]))]))
-        case let webhook as WebhookAction:
+        case .webhook(let webhook):
             let entry = WebhookRendering.entry(for: webhook, in: context, actionIndex: 0)
             let headers = entry.headers.map { header in
                 (header.name, header.parts.map { $0.text ?? "<secret>" }.joined())
@@ -50,7 +50,7 @@ public struct ActionPreview: Sendable {
                         ])
                     )
                 ]))
-        case let write as WriteAction:
+        case .write(let write):
             let content = text(write.content.renderBytes(masked))
             return ActionPreview(
                 kind: "write",
@@ -66,13 +66,11 @@ public struct ActionPreview: Sendable {
                         ])
                     )
                 ]))
-        case let plugin as PluginAction:
+        case .plugin(let plugin):
             let path = plugin.executablePath ?? "(not found)"
             return ActionPreview(
                 kind: plugin.name, summary: "\(plugin.name): the plugin \(path), the firing as JSON on its input",
                 details: [], json: .object([(plugin.name, .object([("plugin", .string(path))]))]))
-        default:
-            return ActionPreview(kind: spec.kind, summary: spec.kind, details: [], json: .object([(spec.kind, .null)]))
         }
     }
 

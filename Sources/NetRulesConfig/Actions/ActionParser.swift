@@ -58,7 +58,7 @@ public struct ActionParser: Sendable {
             // Keep reading the action even when this is wrong, so its own problems are reported too.
             if let b = context.bool(c, path.key("continue_on_error")) { continueOnError = b } else { ok = false }
         }
-        let definition: (any ActionDefinition)?
+        let action: Action?
         if let kind = registry.actionKind(key.text) {
             if let t = mapping.entry("timeout") {
                 context.error(
@@ -66,12 +66,12 @@ public struct ActionParser: Sendable {
                     hint: "write '\(key.text): { ..., timeout: \(t.value.scalar?.text ?? "30s") }'")
                 return nil
             }
-            definition = kind.parse(value, at: path.key(key.text), in: &self)
+            action = kind.parse(value, at: path.key(key.text), in: &self)
         } else {
-            definition = plugin(key, value, timeout: mapping["timeout"], at: path)
+            action = plugin(key, value, timeout: mapping["timeout"], at: path)?.action
         }
-        guard ok, let definition else { return nil }
-        return ActionSpec(definition, continueOnError: continueOnError)
+        guard ok, let action else { return nil }
+        return ActionSpec(action, continueOnError: continueOnError)
     }
 
     private mutating func plugin(_ key: YAMLScalar, _ value: YAMLNode, timeout: YAMLNode?, at path: KeyPath)

@@ -21,9 +21,9 @@ struct RunActionKind: ActionKind {
         ])
     }
 
-    func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> (any ActionDefinition)? {
+    func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> Action? {
         if node.scalar != nil {
-            return parser.context.shellCommand(node, path).map { RunAction(command: $0) }
+            return parser.context.shellCommand(node, path).map { .run(RunAction(command: $0)) }
         }
         guard let m = parser.context.mapping(node, path, what: "a command or '{ command: ..., timeout: ... }'") else {
             return nil
@@ -49,8 +49,8 @@ struct RunActionKind: ActionKind {
             if let env = parser.context.environment(e, path.key("env")) { environment = env } else { ok = false }
         }
         guard ok, let command else { return nil }
-        return RunAction(
-            command: command, timeout: timeout, workingDirectory: workingDirectory, environment: environment)
+        return .run(
+            RunAction(command: command, timeout: timeout, workingDirectory: workingDirectory, environment: environment))
     }
 }
 
@@ -84,7 +84,7 @@ struct WebhookActionKind: ActionKind {
             ], required: ["url"])
     }
 
-    func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> (any ActionDefinition)? {
+    func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> Action? {
         guard let m = parser.context.mapping(node, path, what: "'{ url: ..., json: {...} }'") else { return nil }
         parser.context.rejectUnknownKeys(
             m, path, known: ["url", "method", "headers", "json", "body", "timeout", "retry", "when"], what: "a webhook")
@@ -159,7 +159,7 @@ struct WebhookActionKind: ActionKind {
                 ok = false
             }
         }
-        return ok ? action : nil
+        return ok ? .webhook(action) : nil
     }
 }
 
@@ -180,7 +180,7 @@ struct WriteActionKind: ActionKind {
             ], required: ["path", "content"])
     }
 
-    func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> (any ActionDefinition)? {
+    func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> Action? {
         guard let m = parser.context.mapping(node, path, what: "'{ path: ..., content: ... }'") else { return nil }
         parser.context.rejectUnknownKeys(
             m, path, known: ["path", "content", "append", "mode", "timeout"], what: "a write action")
@@ -239,7 +239,7 @@ struct WriteActionKind: ActionKind {
             if let d = parser.context.duration(t, path.key("timeout")) { timeout = d } else { ok = false }
         }
         guard ok, let file, let content else { return nil }
-        return WriteAction(path: file, content: content, append: append, mode: mode, timeout: timeout)
+        return .write(WriteAction(path: file, content: content, append: append, mode: mode, timeout: timeout))
     }
 
     /// Paths a rule may not write: any with a `..` component (a rule says plainly where it writes),

@@ -70,5 +70,5 @@ public protocol ActionKind: Sendable {
     var name: String { get }
     var summary: String { get }
     var schema: JSONValue { get }
-    func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> (any ActionDefinition)?
+    func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> Action?
 }

@@ -1,28 +1,71 @@
-/// What one entry of a rule's `do:` list asks for, validated at load time.
+/// What one entry of a rule's `do:` list asks for, validated at load time: a closed set of kinds,
+/// so every consumer (the runner, previews, the history) handles each one and none is forgotten.
 ///
-/// Each action kind (built-in `run`, `webhook`, `write`, or an external plugin) has its own
-/// definition type; the action runner looks executors up by `kind`.
-public protocol ActionDefinition: Sendable, CustomStringConvertible {
+/// External plugins are the extension point: any name other than the built-ins is a `plugin`,
+/// the executable `netrules-action-NAME`.
+public enum Action: Sendable, CustomStringConvertible {
+    case run(RunAction)
+    case webhook(WebhookAction)
+    case write(WriteAction)
+    case plugin(PluginAction)
+
     /// The kind's name as written in YAML (`run`, `webhook`, `write`, or the plugin's name).
+    public var kind: String {
+        switch self {
+        case .run: "run"
+        case .webhook: "webhook"
+        case .write: "write"
+        case .plugin(let plugin): plugin.name
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .run(let run): run.description
+        case .webhook(let webhook): webhook.description
+        case .write(let write): write.description
+        case .plugin(let plugin): plugin.description
+        }
+    }
+
+    /// The `run` action, if this is one.
+    public var run: RunAction? { if case .run(let run) = self { run } else { nil } }
+    /// The `webhook` action, if this is one.
+    public var webhook: WebhookAction? { if case .webhook(let webhook) = self { webhook } else { nil } }
+    /// The `write` action, if this is one.
+    public var write: WriteAction? { if case .write(let write) = self { write } else { nil } }
+    /// The plugin action, if this is one.
+    public var plugin: PluginAction? { if case .plugin(let plugin) = self { plugin } else { nil } }
+}
+
+/// One kind's validated definition, which knows its case of `Action`.
+public protocol ActionDefinition: Sendable, CustomStringConvertible {
+    /// The kind's name as written in YAML.
     var kind: String { get }
+    /// This definition as an `Action`.
+    var action: Action { get }
 }
 
 /// One entry of a rule's `do:` list.
 public struct ActionSpec: Sendable, CustomStringConvertible {
-    /// The validated definition.
-    public var definition: any ActionDefinition
+    /// What the entry does.
+    public var action: Action
     /// Whether the rest of the firing's actions still run when this one fails.
     public var continueOnError: Bool
 
-    public init(_ definition: any ActionDefinition, continueOnError: Bool = false) {
-        self.definition = definition
+    public init(_ action: Action, continueOnError: Bool = false) {
+        self.action = action
         self.continueOnError = continueOnError
     }
 
-    /// The kind's name.
-    public var kind: String { definition.kind }
+    public init(_ definition: some ActionDefinition, continueOnError: Bool = false) {
+        self.init(definition.action, continueOnError: continueOnError)
+    }
 
-    public var description: String { definition.description }
+    /// The kind's name.
+    public var kind: String { action.kind }
+
+    public var description: String { action.description }
 }
 
 /// `run: "COMMAND"` or `run: { command, timeout, cwd, env }`.
@@ -48,6 +91,7 @@ public struct RunAction: ActionDefinition {
     }
 
     public var kind: String { "run" }
+    public var action: Action { .run(self) }
     public var description: String { "run: \(command.source)" }
 }
 
@@ -92,6 +136,7 @@ public struct WebhookAction: ActionDefinition {
     }
 
     public var kind: String { "webhook" }
+    public var action: Action { .webhook(self) }
     public var description: String { "webhook: \(method) \(url.source)" }
 }
 
@@ -119,6 +164,7 @@ public struct WriteAction: ActionDefinition {
     }
 
     public var kind: String { "write" }
+    public var action: Action { .write(self) }
     public var description: String { "write: \(path)" }
 }
 
@@ -141,5 +187,6 @@ public struct PluginAction: ActionDefinition {
     }
 
     public var kind: String { name }
+    public var action: Action { .plugin(self) }
     public var description: String { "\(name) (plugin)" }
 }

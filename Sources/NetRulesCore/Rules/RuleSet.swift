@@ -35,7 +35,7 @@ public struct RuleSet: Sendable {
         let watched = hosts.filter { keys.contains(.host($0.name)) }
         // A `when: online` webhook waits for the portal probe's verdict even if no condition reads it.
         let waitsForOnline = rules.contains { rule in
-            rule.actions.contains { ($0.definition as? WebhookAction)?.waitsForOnline == true }
+            rule.actions.contains { $0.action.webhook?.waitsForOnline == true }
         }
         return ProbeDemand(
             hosts: watched, needsConnectivity: keys.contains(.connectivity) || waitsForOnline,

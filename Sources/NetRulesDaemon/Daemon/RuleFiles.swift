@@ -73,7 +73,7 @@ public enum RuleFiles {
         var plugins: Set<String> = []
         for rule in result.ruleSet.rules {
             for action in rule.actions {
-                if let path = (action.definition as? PluginAction)?.executablePath { plugins.insert(path) }
+                if let path = action.action.plugin?.executablePath { plugins.insert(path) }
             }
         }
         for observer in result.ruleSet.observers {
