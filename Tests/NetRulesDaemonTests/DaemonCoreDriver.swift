@@ -83,7 +83,7 @@ struct DaemonCoreDriver {
         for effect in last {
             files.apply(effect)
             switch effect {
-            case .submit(let firing, _): submitted.append(firing)
+            case .submit(let firing, _, _): submitted.append(firing)
             case .armDeadline(let deadline): armed = deadline
             case .finished: finished = true
             default: break

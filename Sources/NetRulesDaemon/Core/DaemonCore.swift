@@ -208,7 +208,7 @@ struct DaemonCore {
                             HistoryEntry.fired(firing, id: saved.id, time: saved.time, readKeys: readKeys(saved.rule))))
                 )
             }
-            effects.append(.submit(firing, wallTime: saved.time))
+            effects.append(.submit(firing, wallTime: saved.time, resumed: true))
         }
     }
 
@@ -235,13 +235,10 @@ struct DaemonCore {
                 PersistedState.SavedFiring(
                     id: id, rule: firing.rule, fingerprint: fingerprint, edge: firing.edge, time: time,
                     facts: knownFacts!.facts, actionCount: firing.actions.count))
-            logger.notice(
-                "rule '\(firing.rule)' \(firing.edge)",
-                metadata: [("rule.id", firing.rule), ("edge", firing.edge.rawValue), ("firing.id", id)])
             submitted.append((firing, time))
         }
         persist(into: &effects)
-        for (firing, time) in submitted { effects.append(.submit(firing, wallTime: time)) }
+        for (firing, time) in submitted { effects.append(.submit(firing, wallTime: time, resumed: false)) }
         // The history is what `history` shows, not the durability record: after the submissions.
         guard recordsHistory else { return }
         for (firing, time) in submitted {

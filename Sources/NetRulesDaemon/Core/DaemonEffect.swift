@@ -3,8 +3,10 @@ import NetRulesCore
 
 /// What `DaemonCore` asks the world to do, in order. The daemon performs each one; a test reads them.
 enum DaemonEffect {
-    /// Hand a firing to the action runner (after the effects that recorded it).
-    case submit(Firing, wallTime: String)
+    /// Hand a firing to the action runner (after the effects that recorded it); `resumed` when a
+    /// previous process recorded it (logged as resumed already), else it is logged once its actions
+    /// started.
+    case submit(Firing, wallTime: String, resumed: Bool)
     /// Append one line to the state journal (one write(2), before the firing's actions run).
     case appendJournal(PersistedState)
     /// Replace `state.json` with this state, then empty the journal.
@@ -37,4 +39,7 @@ enum DaemonEffect {
         /// An action's result, for the entry of its firing (by id, or by webhook delivery).
         case result(ActionResult)
     }
+
+    /// Whether this is a `submit`.
+    var isSubmission: Bool { if case .submit = self { true } else { false } }
 }

@@ -181,14 +181,16 @@ extension Daemon {
     }
 
     /// Appends one line to the journal (one write(2)): it survives a SIGKILL at any instant, and
-    /// the journal's own thread flushes it to the disk.
-    func append(_ line: PersistedState) async {
-        guard let journal else { return }
+    /// the journal's own thread flushes it to the disk when asked; true when it was appended.
+    func append(_ line: PersistedState) async -> Bool {
+        guard let journal else { return false }
         do {
             try journal.append(line.encoded())
+            return true
         } catch {
             logger.error("cannot append to the state journal: \(error); rewriting state.json instead")
             await perform(.journalAppendFailed)
+            return false
         }
     }
 

@@ -184,16 +184,19 @@ public actor Daemon: DaemonQueries {
     }
 
     /// Performs effects in order. Firings are recorded (journal) before they are submitted, and
-    /// submitted before anything else of theirs happens.
+    /// their actions start before anything else of theirs happens: the log line, the history
+    /// entry, the journal's flush to the disk.
     func perform(_ effects: [DaemonEffect]) async {
-        var submitted = false
+        var handedOver: [Firing] = []
+        var appended = false
         for effect in effects {
+            if !handedOver.isEmpty, !effect.isSubmission { await actionsStarted(&handedOver) }
             switch effect {
-            case .submit(let firing, let wallTime):
+            case .submit(let firing, let wallTime, let resumed):
                 await runner.submit(firing, wallTime: wallTime)
-                submitted = true
+                if !resumed { handedOver.append(firing) }
             case .appendJournal(let line):
-                await append(line)
+                appended = await append(line) || appended
             case .writeSnapshot(let state):
                 await writeSnapshot(state)
             case .setAsideStateFile(let reason):
@@ -214,17 +217,25 @@ public actor Daemon: DaemonQueries {
             case .notify(let state):
                 options.notify(state)
             case .history(let record):
-                if submitted {
-                    // Let the runner start the actions first: on the daemon's one executor thread
-                    // its tasks are queued behind this one, and the history is not needed before.
-                    await Task.yield()
-                    submitted = false
-                }
                 self.record(record)
             case .finished:
                 break
             }
         }
+        if !handedOver.isEmpty { await actionsStarted(&handedOver) }
+        if appended { journal?.requestFlush() }
+    }
+
+    /// Lets the runner start the firings' actions (on the daemon's one executor thread its tasks
+    /// are queued behind this one), then logs the firings.
+    private func actionsStarted(_ firings: inout [Firing]) async {
+        await Task.yield()
+        for firing in firings {
+            logger.notice(
+                "rule '\(firing.rule)' \(firing.edge)",
+                metadata: [("rule.id", firing.rule), ("edge", firing.edge.rawValue), ("firing.id", firing.id ?? "")])
+        }
+        firings = []
     }
 
     /// Tells the `watch` clients and the subscribers (by key) which facts changed.

@@ -8,15 +8,15 @@ import Synchronization
 /// what changed (the rules whose state changed and the in-flight firings); the page cache keeps it
 /// through a SIGKILL of the daemon. A thread of its own then makes it durable with fdatasync(2),
 /// batching the appends that arrive while a flush runs, so no disk flush sits between an event
-/// and its action. `state.json` is rewritten (and fsynced) only when the journal is compacted:
-/// at start, when it has grown past `compactionLines`, and at shutdown — never on the hot path.
+/// and its action: the daemon asks for the flush once the event's actions have started
+/// (`requestFlush()`), so the flush does not compete with them for the CPU either. `state.json`
+/// is rewritten (and fsynced) only when the journal is compacted: at start, when it has grown past
+/// `DaemonCore.compactionLines`, and at shutdown — never on the hot path.
 ///
 /// Power loss can lose the lines appended since the last completed fdatasync (a few milliseconds
 /// after an event); design note 0004 says what that means for the firings.
 final class StateJournal {
     static let fileName = "journal.jsonl"
-    /// Lines after which the journal is folded into `state.json`.
-    static let compactionLines = 256
     /// A journal line longer than this is not read back (the state of thousands of rules would be
     /// less; a longer line is damage).
     static let maximumLineBytes = 16 * 1024 * 1024
@@ -45,7 +45,7 @@ final class StateJournal {
         flusher.stop()
     }
 
-    /// Appends one line (a newline is added) with one write(2), and asks for it to be flushed.
+    /// Appends one line (a newline is added) with one write(2); `requestFlush()` makes it durable.
     /// - Throws: `SystemCallError` when the write fails or is short.
     func append(_ line: [UInt8]) throws(SystemCallError) {
         let bytes = line + [UInt8(ascii: "\n")]
@@ -56,6 +56,10 @@ final class StateJournal {
             throw SystemCallError(call: "write", errno: Errno(rawValue: EIO))
         }
         lineCount += 1
+    }
+
+    /// Asks the journal's thread to flush what was appended to the disk (fdatasync), without waiting.
+    func requestFlush() {
         flusher.request()
     }
 
