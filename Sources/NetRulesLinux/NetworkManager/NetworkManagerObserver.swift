@@ -64,7 +64,7 @@ public struct NetworkManagerObserver: Observer {
                     + "member='NameOwnerChanged',arg0='\(NetworkManagerReader.service)'")
         } catch {
             logger("networkmanager: no system bus (\(error)); its facts stay unknown")
-            DedicatedWait.untilWoken(wake)
+            wake.wait()
             return
         }
         defer { bus.close() }
@@ -87,13 +87,5 @@ public struct NetworkManagerObserver: Observer {
         while try bus.wait(wake: wake) {
             if !(try bus.receive()).isEmpty { report() }
         }
-    }
-}
-
-/// Blocks a dedicated thread until a wake event (an observer with nothing to watch): no timer.
-enum DedicatedWait {
-    static func untilWoken(_ wake: WakeEvent) {
-        var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
-        while poll(&fds, 1, -1) < 0 && errno == EINTR {}
     }
 }

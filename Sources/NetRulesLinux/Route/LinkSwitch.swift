@@ -24,7 +24,7 @@ public enum LinkSwitch {
             let sent = sys_realtimeNanoseconds()
             try socket.send(request)
             for _ in 0..<100 {
-                guard try socket.waitReadable(wake: nil, timeout: 2_000) else { break }
+                guard try socket.waitReadable(wake: nil, timeout: .seconds(2)) else { break }
                 guard case .messages(let messages) = try socket.receive() else { continue }
                 for message in messages where message.sequence == 1 {
                     guard let code = message.errorCode else { continue }

@@ -68,7 +68,7 @@ struct ChildProcessSupervisor {
         watch(child.pidfd, CInt(POLLIN), .exit)
         if !stopped { watch(stop?.descriptor, CInt(POLLIN), .stop) }
 
-        var timeout = deadline.map { Self.milliseconds(until: $0) } ?? -1
+        var timeout = deadline.map(pollTimeout(until:)) ?? -1
         if child.pidfd == nil { timeout = timeout < 0 ? 10 : min(timeout, 10) }
         let ready = entries.withUnsafeMutableBufferPointer { sys_poll($0.baseAddress!, $0.count, timeout) }
         if case .success(let count) = ready, count > 0 {
@@ -167,14 +167,6 @@ struct ChildProcessSupervisor {
     ) {
         guard !descriptor.isClosed else { return }
         _ = read(descriptor, into: &capture, streaming: streaming)
-    }
-
-    private static func milliseconds(until deadline: ContinuousClock.Instant) -> CInt {
-        let remaining = deadline - ContinuousClock.now
-        guard remaining > .zero else { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        // Rounded up, so the loop does not wake a hair early and spin.
-        return CInt(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
 
     // The W* macros of <sys/wait.h> are not imported into Swift.
