@@ -42,7 +42,7 @@ public struct NetworkManagerObserver: Observer {
         let wake = try WakeEvent()
         let (reportsWiFi, address, logger) = (self.reportsWiFi, self.busAddress, self.logger)
         try await withTaskCancellationHandler {
-            try await BlockingThread.run(name: "netrules-nm") {
+            try await DedicatedThread.spawnAndWait(name: "netrules-nm") {
                 try Self.follow(
                     reportsWiFi: reportsWiFi, address: address, wake: wake, updates: updates, logger: logger)
             }

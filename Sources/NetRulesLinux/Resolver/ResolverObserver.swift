@@ -31,7 +31,7 @@ public struct ResolverObserver: Observer {
         let wake = try WakeEvent()
         let path = self.path
         try await withTaskCancellationHandler {
-            try await BlockingThread.run(name: "netrules-dns") {
+            try await DedicatedThread.spawnAndWait(name: "netrules-dns") {
                 try ResolverObserver.watch(path: path, wake: wake, updates: updates)
             }
         } onCancel: {

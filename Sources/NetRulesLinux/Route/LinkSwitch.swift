@@ -15,7 +15,7 @@ public enum LinkSwitch {
     /// - Returns: CLOCK_REALTIME in nanoseconds taken right before the request was sent (a clock
     ///   every process on the machine reads alike, so other processes' stamps compare with it).
     public static func set(_ interface: String, up: Bool, inNamespace namespacePath: String) async throws -> Int64 {
-        try await BlockingThread.run(name: "netrules-link", namespacePath: namespacePath) {
+        try await DedicatedThread.spawnAndWait(name: "netrules-link", networkNamespace: namespacePath) {
             let index = if_nametoindex(interface)
             guard index != 0 else { throw Failure(description: "no interface '\(interface)' in \(namespacePath)") }
             let socket = try NetlinkSocket(protocol: NETLINK_ROUTE)
