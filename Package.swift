@@ -35,7 +35,8 @@ let package = Package(
         .target(name: "NetRulesConfig", dependencies: ["NetRulesCore", "CYAML"], swiftSettings: swiftSettings),
 
         // MARK: Operating-system parts
-        // Errno, SystemCallError, the fd owner and dedicated threads, shared by the OS targets (STYLE §11–§13).
+        // The one POSIX layer (STYLE §11–§13): system calls, Errno, the fd owner, dedicated threads, wake
+        // events and child processes, shared by the OS targets.
         .target(name: "NetRulesSystem", dependencies: ["CNetRulesLinux"], swiftSettings: swiftSettings),
         .target(
             name: "NetRulesLinux",
@@ -103,6 +104,11 @@ let package = Package(
             name: "NetRulesConfigTests",
             dependencies: ["NetRulesConfig", "NetRulesTesting"],
             exclude: ["Golden"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NetRulesSystemTests",
+            dependencies: ["NetRulesSystem", "NetRulesTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+internal import CNetRulesLinux
 @preconcurrency import Glibc
 
 /// Runs blocking work on a thread of its own, so a `poll`, `waitpid` or blocking read never parks
@@ -54,13 +55,51 @@ public enum DedicatedThread {
         stackSize: Int? = nil,
         _ body: @escaping @Sendable () throws -> R
     ) async throws -> R {
+        try await spawnAndWait(name: name, stackSize: stackSize, networkNamespace: nil, body)
+    }
+
+    /// Runs `body` on a new detached thread that has first joined the network namespace at
+    /// `networkNamespace` (see `joinNetworkNamespace`), and returns its result.
+    ///
+    /// - Parameters:
+    ///   - name: The thread's name (see `spawn`), or nil to leave the inherited one.
+    ///   - stackSize: The thread's stack in bytes, or nil for the system default (8 MiB).
+    ///   - networkNamespace: A namespace file such as `/run/netns/NAME`, or nil to stay in ours.
+    ///   - body: The blocking work, which must return on its own.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or `SystemCallError` from `pthread_create`, open(2) or
+    ///   setns(2) (`body` has not run then).
+    package static func spawnAndWait<R: Sendable>(
+        name: String? = nil,
+        stackSize: Int? = nil,
+        networkNamespace: String?,
+        _ body: @escaping @Sendable () throws -> R
+    ) async throws -> R {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
             do {
-                try spawn(name: name, stackSize: stackSize) { continuation.resume(with: Result { try body() }) }
+                try spawn(name: name, stackSize: stackSize) {
+                    continuation.resume(
+                        with: Result {
+                            if let networkNamespace { try joinNetworkNamespace(networkNamespace) }
+                            return try body()
+                        })
+                }
             } catch {
                 continuation.resume(throwing: error)
             }
         }
+    }
+
+    /// Moves the calling thread into the network namespace at `path` (e.g. `/run/netns/NAME`).
+    ///
+    /// setns(2) with `CLONE_NEWNET` affects only the calling thread, so the rest of the process
+    /// stays where it was; only for a thread made for this purpose, never one of the cooperative
+    /// pool, or later tasks would run in the namespace.
+    /// - Throws: `SystemCallError` from open(2) or setns(2).
+    package static func joinNetworkNamespace(_ path: String) throws(SystemCallError) {
+        let fd = try sys_open(path, O_RDONLY | O_CLOEXEC).get(call: "open")
+        defer { _ = sys_close(fd) }
+        _ = try sys_setns(fd, CInt(CLONE_NEWNET)).get(call: "setns")
     }
 
     /// Starts `body` on a new detached thread (`pthread_create(3)`).

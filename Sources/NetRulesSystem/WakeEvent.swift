@@ -33,6 +33,15 @@ public final class WakeEvent: Sendable {
         }
     }
 
+    /// Blocks the calling thread until the event is signalled (or closed); no timer.
+    ///
+    /// Call it on a dedicated thread. The counter stays set, so call `reset()` before waiting again.
+    package func wait() {
+        _ = try? descriptor.withFileDescriptor { fd throws(SystemCallError) in
+            try waitReadable(fd, wake: nil, deadline: nil)
+        }
+    }
+
     /// The raw fd, for a `pollfd` array; -1 once closed.
     public var fd: CInt { (try? descriptor.withFileDescriptor { $0 }) ?? -1 }
 

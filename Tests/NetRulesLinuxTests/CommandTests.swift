@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 import Synchronization
 import Testing
 
@@ -18,7 +19,7 @@ struct CommandTests {
                 "route add default via 10.9.0.1",
                 "neigh add 10.9.0.1 lladdr 02:00:5e:00:53:01 dev v0 nud permanent",
             ])
-            return try await BlockingThread.run(name: "test-snapshot", namespacePath: namespace.path) {
+            return try await DedicatedThread.spawnAndWait(name: "test-snapshot", networkNamespace: namespace.path) {
                 var snapshot = try NetworkSnapshot.current(resolvConf: "/nonexistent/resolv.conf")
                 // v1's link-local address depends on DAD timing; keep the fixture stable.
                 snapshot.interfaces = snapshot.interfaces.map {

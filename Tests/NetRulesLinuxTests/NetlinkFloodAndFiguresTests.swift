@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 import Testing
 
 @testable import NetRulesLinux
@@ -9,7 +10,7 @@ import Testing
 struct NetlinkFloodAndFiguresTests {
     /// The facts a fresh dump of the namespace implies, read on a thread inside it.
     private func freshFacts(_ namespace: NetworkNamespace) async throws -> [FactKey: FactState] {
-        try await BlockingThread.run(name: "test-dump", namespacePath: namespace.path) {
+        try await DedicatedThread.spawnAndWait(name: "test-dump", networkNamespace: namespace.path) {
             let session = try RouteNetlinkSession(subscribe: false)
             try session.resyncAll()
             return session.table.facts(wireless: [])
@@ -60,11 +61,14 @@ struct NetlinkFloodAndFiguresTests {
             do {
                 try await facts.waitFor(.interfaceState("v0"), .text("up"))
                 // The toggling socket lives in the namespace; it is created on a thread that joined it.
-                let control = try await BlockingThread.run(name: "test-control", namespacePath: namespace.path) {
+                let control = try await DedicatedThread.spawnAndWait(
+                    name: "test-control", networkNamespace: namespace.path
+                ) {
                     try NetlinkSocket(protocol: 0)  // NETLINK_ROUTE
                 }
                 defer { control.close() }
-                let index = try await BlockingThread.run(name: "test-index", namespacePath: namespace.path) {
+                let index = try await DedicatedThread.spawnAndWait(name: "test-index", networkNamespace: namespace.path)
+                {
                     let session = try RouteNetlinkSession(subscribe: false)
                     try session.resyncAll()
                     return session.table.links.values.first { $0.name == "v0" }!.index

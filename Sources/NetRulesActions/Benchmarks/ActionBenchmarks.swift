@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesSystem
 
 /// Measurements of the action runner for `netrules bench actions`.
 public enum ActionBenchmarks {

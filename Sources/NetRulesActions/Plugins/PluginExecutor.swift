@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesSystem
 
 /// Runs external action plugins: `netrules-action-NAME`, the firing as JSON on stdin.
 struct PluginExecutor: Sendable {

@@ -79,7 +79,8 @@ enum ProcessActionReport {
         } catch {
             outcome = .failure(error)
         }
-        return report(outcome, timeout: process.timeout, result: result, what: what)
+        // Every action has a timeout, so `?? .zero` is never used.
+        return report(outcome, timeout: process.timeout ?? .zero, result: result, what: what)
     }
 
     /// The result for a process's end, or for its failure to start.

@@ -185,12 +185,13 @@ public final class ControlClient: Sendable {
     }
 
     private func wait(_ events: Int16, deadline: ContinuousClock.Instant?) throws {
-        let left = deadline.map { ContinuousClock().now.duration(to: $0) }
-        if let left, left <= .zero {
+        if let deadline, ContinuousClock.now >= deadline {
             throw SystemCallError(call: "poll", errno: Errno(rawValue: ETIMEDOUT))
         }
-        let fd = try descriptor.withFileDescriptor { $0 }
-        switch try ControlThread.poll(fd, events: events, wake: wake, timeout: left) {
+        let outcome = try descriptor.withFileDescriptor { fd throws(SystemCallError) in
+            try waitReadable(fd, events: events, wake: wake, deadline: deadline)
+        }
+        switch outcome {
         case .ready: return
         case .woken: throw CancellationError()
         case .timedOut: throw SystemCallError(call: "poll", errno: Errno(rawValue: ETIMEDOUT))

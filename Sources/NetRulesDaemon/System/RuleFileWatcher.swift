@@ -14,9 +14,9 @@ import Synchronization
 /// still reported after `maximumDelay`. The report is a `Void`: the daemon re-reads everything,
 /// so which file changed does not matter.
 ///
-/// No polling and no timers while nothing changes: a dedicated thread sleeps in `poll(2)` on the
-/// inotify descriptor and an eventfd that cancellation signals; it wakes with a timeout only while
-/// a burst is being coalesced.
+/// No polling and no timers while nothing changes: a dedicated thread sleeps in a `FileWatcher`
+/// wait, which cancellation ends through a `WakeEvent`; it wakes with a timeout only while a burst
+/// is being coalesced.
 ///
 /// The watches are in place when `init` returns, so a change made right after it is seen even if
 /// `run` starts later. One `run` per watcher; its descriptors are closed when `run` returns.
@@ -27,7 +27,7 @@ public final class RuleFileWatcher: Sendable {
     public let maximumDelay: Duration
 
     private let paths: [String]
-    private let inotify: FileDescriptor
+    private let files: FileWatcher
     private let wake: WakeEvent
     private let watchSet: Mutex<RuleWatchSet>
     private let started = Atomic<Bool>(false)
@@ -46,15 +46,12 @@ public final class RuleFileWatcher: Sendable {
         self.paths = paths
         self.debounce = debounce
         self.maximumDelay = max(maximumDelay, debounce)
-        inotify = FileDescriptor(
-            taking: try sys_inotify_init1(CInt(IN_CLOEXEC | IN_NONBLOCK)).get(call: "inotify_init1"))
+        files = try FileWatcher()
         wake = try WakeEvent()
         var set = RuleWatchSet()
         set.planned = RuleWatchSet.plan(paths)
         for directory in set.unwatched {
-            let watch = try inotify.withFileDescriptor { fd in
-                try sys_inotify_add_watch(fd, directory, RuleWatchSet.mask).get(call: "inotify_add_watch")
-            }
+            let watch = try files.addWatch(directory, mask: RuleWatchSet.mask)
             set.watches[watch, default: []].insert(directory)
         }
         watchSet = Mutex(set)
@@ -72,7 +69,7 @@ public final class RuleFileWatcher: Sendable {
             throw SystemCallError(call: "RuleFileWatcher.run", errno: .badFileDescriptor)
         }
         defer {
-            try? inotify.close()
+            files.close()
             wake.close()
         }
         try await withTaskCancellationHandler {
@@ -90,30 +87,17 @@ public final class RuleFileWatcher: Sendable {
         let clock = ContinuousClock()
         var burstStart: ContinuousClock.Instant?
         var deadline: ContinuousClock.Instant?
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        let inotifyFD = try inotify.withFileDescriptor { $0 }
-        let wakeFD = try wake.descriptor.withFileDescriptor { $0 }
         while true {
-            var timeout: CInt = -1
-            if let deadline {
-                let remaining = max(.zero, deadline - clock.now)
-                // Rounded up, so the poll never returns just before the deadline and spins.
-                let (seconds, attoseconds) = remaining.components
-                timeout = CInt(
-                    min(Int64(Int32.max), seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-                )
-            }
-            var fds = [
-                pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
-            ]
-            _ = try sys_poll(&fds, fds.count, timeout).get(call: "poll")
-            if fds[1].revents != 0 { return }
-            if fds[0].revents != 0, try readEvents(into: &buffer) {
-                let now = clock.now
-                let start = burstStart ?? now
-                burstStart = start
-                deadline = min(now + debounce, start + maximumDelay)
+            switch try files.wait(wake: wake, deadline: deadline) {
+            case .woken: return
+            case .timedOut: break
+            case .events(let events):
+                if isRelevant(events) {
+                    let now = clock.now
+                    let start = burstStart ?? now
+                    burstStart = start
+                    deadline = min(now + debounce, start + maximumDelay)
+                }
             }
             if let due = deadline, clock.now >= due {
                 changes.yield(())
@@ -123,27 +107,16 @@ public final class RuleFileWatcher: Sendable {
         }
     }
 
-    /// Drains the inotify queue; true when some event was relevant. Re-adds watches for planned
-    /// directories that lost theirs or appeared (a rule directory recreated, a symlink retargeted).
-    private func readEvents(into buffer: inout [UInt8]) throws -> Bool {
-        var relevant = false
-        while true {
-            let result = try inotify.withFileDescriptor { fd in
-                buffer.withUnsafeMutableBytes { sys_read(fd, $0) }
+    /// Whether some of `events` matter. Re-adds watches for planned directories that lost theirs
+    /// or appeared (a rule directory recreated, a symlink retargeted).
+    private func isRelevant(_ events: [InotifyEvent]) -> Bool {
+        let relevant = watchSet.withLock { set in
+            var relevant = false
+            for event in events {
+                if set.isRelevant(event) { relevant = true }
+                set.forget(event)
             }
-            guard case .success(let count) = result, count > 0 else {
-                if case .failure(let errno) = result, errno != .wouldBlock {
-                    throw SystemCallError(call: "read", errno: errno)
-                }
-                break
-            }
-            let events = buffer.withUnsafeBytes { InotifyEvent.parse(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            watchSet.withLock { set in
-                for event in events {
-                    if set.isRelevant(event) { relevant = true }
-                    set.forget(event)
-                }
-            }
+            return relevant
         }
         if relevant { refreshWatches() }
         return relevant
@@ -155,11 +128,7 @@ public final class RuleFileWatcher: Sendable {
             set.planned = planned
             for directory in set.unwatched {
                 // A directory that is gone stays unwatched until an event in another watch brings it back.
-                guard
-                    let watch = try? inotify.withFileDescriptor({ fd in
-                        try sys_inotify_add_watch(fd, directory, RuleWatchSet.mask).get(call: "inotify_add_watch")
-                    })
-                else { continue }
+                guard let watch = try? files.addWatch(directory, mask: RuleWatchSet.mask) else { continue }
                 set.watches[watch, default: []].insert(directory)
             }
         }

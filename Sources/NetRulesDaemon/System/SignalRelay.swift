@@ -57,10 +57,8 @@ enum SignalRelay {
     }
 
     private static func relay(_ wake: WakeEvent) {
-        var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
         while true {
-            // Only EINTR can interrupt an infinite poll on a valid descriptor, and it is retried.
-            _ = sys_poll(&fds, fds.count, -1)
+            wake.wait()
             // Reset before taking the pending set: a signal in between sets its bit and wakes the
             // next poll, so none is lost (at worst one extra wake-up finds nothing pending).
             wake.reset()

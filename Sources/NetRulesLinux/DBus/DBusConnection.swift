@@ -158,20 +158,17 @@ final class DBusConnection {
         let events = netrules_sd_bus_get_events(bus)
         guard fd >= 0, events >= 0 else { throw Failure(call: "sd_bus_get_fd", message: Self.text(min(fd, events))) }
         var timeoutUsec: UInt64 = 0
-        var timeout: CInt = -1
+        var deadline: ContinuousClock.Instant?
         if netrules_sd_bus_get_timeout(bus, &timeoutUsec) >= 0, timeoutUsec != UInt64.max {
             let nowUsec = sys_monotonicMicroseconds()
-            timeout = timeoutUsec <= nowUsec ? 0 : CInt(min((timeoutUsec - nowUsec + 999) / 1000, 60_000))
+            let left = timeoutUsec <= nowUsec ? 0 : min(timeoutUsec - nowUsec, 60_000_000)
+            deadline = ContinuousClock.now + .microseconds(left)
         }
-        var fds = [
-            pollfd(fd: fd, events: Int16(events), revents: 0), pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0),
-        ]
-        while true {
-            let ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeout) }
-            if ready >= 0 { break }
-            if errno != EINTR { throw Failure(call: "poll", message: Errno(rawValue: errno).message) }
+        do {
+            return try waitReadable(fd, events: Int16(events), wake: wake, deadline: deadline) != .woken
+        } catch {
+            throw Failure(call: "poll", message: error.errno.message)
         }
-        return fds[1].revents == 0
     }
 
     static func text(_ result: CInt) -> String { Errno(rawValue: -result).message }

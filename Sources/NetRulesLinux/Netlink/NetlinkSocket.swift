@@ -113,18 +113,17 @@ final class NetlinkSocket: Sendable {
         return .messages(NetlinkMessage.parse(Array(buffer[0..<count])))
     }
 
-    /// Waits until the socket is readable or `wake` is signalled; true when readable.
-    /// - Parameter timeout: milliseconds, -1 for none.
-    func waitReadable(wake: WakeEvent?, timeout: CInt = -1) throws -> Bool {
-        try descriptor.withFileDescriptor { fd in
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
-            if let wake { fds.append(pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)) }
-            _ = try fds.withUnsafeMutableBufferPointer {
-                try sys_poll($0.baseAddress!, $0.count, timeout).get(call: "poll")
-            }
-            if fds.count > 1 && fds[1].revents != 0 { throw CancellationError() }
-            return fds[0].revents != 0
+    /// Waits until the socket is readable, `wake` is signalled, or `timeout` passes.
+    /// - Parameter timeout: nil for none.
+    /// - Returns: true when readable, false after the timeout.
+    /// - Throws: `CancellationError` when `wake` was signalled, or a `SystemCallError`.
+    func waitReadable(wake: WakeEvent?, timeout: Duration? = nil) throws -> Bool {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        let outcome = try descriptor.withFileDescriptor { fd throws(SystemCallError) in
+            try NetRulesSystem.waitReadable(fd, wake: wake, deadline: deadline)
         }
+        if outcome == .woken { throw CancellationError() }
+        return outcome == .ready
     }
 
     /// Closes the socket; later operations throw `EBADF`.

@@ -42,7 +42,7 @@ public struct NetworkManagerObserver: Observer {
         let wake = try WakeEvent()
         let (reportsWiFi, address, logger) = (self.reportsWiFi, self.busAddress, self.logger)
         try await withTaskCancellationHandler {
-            try await BlockingThread.run(name: "netrules-nm") {
+            try await DedicatedThread.spawnAndWait(name: "netrules-nm") {
                 try Self.follow(
                     reportsWiFi: reportsWiFi, address: address, wake: wake, updates: updates, logger: logger)
             }
@@ -64,7 +64,7 @@ public struct NetworkManagerObserver: Observer {
                     + "member='NameOwnerChanged',arg0='\(NetworkManagerReader.service)'")
         } catch {
             logger("networkmanager: no system bus (\(error)); its facts stay unknown")
-            DedicatedWait.untilWoken(wake)
+            wake.wait()
             return
         }
         defer { bus.close() }
@@ -87,13 +87,5 @@ public struct NetworkManagerObserver: Observer {
         while try bus.wait(wake: wake) {
             if !(try bus.receive()).isEmpty { report() }
         }
-    }
-}
-
-/// Blocks a dedicated thread until a wake event (an observer with nothing to watch): no timer.
-enum DedicatedWait {
-    static func untilWoken(_ wake: WakeEvent) {
-        var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
-        while poll(&fds, 1, -1) < 0 && errno == EINTR {}
     }
 }

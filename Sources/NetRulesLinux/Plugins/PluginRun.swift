@@ -13,36 +13,42 @@ enum PluginRun {
         var failure: String?
     }
 
+    /// How long a plugin has between SIGTERM and SIGKILL when it is stopped (docs/plugins.md).
+    static let terminationGrace: Duration = .seconds(1)
+
     /// Runs the plugin once on a dedicated thread.
     static func run(
         definition: ObserverDefinition, updates: AsyncStream<FactUpdate>.Continuation,
         logger: @escaping @Sendable (String) -> Void
     ) async throws -> Outcome {
         let wake = try WakeEvent()
+        defer { wake.close() }
         return try await withTaskCancellationHandler {
-            try await BlockingThread.run(name: "netrules-plugin") {
-                try readLines(definition: definition, wake: wake, updates: updates, logger: logger)
+            try await DedicatedThread.spawnAndWait(name: "netrules-plugin") {
+                readLines(definition: definition, wake: wake, updates: updates, logger: logger)
             }
         } onCancel: {
             wake.signal()
         }
     }
 
+    /// The plugin as a child process: its environment and working directory are ours, its stderr
+    /// goes to ours, and it runs until it exits or is stopped.
+    static func process(for definition: ObserverDefinition) -> ChildProcess {
+        precondition(!definition.command.isEmpty, "a command needs a program")
+        let name = definition.command[0]
+        return ChildProcess(
+            executablePath: name.contains("/") ? name : (ChildProcess.lookUp(name) ?? name),
+            arguments: definition.command.map { Array($0.utf8) }, environment: ChildProcess.inheritedEnvironment,
+            timeout: nil, terminationGrace: terminationGrace, standardErrorPassesThrough: true)
+    }
+
     private static func readLines(
         definition: ObserverDefinition, wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation,
-        logger: (String) -> Void
-    ) throws -> Outcome {
-        let child: ChildProcess
-        do {
-            child = try ChildProcess.spawn(definition.command, captureOutput: true)
-        } catch {
-            return Outcome(exitStatus: nil, reportedKeys: [], failure: "\(error)")
-        }
-        guard let output = child.output else { preconditionFailure("spawned with captureOutput") }
-        defer { try? output.close() }
+        logger: @escaping @Sendable (String) -> Void
+    ) -> Outcome {
         var keys: Set<FactKey> = []
         var pending: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 8192)
         func handle(_ line: ArraySlice<UInt8>) {
             let text = String(decoding: line, as: UTF8.self)
             guard !text.allSatisfy({ $0 == " " || $0 == "\r" }) else { return }
@@ -56,42 +62,21 @@ enum PluginRun {
                 )
             }
         }
-        while true {
-            let (readable, cancelled) = try output.withFileDescriptor { fd in
-                var fds = [
-                    pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                    pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0),
-                ]
-                _ = try sys_poll(&fds, fds.count, -1).get(call: "poll")
-                return (fds[0].revents != 0, fds[1].revents != 0)
-            }
-            if cancelled {
-                stop(child)
-                return Outcome(exitStatus: nil, reportedKeys: keys)
-            }
-            guard readable else { continue }
-            let count = try output.withFileDescriptor { fd in
-                try buffer.withUnsafeMutableBytes { try sys_read(fd, $0).get(call: "read") }
-            }
-            if count == 0 { break }
-            pending += buffer[0..<count]
+        // Called on this thread, while runBlocking runs.
+        let ended = process(for: definition).runBlocking(stop: wake) { chunk in
+            pending += chunk
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 handle(pending[..<newline])
                 pending.removeSubrange(...newline)
             }
         }
-        if !pending.isEmpty { handle(pending[...]) }
-        return Outcome(exitStatus: try child.wait(), reportedKeys: keys)
-    }
-
-    /// SIGTERM to the plugin's process group, SIGKILL if it lingers for a second, then reap it.
-    private static func stop(_ child: ChildProcess) {
-        child.signalGroup(SIGTERM)
-        for _ in 0..<100 {
-            if (try? child.poll()) != nil { return }
-            usleep(10_000)
+        let outcome: ChildProcessOutcome
+        switch ended {
+        case .success(let ended): outcome = ended
+        case .failure(let error): return Outcome(exitStatus: nil, reportedKeys: [], failure: "\(error)")
         }
-        child.signalGroup(SIGKILL)
-        _ = try? child.wait()
+        if outcome.stopped { return Outcome(exitStatus: nil, reportedKeys: keys) }
+        if !pending.isEmpty { handle(pending[...]) }
+        return Outcome(exitStatus: outcome.shellStatus, reportedKeys: keys)
     }
 }

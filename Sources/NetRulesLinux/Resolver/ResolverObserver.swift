@@ -31,7 +31,7 @@ public struct ResolverObserver: Observer {
         let wake = try WakeEvent()
         let path = self.path
         try await withTaskCancellationHandler {
-            try await BlockingThread.run(name: "netrules-dns") {
+            try await DedicatedThread.spawnAndWait(name: "netrules-dns") {
                 try ResolverObserver.watch(path: path, wake: wake, updates: updates)
             }
         } onCancel: {
@@ -40,17 +40,14 @@ public struct ResolverObserver: Observer {
     }
 
     private static func watch(path: String, wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation) throws {
-        let inotify = FileDescriptor(
-            taking: try sys_inotify_init1(CInt(IN_CLOEXEC | IN_NONBLOCK)).get(call: "inotify_init1"))
-        defer { try? inotify.close() }
+        let files = try FileWatcher()
+        defer { files.close() }
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE)
         var watched: Set<String> = []
         func addWatches() throws {
             for directory in [directoryName(path), readLinkTarget(path).map(directoryName)].compactMap({ $0 })
             where !watched.contains(directory) {
-                _ = try inotify.withFileDescriptor { fd in
-                    try sys_inotify_add_watch(fd, directory, mask).get(call: "inotify_add_watch")
-                }
+                _ = try files.addWatch(directory, mask: mask)
                 watched.insert(directory)
             }
         }
@@ -63,23 +60,8 @@ public struct ResolverObserver: Observer {
             updates.yield(FactUpdate([.dns: fact]))
         }
         report()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let readable = try inotify.withFileDescriptor { fd in
-                var fds = [
-                    pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                    pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0),
-                ]
-                _ = try sys_poll(&fds, fds.count, -1).get(call: "poll")
-                return (fds[0].revents != 0, fds[1].revents != 0)
-            }
-            if readable.1 { return }
-            // Drain every queued event; what changed does not matter, only the file's content does.
-            while case .success(let count) =
-                (try inotify.withFileDescriptor { fd in
-                    buffer.withUnsafeMutableBytes { sys_read(fd, $0) }
-                }), count > 0
-            {}
+        // Which events arrived does not matter, only the file's content does.
+        while try files.wait(wake: wake, deadline: nil) != .woken {
             // A new symlink target may live in a directory we do not watch yet.
             try? addWatches()
             report()

@@ -15,7 +15,7 @@ public enum LinkSwitch {
     /// - Returns: CLOCK_REALTIME in nanoseconds taken right before the request was sent (a clock
     ///   every process on the machine reads alike, so other processes' stamps compare with it).
     public static func set(_ interface: String, up: Bool, inNamespace namespacePath: String) async throws -> Int64 {
-        try await BlockingThread.run(name: "netrules-link", namespacePath: namespacePath) {
+        try await DedicatedThread.spawnAndWait(name: "netrules-link", networkNamespace: namespacePath) {
             let index = if_nametoindex(interface)
             guard index != 0 else { throw Failure(description: "no interface '\(interface)' in \(namespacePath)") }
             let socket = try NetlinkSocket(protocol: NETLINK_ROUTE)
@@ -24,7 +24,7 @@ public enum LinkSwitch {
             let sent = sys_realtimeNanoseconds()
             try socket.send(request)
             for _ in 0..<100 {
-                guard try socket.waitReadable(wake: nil, timeout: 2_000) else { break }
+                guard try socket.waitReadable(wake: nil, timeout: .seconds(2)) else { break }
                 guard case .messages(let messages) = try socket.receive() else { continue }
                 for message in messages where message.sequence == 1 {
                     guard let code = message.errorCode else { continue }

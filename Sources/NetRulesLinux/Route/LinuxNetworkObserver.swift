@@ -58,7 +58,7 @@ public struct LinuxNetworkObserver: Observer {
     public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
         let wake = try WakeEvent()
         try await withTaskCancellationHandler {
-            try await BlockingThread.run(name: "netrules-netlink", namespacePath: namespacePath) {
+            try await DedicatedThread.spawnAndWait(name: "netrules-netlink", networkNamespace: namespacePath) {
                 try readLoop(wake: wake, updates: updates)
             }
         } onCancel: {

@@ -76,7 +76,7 @@ final class RouteNetlinkSession {
         var interrupted = false
         var objects: [RouteNetlinkEvent] = []
         while true {
-            guard try dumpSocket.waitReadable(wake: nil, timeout: 5000) else {
+            guard try dumpSocket.waitReadable(wake: nil, timeout: .seconds(5)) else {
                 throw SystemCallError(call: "poll", errno: Errno(rawValue: ETIMEDOUT))
             }
             guard case .messages(let messages) = try dumpSocket.receive() else { continue }

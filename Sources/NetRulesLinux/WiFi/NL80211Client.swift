@@ -60,7 +60,7 @@ final class NL80211Client: NL80211Session {
 
     /// Waits for association events, `wake`, or `timeout` milliseconds (-1: no timeout).
     func waitForEvents(wake: WakeEvent, timeout: Int32) throws -> Bool {
-        try events.waitReadable(wake: wake, timeout: timeout)
+        try events.waitReadable(wake: wake, timeout: timeout < 0 ? nil : .milliseconds(timeout))
     }
 
     /// Reads queued events without blocking.
@@ -98,7 +98,7 @@ final class NL80211Client: NL80211Session {
         let isDump = request.flags & UInt16(NLM_F_DUMP) == UInt16(NLM_F_DUMP)
         var collected: [NetlinkMessage] = []
         while true {
-            guard try socket.waitReadable(wake: nil, timeout: 5000) else {
+            guard try socket.waitReadable(wake: nil, timeout: .seconds(5)) else {
                 throw SystemCallError(call: "poll", errno: Errno(rawValue: ETIMEDOUT))
             }
             guard case .messages(let messages) = try socket.receive() else { continue }

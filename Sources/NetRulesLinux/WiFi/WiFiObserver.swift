@@ -46,7 +46,7 @@ public struct WiFiObserver: Observer {
         sampling.listen(wake)
         defer { sampling.stopListening(wake) }
         let available = try await withTaskCancellationHandler {
-            try await BlockingThread.run(name: "netrules-wifi") { () throws -> Bool in
+            try await DedicatedThread.spawnAndWait(name: "netrules-wifi") { () throws -> Bool in
                 guard let client = try NL80211Client.open() else { return false }
                 try Self.watch(
                     client, wake: wake, stop: stop, sampling: sampling, now: { .now },

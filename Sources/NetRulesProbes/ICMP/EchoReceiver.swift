@@ -6,7 +6,7 @@ import Synchronization
 /// The table of outstanding echo requests and the one thread that receives every reply.
 ///
 /// Senders add an entry and send on their own task; the receive thread polls the sockets and
-/// a wake-up pipe, resolves entries on replies, and expires them at their deadlines. Whoever
+/// a `WakeEvent`, resolves entries on replies, and expires them at their deadlines. Whoever
 /// removes an entry from the table resumes its continuation, so each is resumed exactly once.
 final class EchoReceiver: Sendable {
     private typealias Outcome = Result<Duration?, ICMPError>
@@ -35,8 +35,7 @@ final class EchoReceiver: Sendable {
     private let v4: ICMPEndpoint?
     private let v6: ICMPEndpoint?
     private let state = Mutex(State())
-    private let wakeRead: CInt
-    private let wakeWrite: CInt
+    private let wakeUp: WakeEvent
     /// Sent in every request's payload: a reply without it is someone else's.
     private let token: [UInt8]
     private let clock = ContinuousClock()
@@ -44,7 +43,7 @@ final class EchoReceiver: Sendable {
     init(v4: ICMPEndpoint?, v6: ICMPEndpoint?) throws(SystemCallError) {
         self.v4 = v4
         self.v6 = v6
-        (wakeRead, wakeWrite) = try sys_pipe2(O_CLOEXEC | O_NONBLOCK).get(call: "pipe2")
+        wakeUp = try WakeEvent()
         token = (0..<8).map { _ in UInt8.random(in: 0...255) } + Array("netrules".utf8)
         startThread()
     }
@@ -149,8 +148,7 @@ final class EchoReceiver: Sendable {
     }
 
     private func wake() {
-        var byte: UInt8 = 1
-        _ = withUnsafeBytes(of: &byte) { sys_write(wakeWrite, $0) }
+        wakeUp.signal()
     }
 
     // MARK: The receive thread
@@ -165,7 +163,7 @@ final class EchoReceiver: Sendable {
 
     private func receiveLoop() {
         let endpoints = [v4, v6].compactMap { $0 }
-        var pollSet = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        var pollSet = [pollfd(fd: wakeUp.fd, events: Int16(POLLIN), revents: 0)]
         for endpoint in endpoints {
             pollSet.append(
                 pollfd(fd: (try? endpoint.socket.withFileDescriptor { $0 }) ?? -1, events: Int16(POLLIN), revents: 0))
@@ -176,13 +174,12 @@ final class EchoReceiver: Sendable {
                 let next = state.entries.values.lazy.filter { $0.continuation != nil }.map(\.deadline).min()
                 state.sleepingUntil = next
                 guard let next else { return -1 }
-                return CInt(clamping: CurlLikeMilliseconds.roundUp(next - clock.now))
+                return pollTimeout(until: next)
             }
             for index in pollSet.indices { pollSet[index].revents = 0 }
             _ = pollSet.withUnsafeMutableBufferPointer { sys_poll($0.baseAddress!, $0.count, timeout) }
             if pollSet[0].revents != 0 {
-                var drain = [UInt8](repeating: 0, count: 64)
-                while case .success(let n) = drain.withUnsafeMutableBytes({ sys_read(wakeRead, $0) }), n > 0 {}
+                wakeUp.reset()
                 if state.withLock({ $0.stopping }) { break }
             }
             for (index, endpoint) in endpoints.enumerated() where pollSet[index + 1].revents != 0 {
@@ -240,16 +237,6 @@ final class EchoReceiver: Sendable {
             entry.continuation?.resume(returning: .failure(ICMPError(code: .closed, message: "the pinger was closed")))
         }
         for endpoint in endpoints { try? endpoint.socket.close() }
-        _ = sys_close(wakeRead)
-        _ = sys_close(wakeWrite)
-    }
-}
-
-/// Rounds a duration up to whole milliseconds (poll's unit), at least 0.
-enum CurlLikeMilliseconds {
-    static func roundUp(_ duration: Duration) -> Int64 {
-        if duration <= .zero { return 0 }
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        wakeUp.close()
     }
 }

@@ -38,15 +38,9 @@ enum TCPProbe {
                     }
                 }
                 if connected { return }
-                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                let deadline = started + timeout
-                while true {
-                    let remaining = CInt(clamping: CurlLikeMilliseconds.roundUp(deadline - clock.now))
-                    let ready = try sys_poll(&pfd, 1, remaining).get(call: "poll")
-                    if ready > 0 { break }
-                    if clock.now >= deadline {
-                        throw SystemCallError(call: "connect", errno: Errno(rawValue: ETIMEDOUT))
-                    }
+                guard try waitReadable(fd, events: Int16(POLLOUT), wake: nil, deadline: started + timeout) == .ready
+                else {
+                    throw SystemCallError(call: "connect", errno: Errno(rawValue: ETIMEDOUT))
                 }
                 let error = try sys_getsockopt_int(fd, SOL_SOCKET, SO_ERROR).get(call: "getsockopt")
                 if error != 0 { throw SystemCallError(call: "connect", errno: Errno(rawValue: error)) }

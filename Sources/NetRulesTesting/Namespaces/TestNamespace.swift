@@ -66,15 +66,10 @@ public final class TestNamespace: Sendable {
     /// Only for a thread made for this purpose: a thread of the cooperative pool must never
     /// change namespace, or later tasks would run in it.
     public static func join(_ path: String) throws {
-        let fd: CInt
-        switch sys_open(path, O_RDONLY | O_CLOEXEC) {
-        case .success(let opened): fd = opened
-        case .failure(let error): throw TestError("open \(path): errno \(error.rawValue)")
-        }
-        defer { _ = sys_close(fd) }
-        let cloneNewNet: CInt = 0x4000_0000  // CLONE_NEWNET from <sched.h>, which Swift's Glibc leaves out.
-        if case .failure(let error) = sys_setns(fd, cloneNewNet) {
-            throw TestError("setns \(path): errno \(error.rawValue)")
+        do {
+            try DedicatedThread.joinNetworkNamespace(path)
+        } catch {
+            throw TestError("\(error.call) \(path): errno \(error.errno.rawValue)")
         }
     }
 

@@ -1,22 +1,30 @@
 @preconcurrency import Glibc
 
 /// One inotify(7) event, parsed from the bytes `read(2)` returned.
-struct InotifyEvent: Equatable, Sendable {
+package struct InotifyEvent: Equatable, Sendable {
     /// The watch descriptor the event belongs to; -1 for `IN_Q_OVERFLOW`.
-    var watch: CInt
+    package var watch: CInt
     /// The `IN_*` bits.
-    var mask: UInt32
+    package var mask: UInt32
     /// Pairs `IN_MOVED_FROM` with `IN_MOVED_TO`.
-    var cookie: UInt32
+    package var cookie: UInt32
     /// The name of the entry inside the watched directory; empty for events on the directory itself.
-    var name: String
+    package var name: String
 
     /// The size of `struct inotify_event` before its flexible `name` array.
     static let headerSize = 16
 
+    /// An event with these fields.
+    package init(watch: CInt, mask: UInt32, cookie: UInt32, name: String) {
+        self.watch = watch
+        self.mask = mask
+        self.cookie = cookie
+        self.name = name
+    }
+
     /// Parses every complete event in `bytes`; a truncated tail is ignored (the kernel never
     /// splits an event across reads).
-    static func parse(_ bytes: UnsafeRawBufferPointer) -> [InotifyEvent] {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) -> [InotifyEvent] {
         var events: [InotifyEvent] = []
         var offset = 0
         while offset + headerSize <= bytes.count {

@@ -1,12 +1,14 @@
 @preconcurrency import Glibc
-import NetRulesSystem
 
-/// A program to start in its own process group, feed on stdin, watch, and reap.
+/// A program to start in its own process group, feed on stdin, watch, and reap: the one way the
+/// package starts a program (`run:` actions, action plugins, observer plugins, benchmarks).
 ///
-/// `run()` spawns with `posix_spawn(3)` (`POSIX_SPAWN_SETPGROUP`, so the child leads a new group),
-/// writes `standardInput` to a pipe, captures stdout and stderr up to `outputLimit` bytes each, and
-/// reaps the child with `waitpid(2)` once its pidfd says it exited. All of this happens on a
-/// dedicated thread that blocks in `poll(2)`, never on the cooperative pool.
+/// `run()` spawns with `posix_spawn(3)` (`POSIX_SPAWN_SETPGROUP`, so the child leads a new group;
+/// descriptors above 2 are closed in the child), writes `standardInput` to a pipe, captures stdout
+/// and stderr up to `outputLimit` bytes each, and reaps the child with `waitpid(2)` once its pidfd
+/// says it exited. All of this happens on a dedicated thread that blocks in `poll(2)`, never on the
+/// cooperative pool. A long-lived child (an observer plugin) can instead hand its stdout to a
+/// streaming reader as it arrives (`runBlocking(stop:standardOutput:)`).
 ///
 /// On timeout the whole group gets SIGTERM, then SIGKILL after `terminationGrace`; once the leader
 /// has exited after a timeout, the group gets a final SIGKILL so a grandchild that ignored SIGTERM
@@ -21,17 +23,21 @@ package struct ChildProcess: Sendable {
     package var environment: [[UInt8]]
     package var workingDirectory: String?
     package var standardInput: [UInt8] = []
-    package var timeout: Duration
+    /// How long the child may run before its group is stopped; nil for as long as it likes.
+    package var timeout: Duration?
     package var terminationGrace: Duration = .seconds(2)
     /// Bytes kept per output stream; the rest is counted and dropped.
     package var outputLimit = 16 * 1024
+    /// Whether the child writes to our own standard error (the journal under systemd) instead of a
+    /// captured pipe.
+    package var standardErrorPassesThrough = false
 
     /// A program to start: `executablePath` with `arguments` (argv[0] included) and `environment`
-    /// (`NAME=value` entries), killed after `timeout`.
+    /// (`NAME=value` entries), killed after `timeout` (nil: never).
     package init(
         executablePath: String, arguments: [[UInt8]], environment: [[UInt8]], workingDirectory: String? = nil,
-        standardInput: [UInt8] = [], timeout: Duration, terminationGrace: Duration = .seconds(2),
-        outputLimit: Int = 16 * 1024
+        standardInput: [UInt8] = [], timeout: Duration?, terminationGrace: Duration = .seconds(2),
+        outputLimit: Int = 16 * 1024, standardErrorPassesThrough: Bool = false
     ) {
         self.executablePath = executablePath
         self.arguments = arguments
@@ -41,6 +47,30 @@ package struct ChildProcess: Sendable {
         self.timeout = timeout
         self.terminationGrace = terminationGrace
         self.outputLimit = outputLimit
+        self.standardErrorPassesThrough = standardErrorPassesThrough
+    }
+
+    /// This process's own environment (`environ(7)`), as `NAME=value` entries for a child that
+    /// inherits it.
+    package static var inheritedEnvironment: [[UInt8]] {
+        var entries: [[UInt8]] = []
+        var cursor = environ
+        while let entry = cursor.pointee {
+            entries.append(Array(UnsafeRawBufferPointer(start: entry, count: strlen(entry))))
+            cursor += 1
+        }
+        return entries
+    }
+
+    /// The first executable file named `name` in the directories of `path` (default: `PATH`, else
+    /// the usual system directories), or nil.
+    package static func lookUp(_ name: String, path: String? = nil) -> String? {
+        let search = path ?? (getenv("PATH").map { String(cString: $0) } ?? "/usr/sbin:/usr/bin:/sbin:/bin")
+        for directory in search.split(separator: ":") where !directory.isEmpty {
+            let candidate = "\(directory)/\(name)"
+            if case .success = sys_access(candidate, X_OK) { return candidate }
+        }
+        return nil
     }
 
     /// Starts the process and waits, without blocking the caller's thread, until it has been reaped.
@@ -59,7 +89,7 @@ package struct ChildProcess: Sendable {
         return await withTaskCancellationHandler {
             await DedicatedThread.run {
                 Self.blockBrokenPipeSignal()
-                var supervisor = Supervisor(child: spawned, process: self, start: start, stop: stop)
+                var supervisor = ChildProcessSupervisor(child: spawned, process: self, start: start, stop: stop)
                 return supervisor.superviseUntilReaped()
             }
         } onCancel: {
@@ -68,7 +98,17 @@ package struct ChildProcess: Sendable {
     }
 
     /// The same, on the calling thread; `stop`, once signalled, ends the process early.
-    func runBlocking(stop: WakeEvent? = nil) -> Result<ChildProcessOutcome, SystemCallError> {
+    ///
+    /// - Parameters:
+    ///   - stop: Signalled to end the process early (SIGTERM to its group, SIGKILL after
+    ///     `terminationGrace`); the outcome then says `stopped`.
+    ///   - standardOutput: Called on this thread with each chunk of stdout as it arrives, for a
+    ///     child that reports for its whole life; the outcome's `standardOutput` stays empty then.
+    ///     Nil to capture stdout up to `outputLimit`.
+    /// - Returns: How the child ended, or the error that kept it from starting.
+    package func runBlocking(
+        stop: WakeEvent? = nil, standardOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
+    ) -> Result<ChildProcessOutcome, SystemCallError> {
         Self.blockBrokenPipeSignal()
         let start = ContinuousClock.now
         let spawned: SpawnedChild
@@ -77,7 +117,8 @@ package struct ChildProcess: Sendable {
         } catch {
             return .failure(error)
         }
-        var supervisor = Supervisor(child: spawned, process: self, start: start, stop: stop)
+        var supervisor = ChildProcessSupervisor(
+            child: spawned, process: self, start: start, stop: stop, streamingOutput: standardOutput)
         return .success(supervisor.superviseUntilReaped())
     }
 
@@ -98,15 +139,16 @@ package struct ChildProcess: Sendable {
         let output = try sys_pipe2(O_CLOEXEC).get(call: "pipe2")
         let outputRead = FileDescriptor(taking: output.read)
         let outputWrite = FileDescriptor(taking: output.write)
-        let errors = try sys_pipe2(O_CLOEXEC).get(call: "pipe2")
-        let errorRead = FileDescriptor(taking: errors.read)
-        let errorWrite = FileDescriptor(taking: errors.write)
+        // Passed through: the child's fd 2 is ours, which closefrom(3) below leaves alone.
+        let errors = standardErrorPassesThrough ? nil : try sys_pipe2(O_CLOEXEC).get(call: "pipe2")
+        let errorRead = errors.map { FileDescriptor(taking: $0.read) }
+        let errorWrite = errors.map { FileDescriptor(taking: $0.write) }
 
         let pid = try withSpawnArguments { fileActions, attributes, argv, envp in
             // dup2 onto 0/1/2 clears close-on-exec on the copies only; our ends stay close-on-exec.
             posix_spawn_file_actions_adddup2(fileActions, input.read, 0)
             posix_spawn_file_actions_adddup2(fileActions, output.write, 1)
-            posix_spawn_file_actions_adddup2(fileActions, errors.write, 2)
+            if let errors { posix_spawn_file_actions_adddup2(fileActions, errors.write, 2) }
             if let workingDirectory {
                 if case .failure(let error) = sys_posix_spawn_file_actions_addchdir_np(fileActions, workingDirectory) {
                     return .failure(error)
@@ -120,10 +162,10 @@ package struct ChildProcess: Sendable {
         // The child holds its own copies; ours must go, or EOF never comes.
         try? inputRead.close()
         try? outputWrite.close()
-        try? errorWrite.close()
+        try? errorWrite?.close()
         _ = sys_setNonBlocking(input.write)
         _ = sys_setNonBlocking(output.read)
-        _ = sys_setNonBlocking(errors.read)
+        if let errors { _ = sys_setNonBlocking(errors.read) }
         // A pidfd of an unreaped child is valid even if it has already exited. Without one
         // (ENOSYS on old kernels) the supervisor falls back to polling waitpid every 10 ms.
         let pidfd = try? sys_pidfd_open(pid).get(call: "pidfd_open")
@@ -181,7 +223,8 @@ struct SpawnedChild {
     var pidfd: FileDescriptor?
     var standardInput: FileDescriptor
     var standardOutput: FileDescriptor
-    var standardError: FileDescriptor
+    /// Nil when the child's stderr passes through to ours.
+    var standardError: FileDescriptor?
 }
 
 /// A NULL-terminated array of C strings made from byte strings.

@@ -1,5 +1,3 @@
-import NetRulesCore
-
 /// How a child process ended, and what it printed (bounded).
 package struct ChildProcessOutcome: Sendable {
     /// The end of the direct child.
@@ -32,6 +30,14 @@ package struct ChildProcessOutcome: Sendable {
 
     /// Whether the child exited with status 0 in time.
     package var succeeded: Bool { termination == .exited(0) && !timedOut }
+
+    /// The status a shell would report: the exit status, or 128 + the signal that ended it.
+    package var shellStatus: Int32 {
+        switch termination {
+        case .exited(let status): status
+        case .signaled(let signal): 128 + signal
+        }
+    }
 }
 
 /// The first bytes a stream carried, and how many more were discarded.
@@ -39,19 +45,10 @@ package struct CapturedOutput: Sendable, Hashable {
     package var bytes: [UInt8] = []
     package var discardedCount = 0
 
-    mutating func append(_ chunk: UnsafeRawBufferPointer, limit: Int) {
+    /// Appends `chunk`, keeping at most `limit` bytes in all and counting the rest as discarded.
+    package mutating func append(_ chunk: UnsafeRawBufferPointer, limit: Int) {
         let room = max(0, limit - bytes.count)
         bytes += chunk.prefix(room)
         discardedCount += max(0, chunk.count - room)
-    }
-
-    /// The bytes for a log line: escaped, trimmed, with a note when some were discarded.
-    var logText: String {
-        var trimmed = bytes[...]
-        while let last = trimmed.last, last == 0x0A || last == 0x0D { trimmed = trimmed.dropLast() }
-        // Escaped, so a process cannot forge log lines with newlines or terminal escapes.
-        var text = FactValue.escaped(Array(trimmed))
-        if discardedCount > 0 { text += " … (\(discardedCount) more bytes)" }
-        return text
     }
 }

@@ -1,11 +1,10 @@
 @preconcurrency import Glibc
-import NetRulesSystem
 
 /// The poll loop that feeds, drains, times out and reaps one spawned child.
 ///
 /// Confined to the dedicated thread that spawned the child: only this loop closes the child's
 /// descriptors, which is why it may hold their raw numbers across `poll`.
-struct Supervisor {
+struct ChildProcessSupervisor {
     private let child: SpawnedChild
     private let process: ChildProcess
     private let start: ContinuousClock.Instant
@@ -18,13 +17,19 @@ struct Supervisor {
     private var deadline: ContinuousClock.Instant?
     private var status: CInt?
     private let stop: WakeEvent?
+    /// Receives stdout as it arrives instead of `output`, when set.
+    private let streamingOutput: ((UnsafeRawBufferPointer) -> Void)?
 
-    init(child: SpawnedChild, process: ChildProcess, start: ContinuousClock.Instant, stop: WakeEvent? = nil) {
+    init(
+        child: SpawnedChild, process: ChildProcess, start: ContinuousClock.Instant, stop: WakeEvent? = nil,
+        streamingOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
+    ) {
         self.child = child
         self.process = process
         self.start = start
         self.stop = stop
-        deadline = start + process.timeout
+        self.streamingOutput = streamingOutput
+        deadline = process.timeout.map { start + $0 }
         if process.standardInput.isEmpty { try? child.standardInput.close() }
     }
 
@@ -35,10 +40,10 @@ struct Supervisor {
         try? child.standardInput.close()
         // Whatever the child wrote before exiting is already in the pipes; a background
         // grandchild still holding them open must not keep the action waiting.
-        drain(child.standardOutput, into: &output)
-        drain(child.standardError, into: &errors)
+        drain(child.standardOutput, into: &output, streaming: streamingOutput)
+        if let standardError = child.standardError { drain(standardError, into: &errors) }
         try? child.standardOutput.close()
-        try? child.standardError.close()
+        try? child.standardError?.close()
         try? child.pidfd?.close()
         let termination: ChildProcessOutcome.Termination =
             Self.exited(status!) ? .exited(Self.exitStatus(status!)) : .signaled(Self.terminatingSignal(status!))
@@ -63,15 +68,15 @@ struct Supervisor {
         watch(child.pidfd, CInt(POLLIN), .exit)
         if !stopped { watch(stop?.descriptor, CInt(POLLIN), .stop) }
 
-        var timeout = deadline.map { Self.milliseconds(until: $0) } ?? -1
+        var timeout = deadline.map(pollTimeout(until:)) ?? -1
         if child.pidfd == nil { timeout = timeout < 0 ? 10 : min(timeout, 10) }
         let ready = entries.withUnsafeMutableBufferPointer { sys_poll($0.baseAddress!, $0.count, timeout) }
         if case .success(let count) = ready, count > 0 {
             for (entry, role) in zip(entries, roles) where entry.revents != 0 {
                 switch role {
                 case .input: feedInput()
-                case .output: _ = read(child.standardOutput, into: &output)
-                case .errors: _ = read(child.standardError, into: &errors)
+                case .output: _ = read(child.standardOutput, into: &output, streaming: streamingOutput)
+                case .errors: if let standardError = child.standardError { _ = read(standardError, into: &errors) }
                 case .exit: reapIfExited()
                 case .stop:
                     // Shutting down: end the process now, as its timeout would.
@@ -128,7 +133,10 @@ struct Supervisor {
     }
 
     /// Reads what is available now; returns false once the stream is closed.
-    private func read(_ descriptor: FileDescriptor, into capture: inout CapturedOutput) -> Bool {
+    private func read(
+        _ descriptor: FileDescriptor, into capture: inout CapturedOutput,
+        streaming: ((UnsafeRawBufferPointer) -> Void)? = nil
+    ) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let result =
@@ -141,7 +149,8 @@ struct Supervisor {
                 return false
             case .success(let count):
                 buffer.withUnsafeBytes {
-                    capture.append(UnsafeRawBufferPointer(rebasing: $0[..<count]), limit: process.outputLimit)
+                    let chunk = UnsafeRawBufferPointer(rebasing: $0[..<count])
+                    if let streaming { streaming(chunk) } else { capture.append(chunk, limit: process.outputLimit) }
                 }
             case .failure(.wouldBlock):
                 return true
@@ -152,17 +161,12 @@ struct Supervisor {
         }
     }
 
-    private func drain(_ descriptor: FileDescriptor, into capture: inout CapturedOutput) {
+    private func drain(
+        _ descriptor: FileDescriptor, into capture: inout CapturedOutput,
+        streaming: ((UnsafeRawBufferPointer) -> Void)? = nil
+    ) {
         guard !descriptor.isClosed else { return }
-        _ = read(descriptor, into: &capture)
-    }
-
-    private static func milliseconds(until deadline: ContinuousClock.Instant) -> CInt {
-        let remaining = deadline - ContinuousClock.now
-        guard remaining > .zero else { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        // Rounded up, so the loop does not wake a hair early and spin.
-        return CInt(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        _ = read(descriptor, into: &capture, streaming: streaming)
     }
 
     // The W* macros of <sys/wait.h> are not imported into Swift.

@@ -1,0 +1,72 @@
+@preconcurrency import Glibc
+import NetRulesSystem
+import Testing
+
+/// The parts of `ChildProcess` observer plugins use: a streaming stdout reader, no timeout, a stop
+/// through a `WakeEvent`, and stderr passed through.
+struct ChildProcessStreamingTests {
+    private func shell(_ script: String, standardErrorPassesThrough: Bool = false) -> ChildProcess {
+        ChildProcess(
+            executablePath: "/bin/sh", arguments: [Array("sh".utf8), Array("-c".utf8), Array(script.utf8)],
+            environment: [Array("PATH=/usr/bin:/bin".utf8)], timeout: nil, terminationGrace: .milliseconds(300),
+            standardErrorPassesThrough: standardErrorPassesThrough)
+    }
+
+    @Test func aStreamingReaderSeesOutputWhileTheChildRunsAndAStopEndsIt() async throws {
+        let stop = try WakeEvent()
+        defer { stop.close() }
+        let process = shell("echo first; exec sleep 600")
+        let started = ContinuousClock.now
+        let (outcome, seen) = try await DedicatedThread.spawnAndWait { () throws -> (ChildProcessOutcome, [UInt8]) in
+            var seen: [UInt8] = []
+            let ended = process.runBlocking(stop: stop) { chunk in
+                seen += chunk
+                if seen.contains(UInt8(ascii: "\n")) { stop.signal() }
+            }
+            return (try ended.get(), seen)
+        }
+        #expect(seen == Array("first\n".utf8))
+        #expect(outcome.stopped)
+        #expect(outcome.termination == .signaled(SIGTERM))
+        #expect(outcome.standardOutput.bytes.isEmpty)
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func withoutATimeoutTheChildRunsToItsEnd() throws {
+        let outcome = try shell("sleep 0.3; exit 4").runBlocking().get()
+        #expect(outcome.termination == .exited(4))
+        #expect(outcome.shellStatus == 4)
+        #expect(!outcome.timedOut && !outcome.stopped)
+        #expect(outcome.duration >= .milliseconds(300))
+    }
+
+    @Test func aSignalledChildHasTheShellsStatus() throws {
+        let outcome = try shell("kill -KILL $$").runBlocking().get()
+        #expect(outcome.shellStatus == 128 + SIGKILL)
+    }
+
+    @Test func standardErrorCanPassThroughToOurs() throws {
+        let ours = try #require(Self.link("/proc/self/fd/2"))
+        let outcome = try shell("readlink /proc/self/fd/2", standardErrorPassesThrough: true).runBlocking().get()
+        #expect(String(decoding: outcome.standardOutput.bytes, as: UTF8.self) == ours + "\n")
+        #expect(outcome.standardError.bytes.isEmpty)
+    }
+
+    @Test func theInheritedEnvironmentIsOurs() throws {
+        // Read, not set: setenv would race with other tests reading the environment.
+        let path = String(cString: try #require(getenv("PATH")))
+        #expect(ChildProcess.inheritedEnvironment.contains(Array("PATH=\(path)".utf8)))
+    }
+
+    @Test func lookUpFindsAnExecutableInThePath() {
+        #expect(ChildProcess.lookUp("sh", path: "/nonexistent:/bin") == "/bin/sh")
+        #expect(ChildProcess.lookUp("no-such-program-here", path: "/bin") == nil)
+    }
+
+    private static func link(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink(path, &buffer, buffer.count)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
