@@ -71,9 +71,21 @@ public struct LinuxNetworkObserver: Observer {
         let session = try RouteNetlinkSession(subscribe: true, receiveBufferSize: receiveBufferSize, log: logger)
         try session.resyncAll()
         var reported: [FactKey: FactState] = [:]
+        // Whether each link is wireless, by index and name: sysfs is asked once per link, not for
+        // every link at every event (a new link, or a renamed one, is asked again).
+        var wirelessByLink: [String: Bool] = [:]
         func report() {
             let table = session.table
-            let facts = table.facts(wireless: WirelessInterfaces.filter(table.links.values.map(\.name)))
+            var wireless: Set<String> = []
+            var seen: [String: Bool] = [:]
+            for (index, link) in table.links {
+                let key = "\(index)/\(link.name)"
+                let isWireless = wirelessByLink[key] ?? WirelessInterfaces.isWireless(link.name)
+                seen[key] = isWireless
+                if isWireless { wireless.insert(link.name) }
+            }
+            wirelessByLink = seen
+            let facts = table.facts(wireless: wireless)
             let update = NetworkTable.changes(from: reported, to: facts)
             statistics.record(overflowResyncs: session.overflowResyncs)
             guard !update.isEmpty else { return }
