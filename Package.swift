@@ -136,7 +136,7 @@ let package = Package(
         // DaemonCore on virtual time: restart, reload and shutdown without root.
         .testTarget(
             name: "NetRulesDaemonTests",
-            dependencies: ["NetRulesDaemon", "NetRulesConfig", "NetRulesActions", "NetRulesCore"],
+            dependencies: ["NetRulesDaemon", "NetRulesConfig", "NetRulesActions", "NetRulesCore", "NetRulesLinux"],
             swiftSettings: swiftSettings
         ),
         // Replays Fuzz/Corpus and Fuzz/Regressions through every fuzz target.

@@ -61,9 +61,11 @@ extension Daemon {
     /// whose configuration did not change keeps running (and keeps its facts).
     func configureObservers(for ruleSet: RuleSet) {
         signalSampling.set(ruleSet.signalSamplingInterval(watching: !watchers.isEmpty))
-        let plan = ObserverPlan(
-            ruleSet: ruleSet, signalSampling: signalSampling, logger: logger.child("netrules.observers"))
-        let wanted = Set(plan.entries.map(\.identity))
+        let log = logger.child("netrules.observers")
+        let entries =
+            options.services.observers?(ruleSet, signalSampling, log)
+            ?? ObserverPlan(ruleSet: ruleSet, signalSampling: signalSampling, logger: log).entries
+        let wanted = Set(entries.map(\.identity))
         for (identity, task) in observers where !wanted.contains(identity) {
             task.cancel()
             observers[identity] = nil
@@ -72,7 +74,7 @@ extension Daemon {
         subscriptions.subscribe("online gate", keys: [.connectivity]) { changes in
             await runner.connectivityChanged(to: changes.last?.new.value?.plainText)
         }
-        if let entry = plan.entries.first(where: { $0.portal != nil }) {
+        if let entry = entries.first(where: { $0.portal != nil }) {
             // A probe whose settings did not change keeps running: keep the subscription of that one.
             if observers[entry.identity] == nil, let portal = entry.portal {
                 subscriptions.subscribe("portal", keys: Self.networkKeys, namespaces: ["interfaces"]) { _ in
@@ -82,7 +84,7 @@ extension Daemon {
         } else {
             subscriptions.unsubscribe("portal")
         }
-        for entry in plan.entries where observers[entry.identity] == nil {
+        for entry in entries where observers[entry.identity] == nil {
             let observer = entry.observer
             let identity = entry.identity
             let complete = observer.completeNamespaces
@@ -139,53 +141,11 @@ extension Daemon {
 
     // MARK: - Persistence
 
-    var stateFile: String { options.paths.stateDirectory + "/" + PersistedState.fileName }
-
-    var journalFile: String { options.paths.stateDirectory + "/" + StateJournal.fileName }
-
-    /// `state.json` with the journal's lines after it applied, and how many lines the journal
-    /// held; a `state.json` that does not decode is set aside.
-    func readSavedState() -> (state: PersistedState?, journalLines: Int) {
-        var restored: PersistedState?
-        if let data = FileManager.default.contents(atPath: stateFile) {
-            let (decoded, problem) = PersistedState.decode(Array(data))
-            if decoded == nil { setAsideStateFile(because: problem ?? "it cannot be read") }
-            restored = decoded
-        }
-        var skipped = 0
-        let lines = StateJournal.readLines(at: journalFile)
-        for line in lines {
-            guard let change = PersistedState.decode(line).state else {
-                skipped += 1
-                continue
-            }
-            restored = restored ?? PersistedState()
-            restored!.apply(change)
-        }
-        if skipped > 0 { logger.warning("skipped \(skipped) damaged line(s) of the state journal '\(journalFile)'") }
-        return (restored, lines.count)
-    }
-
-    /// Renames an unusable state file to `state.json.bad-<unix time>` so the daemon starts from a
-    /// fresh state (and the next start does not trip over it again); the old file stays for a human.
-    func setAsideStateFile(because reason: String) {
-        let aside = stateFile + ".bad-\(Int(startWall.timeIntervalSince1970))"
-        if case .success = sys_rename(stateFile, aside) {
-            logger.error(
-                "the state file '\(stateFile)' is unusable (\(reason)); moved it to '\(aside)' and starting from a fresh state"
-            )
-        } else {
-            logger.error(
-                "the state file '\(stateFile)' is unusable (\(reason)) and could not be moved aside; ignoring it")
-        }
-    }
-
     /// Appends one line to the journal (one write(2)): it survives a SIGKILL at any instant, and
     /// the journal's own thread flushes it to the disk when asked; true when it was appended.
     func append(_ line: PersistedState) async -> Bool {
-        guard let journal else { return false }
         do {
-            try journal.append(line.encoded())
+            try store.append(line)
             return true
         } catch {
             logger.error("cannot append to the state journal: \(error); rewriting state.json instead")
@@ -194,20 +154,13 @@ extension Daemon {
         }
     }
 
-    /// Replaces `state.json` atomically (flushed to the disk while the journal is open), then
-    /// empties the journal, whose lines the snapshot holds.
+    /// Replaces the saved state with a snapshot and empties the journal.
     func writeSnapshot(_ state: PersistedState) async {
         do {
-            try DurableFile.replace(stateFile, with: state.encoded(), mode: 0o600, sync: journal != nil)
+            try store.writeSnapshot(state)
         } catch {
             logger.error("cannot persist the rule state: \(error)")
             await perform(.snapshotFailed)
-            return
-        }
-        do {
-            try journal?.truncate()
-        } catch {
-            logger.error("cannot empty the state journal: \(error)")
         }
     }
 }

@@ -45,7 +45,10 @@ public actor Daemon: DaemonQueries {
     let events: AsyncStream<Event>
     let eventSink: AsyncStream<Event>.Continuation
     var core: DaemonCore
-    let runner: ActionRunner
+    /// Where firings go: the action runner (`DaemonServices.actions` in tests).
+    let runner: any ActionSink
+    /// `state.json` and the journal (`DaemonServices.stateStore` in tests).
+    let store: any StateStore
     var observers: [String: Task<Void, Never>] = [:]
     /// Who hears of fact changes by key, beside the `watch` clients: the webhook online gate and
     /// the portal probe.
@@ -57,9 +60,6 @@ public actor Daemon: DaemonQueries {
     var nextWatcher = 0
     /// Recent firings and dropped edges for `netrules history`; nil with `historyLimit` 0.
     var history: FiringHistory?
-    /// Where each change of the persisted state is appended before acting; nil when it cannot be
-    /// opened (then every change rewrites `state.json`, as before the journal).
-    var journal: StateJournal?
     /// How many times SIGTERM or SIGINT arrived.
     nonisolated let shutdownRequests = Mutex(0)
 
@@ -67,15 +67,25 @@ public actor Daemon: DaemonQueries {
         self.options = options
         self.logger = options.logger
         startInstant = clock.now
-        startWall = Date()
+        let startWall = Date()
+        self.startWall = startWall
+        store =
+            options.services.stateStore?(options)
+            ?? StateFiles(
+                directory: options.paths.stateDirectory, logger: options.logger,
+                startTime: Int(startWall.timeIntervalSince1970))
         (events, eventSink) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
         core = DaemonCore(
             processToken: String(UInt32.random(in: .min ... .max), radix: 16), logger: options.logger,
             recordsHistory: options.historyLimit > 0)
-        let log = options.logger.child("netrules.actions")
-        runner = ActionRunner(
-            stateDirectory: options.paths.stateDirectory, concurrency: options.concurrency,
-            environment: options.environment, logger: { log.notice($0) }, clock: QuietClock())
+        if let actions = options.services.actions {
+            runner = actions(options)
+        } else {
+            let log = options.logger.child("netrules.actions")
+            runner = ActionRunner(
+                stateDirectory: options.paths.stateDirectory, concurrency: options.concurrency,
+                environment: options.environment, logger: { log.notice($0) }, clock: QuietClock())
+        }
     }
 
     /// Asks for a reload (SIGHUP, a rule file changed). Safe from any thread.
@@ -118,12 +128,7 @@ public actor Daemon: DaemonQueries {
             history = FiringHistory(
                 directory: options.paths.stateDirectory, limit: options.historyLimit, log: { log.error($0) })
         }
-        let (restored, journalLines) = readSavedState()
-        do {
-            journal = try StateJournal(directory: options.paths.stateDirectory, lines: journalLines)
-        } catch {
-            logger.error("cannot open the state journal: \(error); every change will rewrite state.json")
-        }
+        let (restored, journalOpen) = store.open()
 
         let results = Task(executorPreference: TaskPlacement.preferred) { [runner, eventSink] in
             for await result in runner.results { eventSink.yield(.result(result)) }
@@ -136,7 +141,7 @@ public actor Daemon: DaemonQueries {
         await perform(
             .start(
                 DaemonStart(
-                    ruleSet: loaded.ruleSet, restored: restored, journalOpen: journal != nil, localClock: localClock)))
+                    ruleSet: loaded.ruleSet, restored: restored, journalOpen: journalOpen, localClock: localClock)))
         let count = DaemonCore.count(core.ruleSet.rules.count, "rule")
         logger.notice("ready: \(count), state in \(options.paths.stateDirectory)")
 
@@ -200,7 +205,7 @@ public actor Daemon: DaemonQueries {
             case .writeSnapshot(let state):
                 await writeSnapshot(state)
             case .setAsideStateFile(let reason):
-                setAsideStateFile(because: reason)
+                store.setAside(because: reason)
             case .factsChanged(let changes):
                 await publish(changes)
             case .armDeadline(let deadline):
@@ -223,7 +228,7 @@ public actor Daemon: DaemonQueries {
             }
         }
         if !handedOver.isEmpty { await actionsStarted(&handedOver) }
-        if appended { journal?.requestFlush() }
+        if appended { store.requestFlush() }
     }
 
     /// Lets the runner start the firings' actions (on the daemon's one executor thread its tasks

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesLinux
 
 /// How `netrules run` was asked to run.
 public struct DaemonOptions: Sendable {
@@ -18,6 +19,8 @@ public struct DaemonOptions: Sendable {
     public var concurrency: Int
     /// How many firings `history` keeps (`<state-dir>/history.jsonl`); 0 keeps none.
     public var historyLimit: Int
+    /// The services the daemon is wired to; tests replace them.
+    package var services = DaemonServices()
 
     public init(
         ruleFiles: [String], paths: DaemonPaths, environment: [String: String], logger: Logger,
@@ -35,4 +38,18 @@ public struct DaemonOptions: Sendable {
         self.concurrency = concurrency
         self.historyLimit = historyLimit
     }
+}
+
+/// What the daemon is wired to, each made when the daemon starts: nil means the real one (the
+/// action runner, the state files, the observers of `ObserverPlan`). Tests pass stand-ins to
+/// drive the daemon without root, a network or child processes.
+package struct DaemonServices: Sendable {
+    /// Where firings go.
+    package var actions: (@Sendable (DaemonOptions) -> any ActionSink)?
+    /// Where the persisted state lives.
+    package var stateStore: (@Sendable (DaemonOptions) -> any StateStore)?
+    /// The observers a rule set needs, each under an identity that changes with its configuration.
+    package var observers: (@Sendable (RuleSet, SignalSampling, Logger) -> [ObserverPlan.Entry])?
+
+    package init() {}
 }

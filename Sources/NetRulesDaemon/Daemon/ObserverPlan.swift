@@ -5,21 +5,27 @@ import NetRulesSystem
 
 /// Which observers a rule set needs, each under an identity that changes when its configuration
 /// does, so a reload restarts exactly the observers whose settings changed.
-struct ObserverPlan {
-    struct Entry {
-        var identity: String
-        var observer: any Observer
+package struct ObserverPlan {
+    package struct Entry {
+        package var identity: String
+        package var observer: any Observer
         /// The portal probe, kept so network changes can trigger a re-check.
-        var portal: PortalProbe?
+        package var portal: PortalProbe?
+
+        package init(identity: String, observer: any Observer, portal: PortalProbe? = nil) {
+            self.identity = identity
+            self.observer = observer
+            self.portal = portal
+        }
     }
 
-    var entries: [Entry]
+    package var entries: [Entry]
 
     /// The built-in observers always run; probes and plugins only when the rules ask for them.
     /// Probes wait on `QuietClock`, so the minutes between rounds cost no wake-ups. The Wi-Fi
     /// observer keeps one identity whatever its sampling: the daemon changes `signalSampling`
     /// while it runs (rules and `watch` clients come and go), without a restart.
-    init(ruleSet: RuleSet, signalSampling: SignalSampling, logger: Logger) {
+    package init(ruleSet: RuleSet, signalSampling: SignalSampling, logger: Logger) {
         let log: @Sendable (String) -> Void = { logger.warning($0) }
         var entries: [Entry] = [
             Entry(identity: "netlink", observer: LinuxNetworkObserver(logger: log)),

@@ -8,7 +8,7 @@ import NetRulesCore
 ///
 /// Engine instants are relative to a process's start, so deadlines are stored as wall-clock
 /// seconds since the Unix epoch and mapped back onto the new process's clock when loaded.
-struct PersistedState {
+package struct PersistedState {
     struct SavedRule: Equatable {
         var fingerprint: String
         var confirmed: Bool?

@@ -1,0 +1,20 @@
+import NetRulesActions
+import NetRulesCore
+
+/// Where the daemon hands firings: the action runner, or a recording stand-in in tests.
+package protocol ActionSink: Sendable {
+    /// Every action's result, as it ends.
+    var results: AsyncStream<ActionResult> { get }
+    /// Queues a firing; its actions run in order.
+    func submit(_ firing: Firing, wallTime: String) async
+    /// Returns once nothing is queued or running.
+    func drain() async
+    /// Stops running actions (shutdown's grace period is over).
+    func stop() async
+    /// Picks up webhook deliveries a previous process left in the outbox.
+    func resumeOutbox() async
+    /// `connectivity` changed: deliveries waiting for `online` may go.
+    func connectivityChanged(to value: String?) async
+}
+
+extension ActionRunner: ActionSink {}

@@ -1,0 +1,17 @@
+import NetRulesCore
+
+/// Where the daemon's persisted state lives: `state.json` and the journal in the state directory
+/// (`StateFiles`), or memory in tests.
+package protocol StateStore: AnyObject {
+    /// The saved state (`state.json` with the journal's lines applied), nil when there is none.
+    /// Opens the journal for appending; `journalOpen` tells whether that worked.
+    func open() -> (state: PersistedState?, journalOpen: Bool)
+    /// Appends one journal line (one write(2)).
+    func append(_ line: PersistedState) throws
+    /// Makes what was appended durable, without waiting.
+    func requestFlush()
+    /// Replaces the whole state and empties the journal.
+    func writeSnapshot(_ state: PersistedState) throws
+    /// Puts the saved state aside because it cannot be used.
+    func setAside(because reason: String)
+}
