@@ -68,7 +68,7 @@ let package = Package(
             name: "NetRulesCLI",
             dependencies: [
                 "NetRulesCore", "NetRulesConfig", "NetRulesSystem", "NetRulesLinux", "NetRulesProbes",
-                "NetRulesActions", "NetRulesDaemon",
+                "NetRulesHTTP", "NetRulesActions", "NetRulesDaemon",
             ],
             swiftSettings: swiftSettings
         ),
@@ -123,7 +123,9 @@ let package = Package(
         ),
         .testTarget(
             name: "NetRulesCLITests",
-            dependencies: ["NetRulesCLI", "NetRulesDaemon", "NetRulesSystem", "NetRulesTesting"],
+            dependencies: [
+                "NetRulesCLI", "NetRulesDaemon", "NetRulesLinux", "NetRulesProbes", "NetRulesSystem", "NetRulesTesting",
+            ],
             exclude: ["SchemaCorpus", "Golden"],
             swiftSettings: swiftSettings
         ),

@@ -94,7 +94,7 @@ public enum HistoryText {
             // An SSID is whatever a network calls itself: always quoted (docs/security.md).
             return key != "ssid" && isWord(text) ? text : quoted(text)
         case .array(let items): return "[" + items.map { self.value($0, key: key) }.joined(separator: ", ") + "]"
-        default: return ControlText.plain(value)
+        default: return value.plainText
         }
     }
 
@@ -112,5 +112,5 @@ public enum HistoryText {
     }
 
     /// Text with control characters escaped (`\x1b`), so a value cannot forge lines.
-    private static func plain(_ text: String) -> String { ControlText.plain(.string(text)) }
+    private static func plain(_ text: String) -> String { JSONValue.string(text).plainText }
 }
