@@ -127,6 +127,7 @@ extension FactsCommand {
             case .bool(let b): .bool(b)
             case .number, .literal: value.numberValue.map(FactValue.number)
             case .string(let s): .string(s)
+            case .bytes(let b): .bytes(b)
             case .array(let items): .list(items.compactMap(fact))
             }
         }

@@ -16,6 +16,7 @@ extension JSONValue {
                 }
             }
             return out
+        case .bytes(let b): return FactValue.escaped(b)
         case .null: return "null"
         case .bool(let b): return b ? "true" : "false"
         case .number(let n): return FactValue.format(n)

@@ -57,6 +57,8 @@ package enum PluginLine {
         case .bool(let b): .bool(b)
         case .number, .literal: value.numberValue.map(FactValue.number)
         case .string(let s): .string(s)
+        // Text that is not UTF-8, as a plugin writes it with `\udcXX` escapes (docs/plugins.md).
+        case .bytes(let b): .bytes(b)
         case .array(let items):
             // A list holds scalars: a nested list or an object in it is refused.
             items.allSatisfy { item in

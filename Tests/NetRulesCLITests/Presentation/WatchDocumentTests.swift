@@ -35,6 +35,6 @@ struct WatchDocumentTests {
                 == "01:02:03.045  gateway  10.0.0.1 -> null\n")
         #expect(
             WatchDocument.json(change(.ssid, .unknown, .value(.bytes([0x41, 0xff]))))
-                == #"{"version":1,"key":"ssid","new":"A\\xff","at":"1970-01-01T01:02:03.045Z"}"# + "\n")
+                == #"{"version":1,"key":"ssid","new":"A\udcff","at":"1970-01-01T01:02:03.045Z"}"# + "\n")
     }
 }
