@@ -93,6 +93,9 @@ public enum HistoryText {
         case .string(let text):
             // An SSID is whatever a network calls itself: always quoted (docs/security.md).
             return key != "ssid" && isWord(text) ? text : quoted(text)
+        case .bytes(let bytes):
+            // Text that is not UTF-8 (history.jsonl keeps it as `\udcXX`): quoted, its bytes as `\xNN`.
+            return "\"" + FactValue.escaped(bytes).replacing("\"", with: "\\\"") + "\""
         case .array(let items): return "[" + items.map { self.value($0, key: key) }.joined(separator: ", ") + "]"
         default: return value.plainText
         }
