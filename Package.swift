@@ -69,7 +69,7 @@ let package = Package(
             name: "NetRulesCLI",
             dependencies: [
                 "NetRulesCore", "NetRulesConfig", "NetRulesSystem", "NetRulesLinux", "NetRulesProbes",
-                "NetRulesActions", "NetRulesDaemon",
+                "NetRulesHTTP", "NetRulesActions", "NetRulesDaemon",
             ],
             swiftSettings: swiftSettings
         ),
@@ -129,7 +129,9 @@ let package = Package(
         ),
         .testTarget(
             name: "NetRulesCLITests",
-            dependencies: ["NetRulesCLI", "NetRulesDaemon", "NetRulesSystem", "NetRulesTesting"],
+            dependencies: [
+                "NetRulesCLI", "NetRulesDaemon", "NetRulesLinux", "NetRulesProbes", "NetRulesSystem", "NetRulesTesting",
+            ],
             exclude: ["SchemaCorpus", "Golden"],
             swiftSettings: swiftSettings
         ),

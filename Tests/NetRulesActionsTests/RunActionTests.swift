@@ -36,7 +36,9 @@ struct RunActionTests {
         let decoded = try #require(JSONProbe.string(in: document, at: ["facts", "ssid"]))
         #expect(decoded == ssid)
         if String(validating: ssid, as: UTF8.self) == nil {
-            #expect(JSONProbe.string(in: document, at: ["facts_hex", "ssid"]) == Array(JSONWriter.hex(ssid).utf8))
+            #expect(
+                JSONProbe.string(in: document, at: ["facts_hex", "ssid"])
+                    == Array(ssid.map(FactValue.hexByte).joined().utf8))
         }
     }
 

@@ -51,10 +51,4 @@ struct PortalClassifierTests {
         #expect(DefaultRoute.interfaceName(routeTable: "Iface\tDestination\n") == nil)
     }
 
-    @Test func jsonEscapesAndCarriesVersion() {
-        var line = JSONLine()
-        line["url"] = .string("http://x/\"a\"\n")
-        line["time_ms"] = .milliseconds(.microseconds(1234))
-        #expect(line.text == #"{"version":1,"url":"http://x/\"a\"\n","time_ms":1.234}"#)
-    }
 }

@@ -136,23 +136,4 @@ struct PortalNamespaceTests {
             first == FactUpdate(values: [.connectivity: "portal", .portalURL: "http://10.77.0.2/login?orig=probe"]))
     }
 
-    @Test func portalCommandPrintsEvidenceAsTextAndJSON() async throws {
-        let server = try TestHTTPServer { _ in
-            .response(status: 302, headers: [("Location", "http://127.0.0.1:9/login")])
-        }
-        defer { server.stop() }
-        let lines = Lines()
-        #expect(
-            await PortalCommand.run(urls: [server.url("/hotspot-detect.html")], json: false, output: lines.append) == 0)
-        let text = lines.all.joined(separator: "\n")
-        #expect(text.contains("connectivity: portal"))
-        #expect(text.contains("portal.url: http://127.0.0.1:9/login"))
-        #expect(text.contains("status 302, Location http://127.0.0.1:9/login"))
-
-        let json = Lines()
-        #expect(await PortalCommand.run(urls: [server.url("/generate_204")], json: true, output: json.append) == 0)
-        #expect(json.all.count == 1)
-        #expect(json.all[0].hasPrefix(#"{"version":1,"connectivity":"portal","portal.url":"http://127.0.0.1:9/login""#))
-        #expect(json.all[0].contains(#""status":302"#))
-    }
 }

@@ -5,87 +5,53 @@ import NetRulesCore
 /// `{"version":1,"rule":…,"edge":…,"time":…,"facts":{…},"facts_hex":{…},"options":{…}}`.
 /// `facts` holds every known fact (`null` when known absent; unknown facts are left out).
 /// `facts_hex` holds, for each text fact whose bytes are not valid UTF-8, those bytes in
-/// lower-case hex; in `facts` such text uses `\udcXX` escapes (see `JSONWriter`). `options` is a
+/// lower-case hex; in `facts` such text uses `\udcXX` escapes (see `JSONValue.bytes`). `options` is a
 /// plugin's own options from the rule, rendered; it is present only for plugins.
 enum FiringDocument {
     /// The version this code writes; bumped when a field changes meaning.
     static let version = 1
 
     static func render(_ context: ActionContext, options: ConfigValue? = nil) -> [UInt8] {
-        var json = JSONWriter()
         let known = context.firing.facts.known
-        json.raw("{")
-        json.key("version")
-        json.raw(String(version))
-        json.raw(",")
-        json.key("rule")
-        json.string(context.firing.rule)
-        json.raw(",")
-        json.key("edge")
-        json.string(context.firing.edge.rawValue)
-        json.raw(",")
-        json.key("time")
-        json.string(context.wallTime)
-        json.raw(",")
-        json.key("facts")
-        json.object(known) { json, fact in
-            json.key(fact.key.rawValue)
-            if let value = fact.state.value { json.factValue(value) } else { json.raw("null") }
+        var members: [(String, JSONValue)] = [
+            ("version", .number(Double(version))), ("rule", .string(context.firing.rule)),
+            ("edge", .string(context.firing.edge.rawValue)), ("time", .string(context.wallTime)),
+            ("facts", .object(known.map { ($0.key.rawValue, JSONValue($0.state)) })),
+        ]
+        let raw = known.compactMap { fact -> (String, JSONValue)? in
+            guard case .value(.bytes(let bytes)) = fact.state else { return nil }
+            return (fact.key.rawValue, .string(bytes.map(FactValue.hexByte).joined()))
         }
-        let raw = known.compactMap { fact -> (FactKey, [UInt8])? in
-            if case .value(.bytes(let bytes)) = fact.state { return (fact.key, bytes) }
-            return nil
-        }
-        if !raw.isEmpty {
-            json.raw(",")
-            json.key("facts_hex")
-            json.object(raw) { json, fact in
-                json.key(fact.0.rawValue)
-                json.string(JSONWriter.hex(fact.1))
-            }
-        }
-        if let options {
-            json.raw(",")
-            json.key("options")
-            json.configValue(options, context: context)
-        }
-        json.raw("}\n")
-        return json.bytes
+        if !raw.isEmpty { members.append(("facts_hex", .object(raw))) }
+        if let options { members.append(("options", json(options, context: context))) }
+        return Array((JSONValue.object(members).compact + "\n").utf8)
     }
-}
 
-extension JSONWriter {
-    /// Writes a rule's JSON-shaped value; each string is rendered as a template, and the result
-    /// (substituted values included) is escaped as one JSON string.
+    /// A rule's JSON-shaped value; each string is rendered as a template, and the result
+    /// (substituted values included) is one JSON string.
     /// - Parameter secrets: When given, `{{env.NAME}}` is written as a token for delivery time
     ///   instead of the value (see `SecretTokens`).
-    mutating func configValue(_ value: ConfigValue, context: ActionContext, secrets: SecretTokens? = nil) {
+    static func json(_ value: ConfigValue, context: ActionContext, secrets: SecretTokens? = nil) -> JSONValue {
         switch value {
-        case .null: raw("null")
-        case .bool(let flag): raw(flag ? "true" : "false")
-        case .number(let number): self.number(number)
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .number(let number): return .number(number)
         case .string(let text):
-            if let template = try? Template(text) {
-                raw("\"")
-                for segment in template.segments {
-                    switch segment {
-                    case .literal(let literal): stringContent(bytes: Array(literal.utf8))
-                    case .placeholder(.environment(let name)) where secrets != nil:
-                        raw(String(decoding: secrets!.token(name, .json), as: UTF8.self))
-                    case .placeholder(let name): stringContent(bytes: context.templateContext.bytes(for: name))
-                    }
+            // Validated at load time; an unparsable string is kept literally rather than lost.
+            guard let template = try? Template(text) else { return .string(text) }
+            var bytes: [UInt8] = []
+            for segment in template.segments {
+                switch segment {
+                case .literal(let literal): bytes += literal.utf8
+                case .placeholder(.environment(let name)) where secrets != nil:
+                    bytes += secrets!.token(name, .json)
+                case .placeholder(let name): bytes += context.templateContext.bytes(for: name)
                 }
-                raw("\"")
-            } else {
-                // Validated at load time; an unparsable string is kept literally rather than lost.
-                string(text)
             }
-        case .list(let items): array(items) { $0.configValue($1, context: context, secrets: secrets) }
+            return .text(bytes)
+        case .list(let items): return .array(items.map { json($0, context: context, secrets: secrets) })
         case .object(let members):
-            object(members) { json, member in
-                json.key(member.key)
-                json.configValue(member.value, context: context, secrets: secrets)
-            }
+            return .object(members.map { ($0.key, json($0.value, context: context, secrets: secrets)) })
         }
     }
 }

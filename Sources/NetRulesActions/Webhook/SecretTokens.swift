@@ -57,7 +57,7 @@ struct SecretTokens: Sendable, Hashable {
                     let value = Array((environment[name] ?? "").utf8)
                     switch encoding {
                     case .url: out += PercentEncoding.urlComponent(value)
-                    case .json: out += JSONWriter.stringContent(value)
+                    case .json: out += JSONValue.escapedContents(bytes: value).utf8
                     case .raw: out += value
                     }
                 } else {

@@ -36,10 +36,9 @@ enum WebhookRendering {
         case .none:
             body = nil
         case .json(let value):
-            var json = JSONWriter()
-            json.configValue(value, context: context, secrets: secrets)
-            body = json.bytes
-            usesSecrets = usesSecrets || secrets.occurs(in: json.bytes)
+            let json = Array(FiringDocument.json(value, context: context, secrets: secrets).compact.utf8)
+            body = json
+            usesSecrets = usesSecrets || secrets.occurs(in: json)
             contentType = "application/json"
         case .text(let template):
             body = render(template, .raw) { $0 }

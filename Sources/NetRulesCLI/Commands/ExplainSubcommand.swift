@@ -65,11 +65,9 @@ enum ExplainSubcommand: Command {
             }
             document = ControlDocuments.explain(explanation, now: .zero)
             source = "snapshot"
-            io.printError(
-                "note: no netrules daemon answers on \(socket); facts read directly from the system, "
-                    + "so the probes' facts (connectivity, portal.url, hosts.*) are unknown")
+            io.noDaemon(socket)
         }
-        io.stdout.write(json ? document.compact + "\n" : ControlText.explain(document, source: source))
+        io.stdout.write(json ? ExplainDocument.json(document) : ExplainDocument.text(document, source: source))
         return ExitCode.success
     }
 

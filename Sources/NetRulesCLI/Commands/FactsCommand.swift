@@ -110,28 +110,11 @@ enum FactsCommand: Command {
             let answer = try await client.response(to: ControlRequest.status.document)
             guard case .object(let members)? = answer.member("facts") else { return [:] }
             var facts: [FactKey: FactState] = [:]
-            for (key, value) in members { facts[FactKey(key)] = Self.state(value) }
+            for (key, value) in members { facts[FactKey(key)] = FactState(json: value) ?? .unknown }
             return facts
         }
         io.noDaemon(arguments.controlSocket(io))
         return (try? NetworkSnapshot.current().facts) ?? [:]
-    }
-}
-
-extension FactsCommand {
-    /// A fact's state from the daemon's `status` document: `null` is absent.
-    static func state(_ value: JSONValue) -> FactState {
-        func fact(_ value: JSONValue) -> FactValue? {
-            switch value {
-            case .null, .object: nil
-            case .bool(let b): .bool(b)
-            case .number, .literal: value.numberValue.map(FactValue.number)
-            case .string(let s): .string(s)
-            case .array(let items): .list(items.compactMap(fact))
-            }
-        }
-        if case .null = value { return .absent }
-        return fact(value).map(FactState.value) ?? .unknown
     }
 }
 

@@ -1,7 +1,9 @@
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesHTTP
 import NetRulesLinux
 import NetRulesProbes
+internal import NetRulesSystem
 
 /// `netrules status [--json] [--control-socket PATH]`: one snapshot of the network facts.
 enum StatusSubcommand: Command {
@@ -19,16 +21,21 @@ enum StatusSubcommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
         let json = arguments.flag("json")
+        let document: StatusDocument
         if let client = try ControlClient.connect(path: arguments.controlSocket(io)) {
             let answer = try await client.response(to: ControlRequest.status.document)
             if let message = ControlDocuments.errorMessage(in: answer) { throw CommandError.runtime(message) }
-            io.stdout.write(json ? answer.compact + "\n" : ControlText.status(answer))
-            return ExitCode.success
+            document = StatusDocument(answer: answer)
+        } else {
+            io.noDaemon(arguments.controlSocket(io))
+            do {
+                document = StatusDocument(try NetworkSnapshot.current())
+            } catch {
+                throw CommandError.runtime("cannot read the network state: \(error)")
+            }
         }
-        io.noDaemon(arguments.controlSocket(io))
-        let out = io.stdout
-        let err = io.stderr
-        return await StatusCommand.run(json: json, output: { out.write($0) }, errorOutput: { err.write($0) })
+        io.stdout.write(json ? document.json : document.text)
+        return ExitCode.success
     }
 }
 
@@ -51,7 +58,7 @@ enum WatchSubcommand: Command {
         if let client = try ControlClient.connect(path: socket) {
             for try await line in client.stream(ControlRequest.watch.document) {
                 if let message = ControlDocuments.errorMessage(in: line) { throw CommandError.runtime(message) }
-                io.stdout.write(json ? line.compact + "\n" : ControlText.change(line))
+                io.stdout.write(json ? WatchDocument.json(line) : WatchDocument.text(line))
             }
             // Interrupting watch is the normal way to end it; the daemon going away is not.
             if Task.isCancelled { return ExitCode.success }
@@ -60,7 +67,40 @@ enum WatchSubcommand: Command {
         io.noDaemon(socket)
         let out = io.stdout
         let err = io.stderr
-        return await WatchCommand.run(json: json, output: { out.write($0) }, errorOutput: { err.write($0) })
+        return await watchSystem(json: json, output: { out.write($0) }, errorOutput: { err.write($0) })
+    }
+
+    /// Runs the built-in Linux observers and prints each change until the task is cancelled, in
+    /// the lines a daemon's changes print as (`WatchDocument`), stamped with milliseconds.
+    ///
+    /// The first lines are the initial values (changes from unknown).
+    /// - Parameters:
+    ///   - output: receives each line, newline included.
+    ///   - errorOutput: receives observer failures and notices, newline included.
+    /// - Returns: 0 after cancellation (the shutdown path).
+    static func watchSystem(
+        json: Bool, output: @Sendable (String) -> Void, errorOutput: @escaping @Sendable (String) -> Void
+    ) async -> Int32 {
+        // State-like facts: if the printer falls behind, older updates may go but the newest stays.
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: FactUpdate.self, bufferingPolicy: .bufferingNewest(1024))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await SystemObservers.run(reporting: continuation, diagnostics: { errorOutput($0 + "\n") })
+            }
+            var store = FactStore()
+            for await update in stream {
+                let old = store
+                let at = WallClock.rfc3339(nanosecondsSinceEpoch: sys_realtimeNanoseconds())
+                for key in store.apply(update).sorted() {
+                    let line = ControlDocuments.change(FactChange(key: key, old: old[key], new: store[key], at: at))
+                    output(json ? WatchDocument.json(line) : WatchDocument.text(line))
+                }
+                if Task.isCancelled { break }
+            }
+            group.cancelAll()
+        }
+        return ExitCode.success
     }
 }
 
@@ -72,11 +112,6 @@ extension CommandIO {
             "note: no netrules daemon answers on \(socket); facts read directly from the system, "
                 + "so the probes' facts (connectivity, portal.url, hosts.*) are unknown")
     }
-}
-
-/// `text` ending in exactly one newline.
-func terminated(_ text: String) -> String {
-    text.hasSuffix("\n") ? text : text + "\n"
 }
 
 extension OptionSpec {
@@ -128,13 +163,41 @@ enum PingSubcommand: Command {
         }
         let interval = try seconds(arguments.value("interval") ?? "1", option: "--interval")
         let timeout = try seconds(arguments.value("timeout") ?? "0.5", option: "--timeout")
+        let pinger: ICMPPinger
+        do {
+            pinger = try ICMPPinger()
+        } catch {
+            io.printError("Error: \(error.message)")
+            return ExitCode.failure
+        }
+        defer { pinger.close() }
         let out = io.stdout
         let err = io.stderr
-        // The probes' commands hand over lines without their newline.
-        return await PingCommand.run(
+        return await ping(
             hosts: arguments.positional("host"), count: count, interval: interval, timeout: timeout,
-            json: arguments.flag("json"), output: { out.write(terminated($0)) },
-            errorOutput: { err.write(terminated($0)) })
+            json: arguments.flag("json"), pinger: pinger, output: { out.write($0 + "\n") },
+            errorOutput: { err.write($0 + "\n") })
+    }
+
+    /// Pings `hosts` with `pinger` and prints each outcome, then each host's summary.
+    /// - Parameters:
+    ///   - output: receives each stdout line, without its newline.
+    ///   - errorOutput: receives diagnostics, without their newline.
+    /// - Returns: 0 when any reply came, 1 otherwise.
+    static func ping(
+        hosts: [String], count: Int, interval: Duration, timeout: Duration, json: Bool, pinger: ICMPPinger,
+        output: @escaping @Sendable (String) -> Void, errorOutput: @escaping @Sendable (String) -> Void
+    ) async -> Int32 {
+        let summaries = await HostPing.run(
+            hosts: hosts, count: count, interval: interval, timeout: timeout, pinger: pinger
+        ) { report in
+            switch report {
+            case .event(let event): output(json ? PingDocument.json(event) : PingDocument.text(event))
+            case .unresolved(let host, let reason): errorOutput("ping: \(host): \(reason)")
+            }
+        }
+        for summary in summaries { output(json ? PingDocument.json(summary) : PingDocument.text(summary)) }
+        return summaries.contains { !$0.rtts.isEmpty } ? ExitCode.success : ExitCode.failure
     }
 
     /// Seconds as ping writes them (`0.5`), or a duration (`500ms`).
@@ -175,8 +238,35 @@ enum PortalSubcommand: Command {
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
         let timeout = try PingSubcommand.seconds(arguments.value("timeout") ?? "5", option: "--timeout")
         let out = io.stdout
-        return await PortalCommand.run(
+        return await classify(
             urls: arguments.values("url").filter { !$0.isEmpty }, json: arguments.flag("json"),
-            interface: arguments.value("interface"), timeout: timeout, output: { out.write(terminated($0)) })
+            interface: arguments.value("interface"), timeout: timeout, output: { out.write($0 + "\n") })
+    }
+
+    /// Classifies the network once and prints the verdict with its evidence.
+    ///
+    /// - Parameters:
+    ///   - urls: Probe URLs; empty uses the defaults (Apple's page and `generate_204`). A given
+    ///     URL ending in `generate_204` expects an empty 204, any other a page reading `Success`.
+    ///   - interface: Bind the probes to this interface; nil lets routing choose.
+    ///   - timeout: The limit on each probe.
+    ///   - output: Receives each stdout line, without its newline.
+    /// - Returns: 0 after a classification (whatever it is), 1 when there is nothing to probe.
+    static func classify(
+        urls: [String], json: Bool, interface: String? = nil, timeout: Duration = .seconds(5),
+        output: @escaping @Sendable (String) -> Void
+    ) async -> Int32 {
+        let probes = urls.isEmpty ? ConnectivitySettings.defaultProbes : urls.map(probe(for:))
+        guard !probes.isEmpty else { return ExitCode.failure }
+        let classifier = PortalClassifier(client: HTTPClient(), timeout: timeout, interface: interface)
+        let verdict = await classifier.classify(probes)
+        output(json ? PortalDocument.json(verdict) : PortalDocument.text(verdict))
+        return ExitCode.success
+    }
+
+    static func probe(for url: String) -> ConnectivitySettings.Probe {
+        url.hasSuffix("generate_204")
+            ? .init(url: url, expectedStatus: 204, expectedBody: nil)
+            : .init(url: url, expectedStatus: 200, expectedBody: "Success")
     }
 }

@@ -94,8 +94,15 @@ public struct LocalTime: Hashable, Sendable, Comparable {
     public var timeText: String { hourMinuteText + ":" + digits(secondOfDay % 60, 2) }
 
     /// RFC 3339 with the local offset: `2026-12-02T04:00:00+01:00` (`Z` when `offset` is 0).
-    /// - Parameter offset: the seconds east of UTC this local time is in.
-    public func rfc3339(offset: Int64) -> String {
+    ///
+    /// The package's one RFC 3339 formatter: the daemon's `{{time}}`, logs, history and `watch`
+    /// all come here, so their timestamps cannot drift apart.
+    /// - Parameters:
+    ///   - offset: the seconds east of UTC this local time is in.
+    ///   - milliseconds: a fraction of the second to show with three digits (`…05.678Z`); nil for
+    ///     whole seconds.
+    public func rfc3339(offset: Int64, milliseconds: Int? = nil) -> String {
+        let fraction = milliseconds.map { "." + digits(Int64($0), 3) } ?? ""
         let zone: String
         if offset == 0 {
             zone = "Z"
@@ -103,7 +110,7 @@ public struct LocalTime: Hashable, Sendable, Comparable {
             let minutes = abs(offset) / 60
             zone = (offset < 0 ? "-" : "+") + "\(digits(minutes / 60, 2)):\(digits(minutes % 60, 2))"
         }
-        return dateText + "T" + timeText + zone
+        return dateText + "T" + timeText + fraction + zone
     }
 }
 

@@ -39,7 +39,7 @@ extension JSONValue {
             switch bytes[index] {
             case UInt8(ascii: "{"): return try object(depth: depth)
             case UInt8(ascii: "["): return try array(depth: depth)
-            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "\""): return .text(try string())
             case UInt8(ascii: "t"): return try word("true", .bool(true))
             case UInt8(ascii: "f"): return try word("false", .bool(false))
             case UInt8(ascii: "n"): return try word("null", .null)
@@ -67,7 +67,7 @@ extension JSONValue {
             while true {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
-                let key = try string()
+                let key = String(decoding: try string(), as: UTF8.self)
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
                 index += 1
@@ -139,12 +139,15 @@ extension JSONValue {
             return .literal(text)
         }
 
-        mutating func string() throws(SyntaxError) -> String {
+        /// A string's bytes. Escapes are decoded, and a lone `\udc80`…`\udcff` is the byte it stands
+        /// for (the surrogate escape `JSONValue.bytes` writes), so text that is not UTF-8 reads back
+        /// as it was; invalid UTF-8 in the input itself reads as U+FFFD.
+        mutating func string() throws(SyntaxError) -> [UInt8] {
             index += 1
-            var scalars = String.UnicodeScalarView()
+            var out: [UInt8] = []
             var run: [UInt8] = []
-            func flush(_ run: inout [UInt8], into scalars: inout String.UnicodeScalarView) {
-                scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
+            func flush(_ run: inout [UInt8], into out: inout [UInt8]) {
+                out += String(decoding: run, as: UTF8.self).utf8
                 run.removeAll(keepingCapacity: true)
             }
             while index < bytes.count {
@@ -152,11 +155,11 @@ extension JSONValue {
                 index += 1
                 switch byte {
                 case UInt8(ascii: "\""):
-                    flush(&run, into: &scalars)
-                    return String(scalars)
+                    flush(&run, into: &out)
+                    return out
                 case UInt8(ascii: "\\"):
-                    flush(&run, into: &scalars)
-                    scalars.append(try escape())
+                    flush(&run, into: &out)
+                    try escape(into: &out)
                 case 0..<0x20:
                     throw error("control character in a string")
                 default:
@@ -166,34 +169,47 @@ extension JSONValue {
             throw error("unterminated string")
         }
 
-        mutating func escape() throws(SyntaxError) -> Unicode.Scalar {
+        mutating func escape(into out: inout [UInt8]) throws(SyntaxError) {
             guard index < bytes.count else { throw error("unterminated string") }
             let byte = bytes[index]
             index += 1
+            let scalar: Unicode.Scalar
             switch byte {
-            case UInt8(ascii: "\""): return "\""
-            case UInt8(ascii: "\\"): return "\\"
-            case UInt8(ascii: "/"): return "/"
-            case UInt8(ascii: "b"): return "\u{08}"
-            case UInt8(ascii: "f"): return "\u{0C}"
-            case UInt8(ascii: "n"): return "\n"
-            case UInt8(ascii: "r"): return "\r"
-            case UInt8(ascii: "t"): return "\t"
+            case UInt8(ascii: "\""): scalar = "\""
+            case UInt8(ascii: "\\"): scalar = "\\"
+            case UInt8(ascii: "/"): scalar = "/"
+            case UInt8(ascii: "b"): scalar = "\u{08}"
+            case UInt8(ascii: "f"): scalar = "\u{0C}"
+            case UInt8(ascii: "n"): scalar = "\n"
+            case UInt8(ascii: "r"): scalar = "\r"
+            case UInt8(ascii: "t"): scalar = "\t"
             case UInt8(ascii: "u"):
                 let high = try hex4()
+                if (0xDC80...0xDCFF).contains(high) {
+                    out.append(UInt8(high & 0xFF))
+                    return
+                }
                 if (0xD800..<0xDC00).contains(high) {
                     guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
                         bytes[index + 1] == UInt8(ascii: "u")
-                    else { return "\u{FFFD}" }
+                    else {
+                        scalar = "\u{FFFD}"
+                        break
+                    }
                     index += 2
                     let low = try hex4()
-                    guard (0xDC00..<0xE000).contains(low) else { return "\u{FFFD}" }
-                    return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) ?? "\u{FFFD}"
+                    guard (0xDC00..<0xE000).contains(low) else {
+                        scalar = "\u{FFFD}"
+                        break
+                    }
+                    scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) ?? "\u{FFFD}"
+                } else {
+                    scalar = Unicode.Scalar(high) ?? "\u{FFFD}"
                 }
-                return Unicode.Scalar(high) ?? "\u{FFFD}"
             default:
                 throw error("invalid escape")
             }
+            out += String(scalar).utf8
         }
 
         mutating func hex4() throws(SyntaxError) -> UInt32 {

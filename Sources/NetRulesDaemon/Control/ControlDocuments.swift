@@ -1,7 +1,8 @@
 import NetRulesCore
 
 /// The JSON documents of the control protocol, built in one place so the daemon's answers and the
-/// command line's own fallback output (`explain` without a daemon) are the same documents.
+/// command line's own output without a daemon (`status`, `watch`, `explain`) are the same
+/// documents, rendered once by NetRulesCLI's `StatusDocument`, `WatchDocument` and `ExplainDocument`.
 ///
 /// Every document carries `"version": 1`. `null` always means *known absent*; an unknown fact is
 /// left out of `facts` (as in `status --json`, and as `watch --json` leaves out `old`/`new`).

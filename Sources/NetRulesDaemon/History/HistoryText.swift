@@ -93,8 +93,11 @@ public enum HistoryText {
         case .string(let text):
             // An SSID is whatever a network calls itself: always quoted (docs/security.md).
             return key != "ssid" && isWord(text) ? text : quoted(text)
+        case .bytes(let bytes):
+            // Text that is not UTF-8 (history.jsonl keeps it as `\udcXX`): quoted, its bytes as `\xNN`.
+            return "\"" + FactValue.escaped(bytes).replacing("\"", with: "\\\"") + "\""
         case .array(let items): return "[" + items.map { self.value($0, key: key) }.joined(separator: ", ") + "]"
-        default: return ControlText.plain(value)
+        default: return value.plainText
         }
     }
 
@@ -112,5 +115,5 @@ public enum HistoryText {
     }
 
     /// Text with control characters escaped (`\x1b`), so a value cannot forge lines.
-    private static func plain(_ text: String) -> String { ControlText.plain(.string(text)) }
+    private static func plain(_ text: String) -> String { JSONValue.string(text).plainText }
 }

@@ -11,6 +11,15 @@ public enum WallClock {
         LocalTime(seconds: Int64(date.timeIntervalSince1970.rounded(.down))).rfc3339(offset: 0)
     }
 
+    /// RFC 3339 in UTC with milliseconds, `2026-11-29T09:00:00.045Z`, for a time given as
+    /// nanoseconds since the Unix epoch (`sys_realtimeNanoseconds()`); `watch` without a daemon
+    /// stamps its lines so.
+    public static func rfc3339(nanosecondsSinceEpoch nanoseconds: Int64) -> String {
+        let (seconds, rest) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        let (whole, fraction) = rest < 0 ? (seconds - 1, rest + 1_000_000_000) : (seconds, rest)
+        return LocalTime(seconds: whole).rfc3339(offset: 0, milliseconds: Int(fraction / 1_000_000))
+    }
+
     /// `2026-12-01 09:02:13 +0100`: a Unix time as local time with its offset, as people read it.
     /// - Parameters:
     ///   - seconds: the Unix time.

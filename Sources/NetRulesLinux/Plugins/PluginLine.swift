@@ -26,7 +26,7 @@ package enum PluginLine {
             guard !key.isEmpty, !key.contains(where: { $0 == " " || $0 == "\t" }) else {
                 return .failure(Malformed(description: "fact key \"\(key)\" is empty or contains spaces"))
             }
-            guard let state = Self.factState(member) else {
+            guard let state = FactState(json: member) else {
                 return .failure(Malformed(description: "fact \"\(key)\" \(Self.refusal(member))"))
             }
             update[FactKey(key)] = state
@@ -42,27 +42,6 @@ package enum PluginLine {
             "holds a list inside a list; facts are values or lists of values"
         case .array: "holds a list with an object or null in it; facts are values or lists of values"
         default: "holds a value netrules cannot read"
-        }
-    }
-
-    /// A JSON value as a fact: `null` is known absent; objects are refused (nil).
-    static func factState(_ value: JSONValue) -> FactState? {
-        if case .null = value { return .absent }
-        return factValue(value).map(FactState.value)
-    }
-
-    static func factValue(_ value: JSONValue) -> FactValue? {
-        switch value {
-        case .null, .object: nil
-        case .bool(let b): .bool(b)
-        case .number, .literal: value.numberValue.map(FactValue.number)
-        case .string(let s): .string(s)
-        case .array(let items):
-            // A list holds scalars: a nested list or an object in it is refused.
-            items.allSatisfy { item in
-                if case .array = item { return false }
-                return factValue(item) != nil
-            } ? .list(items.compactMap(factValue)) : nil
         }
     }
 }

@@ -10,15 +10,26 @@ import NetRulesHTTP
 /// - a 3xx, a 511, or a 2xx with other content means `portal`, and the redirect target (else
 ///   the probe's own URL) becomes `portal.url`;
 /// - other statuses and errors prove nothing. When nothing is conclusive the verdict is `offline`.
-struct PortalClassifier: Sendable {
+package struct PortalClassifier: Sendable {
     var client: HTTPClient
     var timeout: Duration
     var interface: String?
 
+    /// - Parameters:
+    ///   - client: the HTTP client the probes use.
+    ///   - timeout: the limit on each probe.
+    ///   - interface: bind the probes to this interface; nil lets routing choose.
+    package init(client: HTTPClient, timeout: Duration, interface: String? = nil) {
+        self.client = client
+        self.timeout = timeout
+        self.interface = interface
+    }
+
     /// Page bodies larger than this are a login page, not a success page: no need to read more.
     static let bodyLimit = 64 * 1024
 
-    func classify(_ probes: [ConnectivitySettings.Probe]) async -> PortalVerdict {
+    /// One classification of the network, with the evidence of every probe that finished.
+    package func classify(_ probes: [ConnectivitySettings.Probe]) async -> PortalVerdict {
         let clock = ContinuousClock()
         let started = clock.now
         return await withTaskGroup(of: PortalVerdict.Evidence.self) { group in

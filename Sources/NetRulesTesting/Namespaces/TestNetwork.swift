@@ -1,16 +1,14 @@
-import NetRulesTesting
-
 /// Two namespaces, `client` (10.77.0.1/24 on `nrc0`) and `server` (10.77.0.2/24 on `nrs0`), joined by a veth pair.
 ///
 /// The addresses exist only inside these namespaces. The client gets a default route via the
 /// server unless `defaultRoute` is false (the "no route at all" case).
-final class TestNetwork: Sendable {
-    let client: TestNamespace
-    let server: TestNamespace
-    static let clientAddress = "10.77.0.1"
-    static let serverAddress = "10.77.0.2"
+package final class TestNetwork: Sendable {
+    package let client: TestNamespace
+    package let server: TestNamespace
+    package static let clientAddress = "10.77.0.1"
+    package static let serverAddress = "10.77.0.2"
 
-    init(defaultRoute: Bool = true) throws {
+    package init(defaultRoute: Bool = true) throws {
         client = try TestNamespace.create()
         do {
             server = try TestNamespace.create()
@@ -33,7 +31,8 @@ final class TestNetwork: Sendable {
         }
     }
 
-    func delete() {
+    /// Deletes both namespaces (and the veth pair with them).
+    package func delete() {
         client.delete()
         server.delete()
     }

@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import NetRulesCore
 
 /// Builds one JSON object with keys in the order given, starting with `"version": 1` (STYLE §22).
@@ -50,9 +49,4 @@ func formatMilliseconds(_ duration: Duration) -> String {
     let whole = microseconds / 1000
     let fraction = String(abs(microseconds % 1000))
     return "\(whole).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
-}
-
-/// Writes a line to standard error (the default destination for command diagnostics).
-@usableFromInline @Sendable func writeToStandardError(_ line: String) {
-    fputs(line + "\n", stderr)
 }

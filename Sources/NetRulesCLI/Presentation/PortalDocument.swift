@@ -1,40 +1,9 @@
 import NetRulesCore
-import NetRulesHTTP
+import NetRulesProbes
 
-/// `netrules portal [--url URL…] [--json]`, as a library function.
-///
-/// Runs one classification and prints it with its evidence: the verdict, `portal.url`, the
-/// deciding probe (URL, status, Location, time) and every other probe that finished. With
-/// `--json`, one document.
-public enum PortalCommand {
-    /// Classifies the network once.
-    ///
-    /// - Parameters:
-    ///   - urls: Probe URLs; empty uses the defaults (Apple's page and `generate_204`). A given
-    ///     URL ending in `generate_204` expects an empty 204, any other a page reading `Success`.
-    ///   - json: Print one JSON document instead of text.
-    ///   - interface: Bind the probes to this interface; nil lets routing choose.
-    ///   - timeout: The limit on each probe.
-    ///   - output: Receives each stdout line.
-    /// - Returns: 0 after a classification (whatever it is), 1 when there is nothing to probe.
-    public static func run(
-        urls: [String], json: Bool, interface: String? = nil, timeout: Duration = .seconds(5),
-        output: @escaping @Sendable (String) -> Void
-    ) async -> Int32 {
-        let probes = urls.isEmpty ? ConnectivitySettings.defaultProbes : urls.map(probe(for:))
-        guard !probes.isEmpty else { return 1 }
-        let classifier = PortalClassifier(client: HTTPClient(), timeout: timeout, interface: interface)
-        let verdict = await classifier.classify(probes)
-        output(json ? document(verdict) : text(verdict))
-        return 0
-    }
-
-    static func probe(for url: String) -> ConnectivitySettings.Probe {
-        url.hasSuffix("generate_204")
-            ? .init(url: url, expectedStatus: 204, expectedBody: nil)
-            : .init(url: url, expectedStatus: 200, expectedBody: "Success")
-    }
-
+/// `portal`'s document, as text and JSON: the verdict, `portal.url`, the deciding probe and every
+/// other probe that finished.
+enum PortalDocument {
     static func text(_ verdict: PortalVerdict) -> String {
         var lines = ["connectivity: \(verdict.connectivity.rawValue)"]
         if let url = verdict.portalURL { lines.append("portal.url: \(url)") }
@@ -50,7 +19,7 @@ public enum PortalCommand {
         return lines.joined(separator: "\n")
     }
 
-    static func document(_ verdict: PortalVerdict) -> String {
+    static func json(_ verdict: PortalVerdict) -> String {
         func evidence(_ item: PortalVerdict.Evidence) -> JSONValue {
             var object = JSONLine()
             object["url"] = .string(item.url)

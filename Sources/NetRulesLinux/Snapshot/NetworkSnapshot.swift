@@ -3,41 +3,49 @@ import NetRulesCore
 
 /// One reading of the network, the way `netrules status` shows it: the facts rules use, plus
 /// per-interface details (MAC, netmask, broadcast) that only people need.
-public struct NetworkSnapshot: Sendable {
+package struct NetworkSnapshot: Sendable {
     /// One interface's details.
-    public struct Interface: Sendable, Equatable {
+    package struct Interface: Sendable, Equatable {
         /// The interface name.
-        public var name: String
+        package var name: String
         /// `up` or `down`, as the `interfaces.NAME` fact.
-        public var state: String
+        package var state: String
         /// The hardware address, when it has one.
-        public var mac: String?
+        package var mac: String?
         /// IPv4 addresses with their masks.
-        public var ipv4: [IPv4Address]
+        package var ipv4: [IPv4Address]
         /// IPv6 addresses as `address/prefix`, link-local ones included.
-        public var ipv6: [String]
+        package var ipv6: [String]
+
+        package init(name: String, state: String, mac: String?, ipv4: [IPv4Address], ipv6: [String]) {
+            self.name = name
+            self.state = state
+            self.mac = mac
+            self.ipv4 = ipv4
+            self.ipv6 = ipv6
+        }
     }
 
     /// An IPv4 address as `ifconfig` shows it.
-    public struct IPv4Address: Sendable, Equatable {
+    package struct IPv4Address: Sendable, Equatable {
         /// `192.168.1.7/24`.
-        public var cidr: String
+        package var cidr: String
         /// `255.255.255.0`.
-        public var netmask: String
+        package var netmask: String
         /// The broadcast address, when the interface has one.
-        public var broadcast: String?
+        package var broadcast: String?
     }
 
     /// The interfaces by kernel index.
-    public var interfaces: [Interface]
+    package var interfaces: [Interface]
     /// Every fact the built-in Linux observers own, by key (unknown ones left out).
-    public var facts: [FactKey: FactState]
+    package var facts: [FactKey: FactState]
     /// The default route's interface, for display next to the gateway.
-    public var gatewayInterface: String?
+    package var gatewayInterface: String?
 
     /// Reads the current network of the calling thread's namespace: rtnetlink dumps, resolv.conf, nl80211.
     /// - Throws: `SystemCallError` when the netlink socket fails.
-    public static func current(resolvConf: String = "/etc/resolv.conf") throws -> NetworkSnapshot {
+    package static func current(resolvConf: String = "/etc/resolv.conf") throws -> NetworkSnapshot {
         let session = try RouteNetlinkSession(subscribe: false)
         try session.resyncAll()
         let kernelWiFi = WiFiSource.kernelHasNL80211

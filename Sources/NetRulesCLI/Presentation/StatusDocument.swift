@@ -1,0 +1,118 @@
+import NetRulesCore
+import NetRulesDaemon
+import NetRulesLinux
+
+/// `status`'s document, as text and JSON, whether a daemon answered or the system was read directly.
+///
+/// Both hold the facts as `ControlDocuments.status` writes them, `{"version":1,"facts":{…}}` with
+/// the keys sorted, unknown facts left out and absent ones `null`; a direct reading adds
+/// `interfaces` (state, MAC, addresses), which only people need. The text is made from the same
+/// values either way, so the two cannot drift apart.
+struct StatusDocument {
+    /// The known facts by key, sorted, as JSON.
+    var facts: [(String, JSONValue)]
+    /// Each interface's details, in kernel index order; nil when a daemon answered.
+    var interfaces: [NetworkSnapshot.Interface]?
+    /// The default route's interface, shown after the gateway; only a direct reading knows it.
+    var gatewayInterface: String?
+
+    /// A daemon's answer to `status`.
+    init(answer: JSONValue) {
+        if case .object(let members)? = answer.member("facts") { facts = members } else { facts = [] }
+    }
+
+    /// A direct reading of the system.
+    init(_ snapshot: NetworkSnapshot) {
+        var store = FactStore()
+        _ = store.apply(FactUpdate(snapshot.facts))
+        self.init(answer: ControlDocuments.status(store))
+        interfaces = snapshot.interfaces
+        gatewayInterface = snapshot.gatewayInterface
+    }
+
+    /// The `--json` document, on one line: `version`, `facts` and, from a direct reading, `interfaces`.
+    var json: String {
+        var members: [(String, JSONValue)] = [
+            ("version", .number(Double(ControlDocuments.version))), ("facts", .object(facts)),
+        ]
+        if let interfaces {
+            let sorted = interfaces.sorted { $0.name < $1.name }
+            members.append(("interfaces", .object(sorted.map { ($0.name, Self.json($0)) })))
+        }
+        return JSONValue.object(members).compact + "\n"
+    }
+
+    /// One interface's details, keys sorted.
+    private static func json(_ interface: NetworkSnapshot.Interface) -> JSONValue {
+        let ipv4 = interface.ipv4.map { address in
+            JSONValue.object([
+                ("address", .string(address.cidr)), ("broadcast", address.broadcast.map(JSONValue.string) ?? .null),
+                ("netmask", .string(address.netmask)),
+            ])
+        }
+        return .object([
+            ("ipv4", .array(ipv4)), ("ipv6", .array(interface.ipv6.map(JSONValue.string))),
+            ("mac", interface.mac.map(JSONValue.string) ?? .null), ("state", .string(interface.state)),
+        ])
+    }
+
+    /// The facts rules use most, in the order a person reads a network: addresses, then Wi-Fi.
+    private static let order: [FactKey] = [
+        .ip, .gateway, .gatewayMAC, .gateway6, .dns, .network, .ssid, .bssid, .signal, .frequency, .interface,
+    ]
+    private static let wifiKeys: Set<FactKey> = [.ssid, .bssid, .signal, .frequency, .interface]
+
+    /// The human text: one fact per line, keys in a column.
+    ///
+    /// A daemon's answer reads `netrules daemon: N facts`, then each fact it knows in key order. A
+    /// direct reading shows each interface with its MAC and addresses indented beneath, then the
+    /// facts rules use most in a fixed order, `unknown` ones included. Values read the same either
+    /// way: `none` for absent facts and empty lists, list items joined with `, `, units on
+    /// `signal` and `frequency`.
+    var text: String {
+        let values = Dictionary(facts, uniquingKeysWith: { first, _ in first })
+        let keys = interfaces == nil ? facts.map(\.0) : Self.order.map(\.rawValue)
+        let interfaceKeys = (interfaces ?? []).map { "interfaces.\($0.name)" }
+        let width = ((interfaceKeys + keys).map(\.count).max() ?? 0) + 2
+        func pad(_ text: String) -> String { text + String(repeating: " ", count: max(1, width - text.count)) }
+        func show(_ key: String) -> String {
+            let text: String
+            switch values[key] {
+            case .null?: return "none"
+            case .array(let items)?: return items.isEmpty ? "none" : items.map(\.plainText).joined(separator: ", ")
+            case let value?: text = value.plainText
+            case nil:
+                return interfaces != nil && Self.wifiKeys.contains(FactKey(key))
+                    ? "unknown (no Wi-Fi information from the kernel)" : "unknown"
+            }
+            switch FactKey(key) {
+            case .gateway: return text + (gatewayInterface.map { " via \($0)" } ?? "")
+            case .signal: return text + " dBm"
+            case .frequency: return text + " MHz"
+            default: return text
+            }
+        }
+        var lines: [String] = []
+        if interfaces == nil { lines.append("netrules daemon: \(facts.count) fact\(facts.count == 1 ? "" : "s")") }
+        for interface in interfaces ?? [] {
+            lines.append(
+                pad("interfaces.\(interface.name)") + interface.state + (interface.mac.map { "  mac \($0)" } ?? ""))
+            for address in interface.ipv4 {
+                lines.append(
+                    pad("") + "inet  \(address.cidr)  netmask \(address.netmask)"
+                        + (address.broadcast.map { "  broadcast \($0)" } ?? ""))
+            }
+            for address in interface.ipv6 { lines.append(pad("") + "inet6 \(address)") }
+        }
+        for key in keys { lines.append(pad(key) + show(key)) }
+        return lines.map { $0.trailingSpacesRemoved }.joined(separator: "\n") + "\n"
+    }
+}
+
+extension String {
+    fileprivate var trailingSpacesRemoved: String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}

@@ -1,0 +1,37 @@
+extension JSONValue {
+    /// A scalar as a person reads it; control characters escaped (`\xNN`) so a value cannot forge lines.
+    ///
+    /// The text renderers of `status`, `watch`, `explain` and `history` read their JSON documents
+    /// through this, so a daemon's answer and a direct reading print alike.
+    package var plainText: String {
+        switch self {
+        case .string(let s):
+            var out = ""
+            for scalar in s.unicodeScalars {
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\x" + (hex.count == 1 ? "0" : "") + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+            return out
+        case .bytes(let b): return FactValue.escaped(b)
+        case .null: return "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .number(let n): return FactValue.format(n)
+        case .literal(let text): return text
+        case .array, .object: return compact
+        }
+    }
+
+    /// A fact's state from its JSON: `unknown` when left out, `null` when absent, lists in brackets.
+    package static func stateText(_ value: JSONValue?) -> String {
+        guard let value else { return "unknown" }
+        switch value {
+        case .null: return "null"
+        case .array(let items): return "[" + items.map(\.plainText).joined(separator: ", ") + "]"
+        default: return value.plainText
+        }
+    }
+}
