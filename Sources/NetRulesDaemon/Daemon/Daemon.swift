@@ -72,10 +72,9 @@ public actor Daemon: DaemonQueries {
         core = DaemonCore(
             processToken: String(UInt32.random(in: .min ... .max), radix: 16), logger: options.logger,
             recordsHistory: options.historyLimit > 0)
-        let log = options.logger.child("netrules.actions")
         runner = ActionRunner(
             stateDirectory: options.paths.stateDirectory, concurrency: options.concurrency,
-            environment: options.environment, logger: { log.notice($0) }, clock: QuietClock())
+            environment: options.environment, logger: options.logger, clock: QuietClock())
     }
 
     /// Asks for a reload (SIGHUP, a rule file changed). Safe from any thread.
@@ -114,9 +113,8 @@ public actor Daemon: DaemonQueries {
             return 1
         }
         if options.historyLimit > 0 {
-            let log = logger
             history = FiringHistory(
-                directory: options.paths.stateDirectory, limit: options.historyLimit, log: { log.error($0) })
+                directory: options.paths.stateDirectory, limit: options.historyLimit, logger: logger)
         }
         let (restored, journalLines) = readSavedState()
         do {

@@ -19,13 +19,14 @@ public enum WatchCommand {
         output: @Sendable (String) -> Void,
         errorOutput: @escaping @Sendable (String) -> Void = { fputs($0, stderr) }
     ) async -> Int32 {
+        let logger = Logger(label: "netrules.watch", level: .trace, sink: LineLogSink(errorOutput))
         let observers: [any Observer] = [
-            LinuxNetworkObserver(logger: { errorOutput($0 + "\n") }),
+            LinuxNetworkObserver(logger: logger),
             ResolverObserver(),
             // Watch shows every fact, signal included: sample it at the rule files' default interval.
             WiFiObserver(
                 signalSampling: SignalSampling(interval: WiFiSettings().signalInterval),
-                logger: { errorOutput($0 + "\n") }),
+                logger: logger),
         ]
         // State-like facts: if the printer falls behind, older updates may go but the newest stays.
         let (stream, continuation) = AsyncStream.makeStream(
