@@ -27,7 +27,7 @@ public actor ActionRunner {
 
     private let environment: [String: String]
     private let concurrency: Int
-    private let logger: @Sendable (String) -> Void
+    private let logger: Logger
     let executors: Executors
     let gate = ConnectivityGate()
     private let resultsContinuation: AsyncStream<ActionResult>.Continuation
@@ -69,17 +69,20 @@ public actor ActionRunner {
     ///   - concurrency: How many rules' firings may run at once (at least 1).
     ///   - environment: The daemon's environment: inherited by processes, read by `{{env.NAME}}`.
     ///   - pluginDirectories: Searched for plugins the rule set did not resolve at load time.
-    ///   - logger: Receives one line per action result and per outbox problem.
+    ///   - logger: The parent logger; the runner logs as `netrules.actions`: one line per action
+    ///     result (`notice`, a failure as an `error`) and its output (`notice`), a webhook attempt
+    ///     that will be retried (`warning`), an outbox entry that cannot be read (`error`).
     ///   - clock: Times webhook backoff.
     ///   - terminationGrace: Between SIGTERM and SIGKILL when a process times out.
     public init(
         stateDirectory: String, httpClient: HTTPClient = HTTPClient(), concurrency: Int = 4,
         environment: [String: String], pluginDirectories: [String] = [],
-        logger: @escaping @Sendable (String) -> Void = { _ in }, clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .disabled, clock: any Clock<Duration> = ContinuousClock(),
         terminationGrace: Duration = .seconds(2)
     ) {
         self.environment = environment
         self.concurrency = max(1, concurrency)
+        let logger = logger.child("netrules.actions")
         self.logger = logger
         let gate = self.gate
         executors = Executors(
@@ -88,7 +91,7 @@ public actor ActionRunner {
             plugin: PluginExecutor(directories: pluginDirectories, terminationGrace: terminationGrace),
             delivery: WebhookDelivery(
                 client: httpClient, outbox: Outbox(stateDirectory: stateDirectory), clock: clock,
-                environment: environment, isOnline: { gate.isOnline }, progress: logger
+                environment: environment, isOnline: { gate.isOnline }, logger: logger
             )
         )
         (results, resultsContinuation) = AsyncStream.makeStream(of: ActionResult.self, bufferingPolicy: .unbounded)
@@ -149,7 +152,7 @@ public actor ActionRunner {
     public func resumeOutbox() async {
         let outbox = executors.delivery.outbox
         let (entries, problems) = await DedicatedThread.run { outbox.pending() }
-        problems.forEach(logger)
+        for problem in problems { logger.error(problem) }
         for entry in entries where !deliveringKeys.contains(entry.idempotencyKey) {
             parked[entry.idempotencyKey] = nil
             startBackgroundDelivery(entry)
@@ -255,8 +258,10 @@ public actor ActionRunner {
     }
 
     func publish(_ result: ActionResult) {
-        logger(result.description)
-        if let output = result.output { logger("rule '\(result.rule)' action \(result.index) output: \(output)") }
+        logger.log(result.isFailure ? .error : .notice, result.description)
+        if let output = result.output {
+            logger.notice("rule '\(result.rule)' action \(result.index) output: \(output)")
+        }
         resultsContinuation.yield(result)
     }
 

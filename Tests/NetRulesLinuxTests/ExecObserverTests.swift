@@ -1,5 +1,5 @@
 import NetRulesCore
-import Synchronization
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesLinux
@@ -48,10 +48,10 @@ struct ExecObserverTests {
         let script = """
             echo '{"vpn.connected": true}'; echo 'garbage'; echo '{"vpn.interface": "wg0"}'; sleep 0.2; exit 3
             """
-        let logs = Mutex<[String]>([])
+        let log = CapturingLogSink()
         var observer = ExecObserver(
             definition: ObserverDefinition(name: "vpn", command: ["/bin/sh", "-c", script]),
-            logger: { line in logs.withLock { $0.append(line) } })
+            logger: log.logger())
         observer.initialDelay = .seconds(30)
         let facts = ObservedFacts(observer)
         try await facts.waitUntil("both facts") {
@@ -61,7 +61,7 @@ struct ExecObserverTests {
             $0["vpn.connected"] == .unknown && $0["vpn.interface"] == .unknown
         }
         try await facts.stop()
-        let lines = logs.withLock { $0 }
+        let lines = log.messages
         #expect(lines.contains { $0.contains("'vpn'") && $0.contains("malformed") && $0.contains("garbage") })
         #expect(lines.contains { $0.contains("'vpn' exited with status 3") })
     }
@@ -70,7 +70,7 @@ struct ExecObserverTests {
         let observer = ExecObserver(
             definition: ObserverDefinition(
                 name: "sleepy", command: ["/bin/sh", "-c", "echo '{\"up\": 1}'; exec sleep 600"]),
-            logger: { _ in })
+            logger: .disabled)
         let facts = ObservedFacts(observer)
         try await facts.waitFor("up", .value(.number(1)))
         let clock = ContinuousClock()

@@ -1,5 +1,5 @@
 import NetRulesCore
-import Synchronization
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesLinux
@@ -175,14 +175,14 @@ struct NL80211Tests {
     @Test(
         .enabled(if: NL80211Tests.kernelLacksNL80211, "this kernel has nl80211; the no-nl80211 path cannot be checked"))
     func withoutNL80211TheObserverSaysSoOnceAndReportsNothing() async throws {
-        let lines = Mutex<[String]>([])
+        let log = CapturingLogSink()
         let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
-        let observer = WiFiObserver(logger: { line in lines.withLock { $0.append(line) } })
+        let observer = WiFiObserver(logger: log.logger())
         let running = Task { try await observer.run(reporting: continuation) }
         // The observer says so once and then reports nothing: facts it never reported stay unknown
         // (reporting them as unknown would erase what an observer plugin says about them).
         let deadline = ContinuousClock.now + .seconds(10)
-        while lines.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline {
+        while log.messages.isEmpty && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
         running.cancel()
@@ -190,8 +190,8 @@ struct NL80211Tests {
         continuation.finish()
         var updates: [FactUpdate] = []
         for await update in stream { updates.append(update) }
-        #expect(lines.withLock { $0.count } == 1)
-        #expect(lines.withLock { $0.first?.contains("no nl80211") } == true)
+        #expect(log.messages.count == 1)
+        #expect(log.messages.first?.contains("no nl80211") == true)
         #expect(updates.isEmpty)
     }
 

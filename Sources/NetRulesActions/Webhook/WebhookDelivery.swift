@@ -20,8 +20,8 @@ struct WebhookDelivery: Sendable {
     var isOnline: @Sendable () -> Bool
     /// The longest wait between two attempts.
     var maximumBackoff: Duration = .seconds(600)
-    /// Told of each failed attempt that will be retried, so a long backoff is not silent.
-    var progress: @Sendable (String) -> Void = { _ in }
+    /// Told of each failed attempt that will be retried (a warning), so a long backoff is not silent.
+    var logger: Logger = .disabled
 
     /// Whether a status ends the delivery without a retry: redirects (never followed; the URL is
     /// wrong) and client errors other than 408 Request Timeout and 429 Too Many Requests.
@@ -99,7 +99,7 @@ struct WebhookDelivery: Sendable {
             let wait = Self.delay(
                 beforeRetry: entry.attemptsMade, backoff: .milliseconds(entry.backoffMilliseconds),
                 maximum: maximumBackoff)
-            progress(
+            logger.warning(
                 "rule '\(entry.rule)' webhook \(entry.method) \(entry.displayURL): attempt \(entry.attemptsMade) of "
                     + "\(entry.attempts) failed (\(lastProblem)); retrying in \(DurationSyntax.format(wait))")
             do {

@@ -86,7 +86,9 @@ enum WatchSubcommand: Command {
             of: FactUpdate.self, bufferingPolicy: .bufferingNewest(1024))
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await SystemObservers.run(reporting: continuation, diagnostics: { errorOutput($0 + "\n") })
+                await SystemObservers.run(
+                    reporting: continuation,
+                    logger: Logger(label: "netrules.watch", level: .trace, sink: LineLogSink { errorOutput($0) }))
             }
             var store = FactStore()
             for await update in stream {

@@ -165,7 +165,7 @@ enum SimulateCommand: Command {
         let err = io.stderr
         let runner = ActionRunner(
             stateDirectory: directory, environment: io.environment, pluginDirectories: ruleSet.pluginDirectories,
-            logger: { err.write($0 + "\n") })
+            logger: Logger(label: "netrules.simulate", level: .trace, sink: LineLogSink { err.write($0) }))
         let expected = firings.reduce(0) { $0 + $1.actions.count }
         let failures = Task {
             var seen = 0

@@ -81,10 +81,9 @@ public actor Daemon: DaemonQueries {
         if let actions = options.services.actions {
             runner = actions(options)
         } else {
-            let log = options.logger.child("netrules.actions")
             runner = ActionRunner(
                 stateDirectory: options.paths.stateDirectory, concurrency: options.concurrency,
-                environment: options.environment, logger: { log.notice($0) }, clock: QuietClock())
+                environment: options.environment, logger: options.logger, clock: QuietClock())
         }
     }
 
@@ -124,9 +123,8 @@ public actor Daemon: DaemonQueries {
             return 1
         }
         if options.historyLimit > 0 {
-            let log = logger
             history = FiringHistory(
-                directory: options.paths.stateDirectory, limit: options.historyLimit, log: { log.error($0) })
+                directory: options.paths.stateDirectory, limit: options.historyLimit, logger: logger)
         }
         let (restored, journalOpen) = store.open()
 

@@ -26,9 +26,8 @@ package struct ObserverPlan {
     /// observer keeps one identity whatever its sampling: the daemon changes `signalSampling`
     /// while it runs (rules and `watch` clients come and go), without a restart.
     package init(ruleSet: RuleSet, signalSampling: SignalSampling, logger: Logger) {
-        let log: @Sendable (String) -> Void = { logger.warning($0) }
         var entries: [Entry] = [
-            Entry(identity: "netlink", observer: LinuxNetworkObserver(logger: log)),
+            Entry(identity: "netlink", observer: LinuxNetworkObserver(logger: logger)),
             Entry(identity: "dns", observer: ResolverObserver()),
         ]
         // `wifi.source` (auto: nl80211 where the kernel has it, NetworkManager otherwise); NetworkManager's
@@ -36,18 +35,19 @@ package struct ObserverPlan {
         let source = WiFiSource(rawValue: ruleSet.wifi.source.rawValue) ?? .auto
         let kernelWiFi = WiFiSource.kernelHasNL80211
         if source.usesNL80211(kernelHasNL80211: kernelWiFi) {
-            entries.append(Entry(identity: "wifi", observer: WiFiObserver(signalSampling: signalSampling, logger: log)))
+            entries.append(
+                Entry(identity: "wifi", observer: WiFiObserver(signalSampling: signalSampling, logger: logger)))
         }
         let nmWiFi = source.usesNetworkManager(kernelHasNL80211: kernelWiFi)
         entries.append(
             Entry(
                 identity: "networkmanager:\(nmWiFi ? "wifi" : "connections")",
-                observer: NetworkManagerObserver(reportsWiFi: nmWiFi, logger: log)))
+                observer: NetworkManagerObserver(reportsWiFi: nmWiFi, logger: logger)))
         for definition in ruleSet.observers {
             entries.append(
                 Entry(
                     identity: "exec:\(definition.name):\(definition.command.joined(separator: "\u{0}"))",
-                    observer: ExecObserver(definition: definition, logger: log)))
+                    observer: ExecObserver(definition: definition, logger: logger)))
         }
         let demand = ruleSet.demand
         if !demand.hosts.isEmpty {

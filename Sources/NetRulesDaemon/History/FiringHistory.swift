@@ -34,7 +34,7 @@ public struct FiringHistory {
     public private(set) var entries: [HistoryEntry] = []
     private var linesInFile = 0
     private var descriptor: FileDescriptor?
-    private let log: (String) -> Void
+    private let logger: Logger
     /// Whether a write failed since the last success, so a full disk is logged once, not per firing.
     private var failing = false
 
@@ -42,11 +42,12 @@ public struct FiringHistory {
     /// - Parameters:
     ///   - directory: the state directory.
     ///   - limit: how many firings to keep (at least 1).
-    ///   - log: receives a sentence when the file cannot be written.
-    public init(directory: String, limit: Int, log: @escaping (String) -> Void = { _ in }) {
+    ///   - logger: the parent logger; the history logs as `netrules.history`, a file that cannot be
+    ///     written as an error (once until a write succeeds again).
+    public init(directory: String, limit: Int, logger: Logger = .disabled) {
         path = directory + "/" + Self.fileName
         self.limit = max(1, limit)
-        self.log = log
+        self.logger = logger.child("netrules.history")
         entries = Array(Self.read(path: path).entries.suffix(self.limit))
         compact()
     }
@@ -137,7 +138,7 @@ public struct FiringHistory {
     }
 
     private mutating func report(_ message: String) {
-        if !failing { log(message) }
+        if !failing { logger.error(message) }
         failing = true
     }
 

@@ -16,12 +16,18 @@ public struct NetworkManagerObserver: Observer {
     public var reportsWiFi: Bool
     /// The bus to use instead of the system bus (tests point it at a private one).
     public var busAddress: String?
-    let logger: @Sendable (String) -> Void
+    let logger: Logger
 
-    public init(reportsWiFi: Bool, busAddress: String? = nil, logger: @escaping @Sendable (String) -> Void = { _ in }) {
+    /// Creates the observer.
+    /// - Parameters:
+    ///   - reportsWiFi: whether to report the Wi-Fi facts too.
+    ///   - busAddress: the bus to use instead of the system bus.
+    ///   - logger: the parent logger; the observer logs as `netrules.observers.networkmanager`, a
+    ///     missing bus as a warning.
+    public init(reportsWiFi: Bool, busAddress: String? = nil, logger: Logger = .disabled) {
         self.reportsWiFi = reportsWiFi
         self.busAddress = busAddress
-        self.logger = logger
+        self.logger = logger.child("netrules.observers.networkmanager")
     }
 
     /// The facts now, for `status` without a daemon: unknown when NetworkManager cannot be asked.
@@ -53,7 +59,7 @@ public struct NetworkManagerObserver: Observer {
 
     private static func follow(
         reportsWiFi: Bool, address: String?, wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation,
-        logger: @Sendable (String) -> Void
+        logger: Logger
     ) throws {
         let bus: DBusConnection
         do {
@@ -63,7 +69,7 @@ public struct NetworkManagerObserver: Observer {
                 "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
                     + "member='NameOwnerChanged',arg0='\(NetworkManagerReader.service)'")
         } catch {
-            logger("networkmanager: no system bus (\(error)); its facts stay unknown")
+            logger.warning("networkmanager: no system bus (\(error)); its facts stay unknown")
             wake.wait()
             return
         }

@@ -20,15 +20,17 @@ public struct ExecObserver: Observer {
     public var maximumDelay: Duration = .seconds(60)
     /// A run at least this long resets the delay.
     public var stableAfter: Duration = .seconds(30)
-    let logger: @Sendable (String) -> Void
+    let logger: Logger
 
     /// Creates the observer for a plugin definition.
     /// - Parameters:
     ///   - definition: name and argv (no shell).
-    ///   - logger: receives restarts and skipped lines, prefixed with the plugin's name.
-    public init(definition: ObserverDefinition, logger: @escaping @Sendable (String) -> Void) {
+    ///   - logger: the parent logger; the plugin logs as `netrules.plugins.NAME`, an exit and
+    ///     a skipped line (prefixed with the plugin's name) as warnings, a plugin that cannot be
+    ///     started as an error.
+    public init(definition: ObserverDefinition, logger: Logger) {
         self.definition = definition
-        self.logger = logger
+        self.logger = logger.child("netrules.plugins." + definition.name)
     }
 
     /// Runs the plugin, restarting it, until cancelled.
@@ -49,7 +51,10 @@ public struct ExecObserver: Observer {
                 if clock.now - started >= stableAfter { delay = initialDelay }
                 let why =
                     outcome.failure.map { "could not run: \($0)" } ?? "exited with status \(outcome.exitStatus ?? -1)"
-                logger("observer plugin '\(name)' \(why); its facts are unknown; restarting in \(delay.seconds)s")
+                // A plugin that cannot be started is a setup error; one that exits is restarted.
+                logger.log(
+                    outcome.failure == nil ? .warning : .error,
+                    "observer plugin '\(name)' \(why); its facts are unknown; restarting in \(delay.seconds)s")
             }
             if !outcome.reportedKeys.isEmpty {
                 updates.yield(FactUpdate(Dictionary(uniqueKeysWithValues: outcome.reportedKeys.map { ($0, .unknown) })))

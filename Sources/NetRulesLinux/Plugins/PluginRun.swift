@@ -18,8 +18,7 @@ enum PluginRun {
 
     /// Runs the plugin once on a dedicated thread.
     static func run(
-        definition: ObserverDefinition, updates: AsyncStream<FactUpdate>.Continuation,
-        logger: @escaping @Sendable (String) -> Void
+        definition: ObserverDefinition, updates: AsyncStream<FactUpdate>.Continuation, logger: Logger
     ) async throws -> Outcome {
         let wake = try WakeEvent()
         defer { wake.close() }
@@ -44,8 +43,7 @@ enum PluginRun {
     }
 
     private static func readLines(
-        definition: ObserverDefinition, wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation,
-        logger: @escaping @Sendable (String) -> Void
+        definition: ObserverDefinition, wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation, logger: Logger
     ) -> Outcome {
         var keys: Set<FactKey> = []
         var pending: [UInt8] = []
@@ -57,7 +55,7 @@ enum PluginRun {
                 keys.formUnion(update.changes.keys)
                 if !update.isEmpty { updates.yield(update) }
             case .failure(let malformed):
-                logger(
+                logger.warning(
                     "observer plugin '\(definition.name)': skipped a malformed line (\(malformed)): \(FactValue.escaped(Array(line.prefix(200))))"
                 )
             }

@@ -20,22 +20,23 @@ public struct LinuxNetworkObserver: Observer {
     public var namespacePath: String?
     /// The netlink socket's receive buffer in bytes, nil for the system default.
     public var receiveBufferSize: Int?
-    let logger: @Sendable (String) -> Void
+    let logger: Logger
     let statistics: Statistics
 
     /// Creates the observer.
     /// - Parameters:
     ///   - namespacePath: a network namespace file to observe instead of the process's own.
     ///   - receiveBufferSize: the kernel receive buffer; the default (about 200 KiB) rarely overflows.
-    ///   - logger: receives one line per notable event (an overflow and resync).
+    ///   - logger: the parent logger; the observer logs as `netrules.observers.netlink`, an overflow
+    ///     and resync as a warning.
     public init(
         namespacePath: String? = nil,
         receiveBufferSize: Int? = 1 << 20,
-        logger: @escaping @Sendable (String) -> Void = { _ in }
+        logger: Logger = .disabled
     ) {
         self.namespacePath = namespacePath
         self.receiveBufferSize = receiveBufferSize
-        self.logger = logger
+        self.logger = logger.child("netrules.observers.netlink")
         self.statistics = Statistics()
     }
 
@@ -68,7 +69,7 @@ public struct LinuxNetworkObserver: Observer {
 
     private func readLoop(wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation) throws {
         statistics.record(threadID: sys_gettid())
-        let session = try RouteNetlinkSession(subscribe: true, receiveBufferSize: receiveBufferSize, log: logger)
+        let session = try RouteNetlinkSession(subscribe: true, receiveBufferSize: receiveBufferSize, logger: logger)
         try session.resyncAll()
         var reported: [FactKey: FactState] = [:]
         // Whether each link is wireless, by index and name: sysfs is asked once per link, not for

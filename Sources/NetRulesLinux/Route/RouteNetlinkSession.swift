@@ -1,5 +1,6 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
+import NetRulesCore
 import NetRulesSystem
 
 /// Keeps a `NetworkTable` equal to the kernel's: one dump, then events, and a full resync
@@ -21,17 +22,18 @@ final class RouteNetlinkSession {
     private var sequence: UInt32 = 1
     /// How many full resyncs followed a lost-event overflow (`ENOBUFS`), for logs and tests.
     private(set) var overflowResyncs = 0
-    private let log: (String) -> Void
+    private let logger: Logger
 
     /// Opens the socket in the calling thread's network namespace.
     /// - Parameters:
     ///   - subscribe: join the multicast groups for events (false for a one-shot snapshot).
     ///   - receiveBufferSize: the kernel receive buffer, nil for the system default.
-    init(subscribe: Bool, receiveBufferSize: Int? = nil, log: @escaping (String) -> Void = { _ in }) throws {
+    ///   - logger: told of each lost-event overflow, as a warning.
+    init(subscribe: Bool, receiveBufferSize: Int? = nil, logger: Logger = .disabled) throws {
         socket = try NetlinkSocket(protocol: NETLINK_ROUTE)
         dumpSocket = try NetlinkSocket(protocol: NETLINK_ROUTE)
         try dumpSocket.setReceiveBufferSize(1 << 20)
-        self.log = log
+        self.logger = logger
         if let receiveBufferSize { try socket.setReceiveBufferSize(receiveBufferSize) }
         if subscribe {
             for group in RouteNetlinkRequest.groups { try socket.join(group: group) }
@@ -126,7 +128,7 @@ final class RouteNetlinkSession {
                 reception = try socket.receive()
             } catch Errno.noBufferSpace {
                 overflowResyncs += 1
-                log("netlink: event queue overflowed (ENOBUFS); resynchronising from a full dump")
+                logger.warning("netlink: event queue overflowed (ENOBUFS); resynchronising from a full dump")
                 // The events still queued are older than the lost ones; replayed after the dump they
                 // would resurrect state whose later change was dropped (a deleted address), so drop them.
                 try discardQueuedEvents()

@@ -6,17 +6,14 @@ package enum SystemObservers {
     /// Runs the observers until the task is cancelled, each one's updates into `continuation`.
     /// - Parameters:
     ///   - continuation: receives every update; the caller chooses its buffering.
-    ///   - diagnostics: receives observer notices and failures, one line each, without a newline.
-    package static func run(
-        reporting continuation: AsyncStream<FactUpdate>.Continuation,
-        diagnostics: @escaping @Sendable (String) -> Void
-    ) async {
+    ///   - logger: receives observer notices and failures.
+    package static func run(reporting continuation: AsyncStream<FactUpdate>.Continuation, logger: Logger) async {
         let observers: [any Observer] = [
-            LinuxNetworkObserver(logger: diagnostics),
+            LinuxNetworkObserver(logger: logger),
             ResolverObserver(),
             // Watch shows every fact, signal included: sample it at the rule files' default interval.
             WiFiObserver(
-                signalSampling: SignalSampling(interval: WiFiSettings().signalInterval), logger: diagnostics),
+                signalSampling: SignalSampling(interval: WiFiSettings().signalInterval), logger: logger),
         ]
         await withTaskGroup(of: Void.self) { group in
             for observer in observers {
@@ -24,7 +21,7 @@ package enum SystemObservers {
                     do {
                         try await observer.run(reporting: continuation)
                     } catch {
-                        diagnostics("watch: the \(observer.name) observer failed: \(error)")
+                        logger.error("watch: the \(observer.name) observer failed: \(error)")
                     }
                 }
             }

@@ -14,19 +14,18 @@ import NetRulesSystem
 public struct WiFiObserver: Observer {
     /// `wifi`.
     public let name = "wifi"
-    let logger: @Sendable (String) -> Void
+    let logger: Logger
     /// How often to sample `signal`, changeable while the observer runs.
     public let signalSampling: SignalSampling
 
     /// Creates the observer.
     /// - Parameters:
     ///   - signalSampling: how often to sample `signal`; never, by default.
-    ///   - logger: receives the one-time notice when nl80211 is missing.
-    public init(
-        signalSampling: SignalSampling = SignalSampling(), logger: @escaping @Sendable (String) -> Void = { _ in }
-    ) {
+    ///   - logger: the parent logger; the observer logs as `netrules.observers.wifi`, the one-time
+    ///     notice that nl80211 is missing as a warning.
+    public init(signalSampling: SignalSampling = SignalSampling(), logger: Logger = .disabled) {
         self.signalSampling = signalSampling
-        self.logger = logger
+        self.logger = logger.child("netrules.observers.wifi")
     }
 
     /// The Wi-Fi facts now: values or absent with nl80211, unknown without it.
@@ -58,7 +57,7 @@ public struct WiFiObserver: Observer {
             wake.signal()
         }
         guard !available else { return }
-        logger(
+        logger.warning(
             "wifi: this kernel has no nl80211 (cfg80211 is not available); ssid, bssid, signal and frequency stay unknown"
         )
         // The facts are unknown already; reporting them as unknown would erase what an observer

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesTesting
 import Synchronization
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 final class RunnerHarness: Sendable {
     let directory = TemporaryDirectory()
     let runner: ActionRunner
-    private let lines = Locked<[String]>([])
+    private let lines = CapturingLogSink()
     private let collected = Locked<[ActionResult]>([])
     private let collector: Task<Void, Never>
 
@@ -17,11 +18,10 @@ final class RunnerHarness: Sendable {
         pluginDirectories: [String] = [],
         stateDirectory: String? = nil
     ) {
-        let lines = self.lines
         runner = ActionRunner(
             stateDirectory: stateDirectory ?? directory.file("state"), concurrency: concurrency,
             environment: environment,
-            pluginDirectories: pluginDirectories, logger: { line in lines.withLock { $0.append(line) } },
+            pluginDirectories: pluginDirectories, logger: lines.logger(),
             terminationGrace: .milliseconds(200)
         )
         let results = runner.results
@@ -33,7 +33,7 @@ final class RunnerHarness: Sendable {
 
     deinit { collector.cancel() }
 
-    var log: [String] { lines.withLock { $0 } }
+    var log: [String] { lines.messages }
 
     /// The results so far, after the runner has gone idle and the stream has caught up.
     func settledResults(expecting count: Int) async -> [ActionResult] {
