@@ -4,9 +4,9 @@ import NetRulesCore
 ///
 /// The runner reports one per action, in order, including the actions it skipped, so a log or a
 /// test can account for every entry of every `do:` list.
-public struct ActionResult: Sendable, CustomStringConvertible {
+package struct ActionResult: Sendable, CustomStringConvertible {
     /// How the action ended.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case succeeded
         case failed(ActionError)
         /// A webhook held by `when: online` (or resumed after a restart): it sits in the outbox
@@ -16,34 +16,34 @@ public struct ActionResult: Sendable, CustomStringConvertible {
         case skipped(reason: String)
     }
 
-    public var rule: String
+    package var rule: String
     /// The firing's durable id (`Firing.id`) for results of a submitted firing; nil for a
     /// delivery resumed from the outbox or released by `online`, which belongs to no firing here.
-    public var firingID: String?
-    public var edge: Edge
+    package var firingID: String?
+    package var edge: Edge
     /// The action's position in the rule's `do:` list, from 0.
-    public var index: Int
+    package var index: Int
     /// `run`, `webhook`, `write`, or a plugin's name.
-    public var kind: String
-    public var outcome: Outcome
+    package var kind: String
+    package var outcome: Outcome
     /// A process's exit status, when it exited.
-    public var exitStatus: Int32?
+    package var exitStatus: Int32?
     /// The signal that ended a process, when one did.
-    public var signal: Int32?
+    package var signal: Int32?
     /// The last HTTP status a webhook got.
-    public var httpStatus: Int?
+    package var httpStatus: Int?
     /// HTTP attempts made (webhooks) or 1.
-    public var attempts: Int
-    public var duration: Duration
+    package var attempts: Int
+    package var duration: Duration
     /// The webhook delivery's `Idempotency-Key`.
-    public var idempotencyKey: String?
+    package var idempotencyKey: String?
     /// Captured standard output and error of a process, escaped and bounded, for the log.
-    public var output: String?
+    package var output: String?
     /// Set when the firing never ran because the rule fired this edge since it was queued (a stale
     /// queued edge): the opposite edge's firing supersedes it. Its actions are reported skipped.
-    public var supersededBy: Edge?
+    package var supersededBy: Edge?
 
-    public init(rule: String, edge: Edge, index: Int, kind: String, outcome: Outcome = .succeeded) {
+    package init(rule: String, edge: Edge, index: Int, kind: String, outcome: Outcome = .succeeded) {
         self.rule = rule
         self.edge = edge
         self.index = index
@@ -54,19 +54,19 @@ public struct ActionResult: Sendable, CustomStringConvertible {
     }
 
     /// Whether the outcome lets the firing's later actions run.
-    public var letsFiringContinue: Bool {
+    package var letsFiringContinue: Bool {
         switch outcome {
         case .succeeded, .queued: true
         case .failed, .skipped: false
         }
     }
 
-    public var isSuccess: Bool { if case .succeeded = outcome { true } else { false } }
+    package var isSuccess: Bool { if case .succeeded = outcome { true } else { false } }
 
     var isFailure: Bool { if case .failed = outcome { true } else { false } }
 
     /// One log line; never contains header values, bodies or secrets.
-    public var description: String {
+    package var description: String {
         var text = "rule '\(rule)' \(edge) action \(index) (\(kind)): "
         switch outcome {
         case .succeeded: text += "succeeded"

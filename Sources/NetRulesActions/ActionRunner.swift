@@ -18,7 +18,7 @@ import NetRulesSystem
 /// so order holds), except that a `when: online` webhook while not online is parked and reported as
 /// `queued`; it is sent when `connectivityChanged(to: "online")` arrives. `resumeOutbox()` restarts
 /// deliveries a previous process left pending.
-public actor ActionRunner {
+package actor ActionRunner {
     private struct Pending {
         var firing: Firing
         var wallTime: String
@@ -33,7 +33,7 @@ public actor ActionRunner {
     private let resultsContinuation: AsyncStream<ActionResult>.Continuation
 
     /// One `ActionResult` per action, in the order they finish; buffers without bound until read.
-    public nonisolated let results: AsyncStream<ActionResult>
+    package nonisolated let results: AsyncStream<ActionResult>
 
     /// Firings waiting to run, in order. Taken ones become nil and `queueHead` skips them, so taking
     /// one is O(1): with 10,000 firings queued, `remove(at: 0)` moved the whole array each time.
@@ -74,7 +74,7 @@ public actor ActionRunner {
     ///     that will be retried (`warning`), an outbox entry that cannot be read (`error`).
     ///   - clock: Times webhook backoff.
     ///   - terminationGrace: Between SIGTERM and SIGKILL when a process times out.
-    public init(
+    package init(
         stateDirectory: String, httpClient: HTTPClient = HTTPClient(), concurrency: Int = 4,
         environment: [String: String], pluginDirectories: [String] = [],
         logger: Logger = .disabled, clock: any Clock<Duration> = ContinuousClock(),
@@ -102,7 +102,7 @@ public actor ActionRunner {
     /// - Parameters:
     ///   - firing: What the engine fired.
     ///   - wallTime: The firing's wall-clock time as RFC 3339 (`{{time}}`, `NETRULES_TIME`).
-    public func submit(_ firing: Firing, wallTime: String) {
+    package func submit(_ firing: Firing, wallTime: String) {
         nextSequence += 1
         latest[firing.rule, default: [:]][firing.edge] = nextSequence
         queue.append(Pending(firing: firing, wallTime: wallTime, sequence: nextSequence))
@@ -113,7 +113,7 @@ public actor ActionRunner {
     /// Returns once no firing is queued or running and no delivery is in flight.
     ///
     /// Deliveries parked for `online` do not count: they may wait for hours.
-    public func drain() async {
+    package func drain() async {
         if isIdle { return }
         await withCheckedContinuation { idleWaiters.append($0) }
     }
@@ -123,7 +123,7 @@ public actor ActionRunner {
     /// processes get SIGTERM then SIGKILL, webhook retries stop and stay in the outbox, a blocked
     /// write is abandoned. The action that was interrupted reports nothing, except a webhook (the
     /// outbox owns it), so the next start runs it again. `drain()` returns once all have ended.
-    public func stop() {
+    package func stop() {
         stopping = true
         queue.removeAll()
         queueHead = 0
@@ -149,7 +149,7 @@ public actor ActionRunner {
 
     /// Picks up deliveries a previous process left in the outbox: each is attempted again (or
     /// parked for `online`) with the attempts it has left and its original idempotency key.
-    public func resumeOutbox() async {
+    package func resumeOutbox() async {
         let outbox = executors.delivery.outbox
         let (entries, problems) = await DedicatedThread.run { outbox.pending() }
         for problem in problems { logger.error(problem) }
@@ -161,7 +161,7 @@ public actor ActionRunner {
 
     /// Tells the runner the `connectivity` fact's new value (`online`, `portal`, `offline`, or nil
     /// when unknown); on the change to `online`, parked deliveries start.
-    public func connectivityChanged(to value: String?) {
+    package func connectivityChanged(to value: String?) {
         guard gate.update(value) else { return }
         let waiting = parked.values.sorted { $0.enqueuedAt < $1.enqueuedAt }
         parked = [:]
@@ -169,7 +169,7 @@ public actor ActionRunner {
     }
 
     /// The idempotency keys of deliveries parked until the network is online.
-    public var parkedDeliveries: [String] { parked.keys.sorted() }
+    package var parkedDeliveries: [String] { parked.keys.sorted() }
 
     // MARK: Scheduling
 

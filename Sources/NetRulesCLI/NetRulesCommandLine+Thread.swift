@@ -10,7 +10,7 @@ extension NetRulesCommandLine {
     /// sleeps until something happens (design note 0009). Blocking work already runs on threads of
     /// its own. In-process callers (the tests) use `run(arguments:stdout:stderr:environment:)`,
     /// which keeps whatever executor they run on.
-    public static func runOnCurrentThread(
+    package static func runOnCurrentThread(
         arguments: [String], stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String]
     ) -> Int32 {
         let executor = ThreadExecutor()

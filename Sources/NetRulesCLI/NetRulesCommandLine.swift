@@ -4,9 +4,9 @@ import NetRulesDaemon
 /// The `netrules` command line: parse → validate → run, with documented exit codes.
 ///
 /// `main.swift` only calls `run` and exits, so every command is testable in-process.
-public enum NetRulesCommandLine {
+package enum NetRulesCommandLine {
     /// The version `--version` prints.
-    public static let version = "0.1.0"
+    package static let version = "0.1.0"
 
     static let commands: [any Command.Type] = [
         RunCommand.self, CheckCommand.self, SimulateCommand.self, StatusSubcommand.self, WatchSubcommand.self,
@@ -27,7 +27,7 @@ public enum NetRulesCommandLine {
     )
 
     /// Runs the command line `arguments` (without argv[0]) and returns the exit code.
-    public static func run(
+    package static func run(
         arguments: [String], stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String]
     ) async -> Int32 {
         let parser = ArgumentParser(root: root, version: version)

@@ -83,7 +83,7 @@ enum CurlTransfer {
             try check(netrules_curl_setopt_string(handle, CURLOPT_INTERFACE, "if!\(interface)"), "interface")
         }
         if let pin = request.pinnedPublicKey {
-            try check(netrules_curl_setopt_string(handle, CURLOPT_PINNEDPUBLICKEY, pin), "pinned public key")
+            try check(netrules_curl_setopt_string(handle, CURLOPT_PINNEDPUBLICKEY, pin), "pinned package key")
         }
         switch request.method {
         case "GET": break

@@ -10,11 +10,11 @@ import Synchronization
 ///
 /// The client holds no state and is safe to share between tasks. See
 /// `docs/design/0001-http-client.md` for why libcurl and not FoundationNetworking.
-public struct HTTPClient: Sendable {
+package struct HTTPClient: Sendable {
     private let executor: BlockingExecutor
 
     /// Creates a client that runs each transfer on a thread of its own.
-    public init() {
+    package init() {
         self.init(executor: .dedicatedThreads)
     }
 
@@ -32,7 +32,7 @@ public struct HTTPClient: Sendable {
     /// - Returns: The final response (a redirect is returned, not followed).
     /// - Throws: ``HTTPError`` when no response arrived: timeout, resolution, connection, TLS,
     ///   cancellation or an unusable request.
-    public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         let control = TransferControl()
         let executor = self.executor
         let result = await withTaskCancellationHandler {

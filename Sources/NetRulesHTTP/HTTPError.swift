@@ -3,9 +3,9 @@
 /// An HTTP status, even 500, is an answer and comes back as an ``HTTPResponse``; this error
 /// means there was none. Its ``code`` is what callers branch on; ``message`` is curl's own
 /// explanation for people.
-public struct HTTPError: Error, Sendable, CustomStringConvertible {
+package struct HTTPError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure; extensible, so switch with a `default`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
             case timeout, couldNotResolve, couldNotConnect, tls, cancelled, invalidRequest, other
         }
@@ -14,21 +14,21 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
 
         /// The request took longer than its timeout (`CURLE_OPERATION_TIMEDOUT`).
-        public static let timeout = Code(.timeout)
+        package static let timeout = Code(.timeout)
         /// The host name did not resolve (`CURLE_COULDNT_RESOLVE_HOST`).
-        public static let couldNotResolve = Code(.couldNotResolve)
+        package static let couldNotResolve = Code(.couldNotResolve)
         /// No connection: refused, no route, or the bound interface is missing.
-        public static let couldNotConnect = Code(.couldNotConnect)
+        package static let couldNotConnect = Code(.couldNotConnect)
         /// The TLS handshake or certificate (or pin) verification failed.
-        public static let tls = Code(.tls)
+        package static let tls = Code(.tls)
         /// The calling task was cancelled.
-        public static let cancelled = Code(.cancelled)
+        package static let cancelled = Code(.cancelled)
         /// The request itself is unusable: a bad URL, an unsupported scheme, a bad option.
-        public static let invalidRequest = Code(.invalidRequest)
+        package static let invalidRequest = Code(.invalidRequest)
         /// Anything else; see the message.
-        public static let other = Code(.other)
+        package static let other = Code(.other)
 
-        public var description: String {
+        package var description: String {
             switch wrapped {
             case .timeout: "timeout"
             case .couldNotResolve: "could not resolve"
@@ -42,18 +42,18 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The kind of failure.
-    public var code: Code
+    package var code: Code
     /// A human explanation, usually curl's error buffer.
-    public var message: String
+    package var message: String
     /// curl's `CURLcode`, or 0 when the error did not come from curl.
-    public var curlCode: Int
+    package var curlCode: Int
     /// Where the error was thrown.
-    public var file: String
+    package var file: String
     /// Where the error was thrown.
-    public var line: Int
+    package var line: Int
 
     /// Creates an error.
-    public init(code: Code, message: String, curlCode: Int = 0, file: String = #fileID, line: Int = #line) {
+    package init(code: Code, message: String, curlCode: Int = 0, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.message = message
         self.curlCode = curlCode
@@ -61,10 +61,10 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    public var description: String { "\(code): \(message)" }
+    package var description: String { "\(code): \(message)" }
 
     /// The description with curl's code and the throw site, for logs at debug level.
-    public var detailedDescription: String {
+    package var detailedDescription: String {
         "\(description) (curl code \(curlCode), at \(file):\(line))"
     }
 }

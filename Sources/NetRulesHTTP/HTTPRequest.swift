@@ -3,36 +3,36 @@
 /// Redirects are never followed: a captive portal is recognised by its redirect, and a webhook
 /// that redirects is misconfigured, so both callers want to see the 3xx itself. Certificates
 /// are always verified for `https`; there is deliberately no switch to turn that off.
-public struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// The absolute `http://` or `https://` URL. Other schemes are refused by the client.
-    public var url: String
+    package var url: String
     /// The method, such as `GET`, `HEAD`, `POST` or `PUT`.
-    public var method: String
+    package var method: String
     /// Header fields in the order they are sent.
     ///
     /// Never log these: webhook headers carry credentials.
-    public var headers: [(String, String)]
+    package var headers: [(String, String)]
     /// The request body, sent with any method; nil sends none.
-    public var body: [UInt8]?
+    package var body: [UInt8]?
     /// The limit on the whole exchange, from resolving the name to the last body byte.
-    public var timeout: Duration
+    package var timeout: Duration
     /// A separate, shorter limit on resolving and connecting; nil leaves only ``timeout``.
-    public var connectTimeout: Duration?
+    package var connectTimeout: Duration?
     /// The interface to send from, such as `wlan0` (`CURLOPT_INTERFACE`); nil lets routing choose.
     ///
     /// The captive-portal probe binds to the default route's interface so that it tests the
     /// network the user is on, not a VPN or a second uplink.
-    public var interface: String?
+    package var interface: String?
     /// A public-key pin in curl's syntax (`sha256//BASE64`, `CURLOPT_PINNEDPUBLICKEY`), checked
     /// on top of normal certificate verification; nil checks none.
-    public var pinnedPublicKey: String?
+    package var pinnedPublicKey: String?
     /// The most body bytes kept; the transfer stops there and the response is marked truncated.
-    public var maxResponseBytes: Int
+    package var maxResponseBytes: Int
     /// Always false: redirects are returned, never followed. Present so callers can see the rule.
-    public var followRedirects: Bool { false }
+    package var followRedirects: Bool { false }
 
     /// One MiB: enough for any portal page or webhook reply, small enough to hold in memory.
-    public static let defaultMaxResponseBytes = 1 << 20
+    package static let defaultMaxResponseBytes = 1 << 20
 
     /// Creates a request.
     ///
@@ -46,7 +46,7 @@ public struct HTTPRequest: Sendable {
     ///   - interface: The interface to bind to, or nil.
     ///   - pinnedPublicKey: A public-key pin (`sha256//…`), or nil.
     ///   - maxResponseBytes: The body cap (default 1 MiB).
-    public init(
+    package init(
         url: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil,
         timeout: Duration = .seconds(10), connectTimeout: Duration? = nil, interface: String? = nil,
         pinnedPublicKey: String? = nil, maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes

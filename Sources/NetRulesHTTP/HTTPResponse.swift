@@ -1,20 +1,20 @@
 /// The answer to an ``HTTPRequest``: any status counts as an answer, 3xx, 4xx and 5xx included.
-public struct HTTPResponse: Sendable {
+package struct HTTPResponse: Sendable {
     /// The status code, such as 200, 204, 302 or 511.
-    public var status: Int
+    package var status: Int
     /// The header fields of the final response, in the order received, names as sent.
-    public var headers: [(String, String)]
+    package var headers: [(String, String)]
     /// The body, at most the request's ``HTTPRequest/maxResponseBytes``.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// Whether the body was cut at ``HTTPRequest/maxResponseBytes``.
-    public var isTruncated: Bool
+    package var isTruncated: Bool
     /// Where a redirect points, resolved against the request URL; else the raw `Location` header.
-    public var location: String?
+    package var location: String?
     /// The time from starting the request to the last byte, on a monotonic clock.
-    public var duration: Duration
+    package var duration: Duration
 
     /// Creates a response (tests and fakes build these).
-    public init(
+    package init(
         status: Int, headers: [(String, String)] = [], body: [UInt8] = [], isTruncated: Bool = false,
         location: String? = nil, duration: Duration = .zero
     ) {
@@ -27,7 +27,7 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The first header field called `name`, compared without regard to case.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         let wanted = name.lowercased()
         return headers.first { $0.0.lowercased() == wanted }?.1
     }

@@ -12,7 +12,7 @@ extension DedicatedThread {
     ///   - limit: How long to wait.
     ///   - body: The blocking work.
     /// - Returns: What `body` returned, or nil after `limit`.
-    public static func run<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () -> T) async -> T? {
+    package static func run<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () -> T) async -> T? {
         let gate = ResumeOnce<T?>()
         let timer = Task(executorPreference: TaskPlacement.preferred) {
             do {
@@ -36,7 +36,7 @@ extension DedicatedThread {
 /// Runs `work` in a task of its own and returns its result, or nil when it has not finished within
 /// `limit`: unlike a task group, the caller does not wait for work that ignores cancellation.
 /// The work is cancelled when the limit passes (it may still run to its end, unobserved).
-public func withTimeLimit<T: Sendable>(
+package func withTimeLimit<T: Sendable>(
     _ limit: Duration, _ work: @escaping @Sendable () async -> T
 ) async -> T? {
     let gate = ResumeOnce<T?>()

@@ -5,12 +5,12 @@ internal import CNetRulesLinux
 /// a thread of Swift's cooperative pool (STYLE §16).
 ///
 /// The threads are detached: `body` must return on its own (readers watch a wake-up descriptor).
-public enum DedicatedThread {
+package enum DedicatedThread {
     /// The stack size of threads from `run` and `start`.
     ///
     /// The loops these threads run are shallow; 256 KiB instead of the 8 MiB default keeps a
     /// burst of concurrent actions cheap.
-    public static let compactStackSize = 256 * 1024
+    package static let compactStackSize = 256 * 1024
 
     /// Runs `body` on a new detached thread and returns its result.
     ///
@@ -19,7 +19,7 @@ public enum DedicatedThread {
     ///
     /// - Parameter body: The blocking work.
     /// - Returns: What `body` returns.
-    public static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    package static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             start { continuation.resume(returning: body()) }
         }
@@ -31,7 +31,7 @@ public enum DedicatedThread {
     /// - Parameters:
     ///   - name: The thread's name (see `spawn`), or nil to leave the inherited one.
     ///   - body: The blocking work.
-    public static func start(name: String? = nil, _ body: @escaping @Sendable () -> Void) {
+    package static func start(name: String? = nil, _ body: @escaping @Sendable () -> Void) {
         do {
             try spawn(name: name, stackSize: compactStackSize, body)
         } catch {
@@ -50,7 +50,7 @@ public enum DedicatedThread {
     ///   - body: The blocking work, which must return on its own.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or `SystemCallError` from `pthread_create` (`body` has not run then).
-    public static func spawnAndWait<R: Sendable>(
+    package static func spawnAndWait<R: Sendable>(
         name: String? = nil,
         stackSize: Int? = nil,
         _ body: @escaping @Sendable () throws -> R
@@ -111,7 +111,7 @@ public enum DedicatedThread {
     ///   - body: The work, which must return on its own.
     /// - Throws: `SystemCallError` from `pthread_create` (for example `EAGAIN` at a thread limit);
     ///   `body` has not run then.
-    public static func spawn(
+    package static func spawn(
         name: String? = nil,
         stackSize: Int? = nil,
         _ body: @escaping @Sendable () -> Void

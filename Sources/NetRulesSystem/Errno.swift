@@ -6,14 +6,14 @@
 /// any other number is carried through as it is and rendered with a thread-safe message lookup.
 /// The statics are the errnos some target of this package branches on, named as swift-system
 /// names them.
-public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringConvertible {
+package struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringConvertible {
     /// The C error number.
-    public let rawValue: CInt
+    package let rawValue: CInt
 
     /// Wraps a C error number.
     ///
     /// - Parameter rawValue: The number, as `errno` holds it or as `posix_spawn(3)` returns it.
-    public init(rawValue: CInt) {
+    package init(rawValue: CInt) {
         self.rawValue = rawValue
     }
 
@@ -21,86 +21,86 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     ///
     /// Read it immediately after the failing call, before anything else (even an allocation)
     /// can overwrite it; layer (a) of STYLE §11 does exactly that and nothing else should.
-    public static var current: Errno { Errno(rawValue: errno) }
+    package static var current: Errno { Errno(rawValue: errno) }
 
     /// The call was interrupted by a signal and may be retried.
     ///
     /// The corresponding C constant is `EINTR`.
-    public static let interrupted = Errno(rawValue: EINTR)
+    package static let interrupted = Errno(rawValue: EINTR)
     /// Nothing to do now on a non-blocking descriptor: a normal result, not a failure.
     ///
     /// The corresponding C constant is `EAGAIN` (the same value as `EWOULDBLOCK` on Linux).
-    public static let wouldBlock = Errno(rawValue: EAGAIN)
+    package static let wouldBlock = Errno(rawValue: EAGAIN)
     /// A netlink socket lost messages because its receive buffer overflowed.
     ///
     /// The corresponding C constant is `ENOBUFS`.
-    public static let noBufferSpace = Errno(rawValue: ENOBUFS)
+    package static let noBufferSpace = Errno(rawValue: ENOBUFS)
     /// A path or one of its parents does not exist.
     ///
     /// The corresponding C constant is `ENOENT`.
-    public static let noSuchFileOrDirectory = Errno(rawValue: ENOENT)
+    package static let noSuchFileOrDirectory = Errno(rawValue: ENOENT)
     /// The path already exists.
     ///
     /// The corresponding C constant is `EEXIST`.
-    public static let fileExists = Errno(rawValue: EEXIST)
+    package static let fileExists = Errno(rawValue: EEXIST)
     /// A path component is not a directory.
     ///
     /// The corresponding C constant is `ENOTDIR`.
-    public static let notDirectory = Errno(rawValue: ENOTDIR)
+    package static let notDirectory = Errno(rawValue: ENOTDIR)
     /// The descriptor is not open; from our own code this is a bug.
     ///
     /// The corresponding C constant is `EBADF`.
-    public static let badFileDescriptor = Errno(rawValue: EBADF)
+    package static let badFileDescriptor = Errno(rawValue: EBADF)
     /// A pointer argument is invalid; from our own code this is always a bug.
     ///
     /// The corresponding C constant is `EFAULT`.
-    public static let badAddress = Errno(rawValue: EFAULT)
+    package static let badAddress = Errno(rawValue: EFAULT)
     /// No such process (it has exited and been reaped).
     ///
     /// The corresponding C constant is `ESRCH`.
-    public static let noSuchProcess = Errno(rawValue: ESRCH)
+    package static let noSuchProcess = Errno(rawValue: ESRCH)
     /// The process has no child to wait for.
     ///
     /// The corresponding C constant is `ECHILD`.
-    public static let noChildProcess = Errno(rawValue: ECHILD)
+    package static let noChildProcess = Errno(rawValue: ECHILD)
     /// The reading end of a pipe or socket is closed.
     ///
     /// The corresponding C constant is `EPIPE`.
-    public static let brokenPipe = Errno(rawValue: EPIPE)
+    package static let brokenPipe = Errno(rawValue: EPIPE)
     /// The kernel or C library does not implement the call.
     ///
     /// The corresponding C constant is `ENOSYS`.
-    public static let notImplemented = Errno(rawValue: ENOSYS)
+    package static let notImplemented = Errno(rawValue: ENOSYS)
     /// The operation needs a privilege (a capability) the process lacks.
     ///
     /// The corresponding C constant is `EPERM`.
-    public static let notPermitted = Errno(rawValue: EPERM)
+    package static let notPermitted = Errno(rawValue: EPERM)
     /// File permissions, or a policy such as `ping_group_range`, forbid the access.
     ///
     /// The corresponding C constant is `EACCES`.
-    public static let permissionDenied = Errno(rawValue: EACCES)
+    package static let permissionDenied = Errno(rawValue: EACCES)
     /// The resource is in use: a netlink dump is already running on this socket.
     ///
     /// The corresponding C constant is `EBUSY`.
-    public static let busy = Errno(rawValue: EBUSY)
+    package static let busy = Errno(rawValue: EBUSY)
     /// A non-blocking `connect(2)` has started and completes later.
     ///
     /// The corresponding C constant is `EINPROGRESS`.
-    public static let inProgress = Errno(rawValue: EINPROGRESS)
+    package static let inProgress = Errno(rawValue: EINPROGRESS)
     /// The kernel has no support for the address family (for example IPv6 disabled).
     ///
     /// The corresponding C constant is `EAFNOSUPPORT`.
-    public static let addressFamilyNotSupported = Errno(rawValue: EAFNOSUPPORT)
+    package static let addressFamilyNotSupported = Errno(rawValue: EAFNOSUPPORT)
     /// Nothing listens on the remote port.
     ///
     /// The corresponding C constant is `ECONNREFUSED`.
-    public static let connectionRefused = Errno(rawValue: ECONNREFUSED)
+    package static let connectionRefused = Errno(rawValue: ECONNREFUSED)
 
     /// The C library's message for this number, such as `Resource temporarily unavailable`.
     ///
     /// Looked up with `strerror_r(3)`, because plain `strerror` may return a buffer that another
     /// thread overwrites.
-    public var message: String {
+    package var message: String {
         var buffer = [CChar](repeating: 0, count: 256)
         // Swift sees the XSI `strerror_r`, which fills the buffer and returns 0 on success.
         let result = buffer.withUnsafeMutableBufferPointer { strerror_r(rawValue, $0.baseAddress!, $0.count) }
@@ -109,7 +109,7 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     }
 
     /// The number and its message: `(11) Resource temporarily unavailable`.
-    public var description: String { "(\(rawValue)) \(message)" }
+    package var description: String { "(\(rawValue)) \(message)" }
 
     /// Matches an error against this errno, so `catch Errno.wouldBlock` works.
     ///
@@ -120,7 +120,7 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     ///   - pattern: The errno to match, such as `Errno.wouldBlock`.
     ///   - error: The error thrown.
     /// - Returns: Whether `error` is, or wraps, `pattern`.
-    public static func ~= (pattern: Errno, error: any Error) -> Bool {
+    package static func ~= (pattern: Errno, error: any Error) -> Bool {
         (error as? Errno) == pattern || (error as? SystemCallError)?.errno == pattern
     }
 }

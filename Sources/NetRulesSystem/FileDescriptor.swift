@@ -9,7 +9,7 @@ import Synchronization
 /// neither waits for a blocking `poll` to return nor deadlocks a nested use. A `close()` that
 /// arrives while a use is running takes effect when the last use returns; until then that use
 /// keeps a valid descriptor.
-public final class FileDescriptor: Sendable {
+package final class FileDescriptor: Sendable {
     private struct State {
         /// The descriptor, or -1 once the kernel has been told to close it.
         var fd: CInt
@@ -30,13 +30,13 @@ public final class FileDescriptor: Sendable {
     /// Takes ownership of `fd`, which nothing else may close from now on.
     ///
     /// - Parameter fd: An open descriptor, as `open(2)` or `socket(2)` returned it.
-    public init(taking fd: CInt) {
+    package init(taking fd: CInt) {
         precondition(fd >= 0, "taking an invalid file descriptor")
         state = Mutex(State(fd: fd))
     }
 
     /// Whether `close()` has run.
-    public var isClosed: Bool { state.withLock { $0.isClosed } }
+    package var isClosed: Bool { state.withLock { $0.isClosed } }
 
     /// Calls `body` with the raw descriptor, keeping it open until `body` returns.
     ///
@@ -45,7 +45,7 @@ public final class FileDescriptor: Sendable {
     /// - Parameter body: The work that needs the number, typically a layer (a) `sys_*` call.
     /// - Returns: What `body` returns.
     /// - Throws: `SystemCallError` with `EBADF` once closed, or what `body` throws.
-    public func withFileDescriptor<R>(_ body: (CInt) throws(SystemCallError) -> R) throws(SystemCallError) -> R {
+    package func withFileDescriptor<R>(_ body: (CInt) throws(SystemCallError) -> R) throws(SystemCallError) -> R {
         let fd = try beginUse()
         defer { endUse() }
         return try body(fd)
@@ -58,7 +58,7 @@ public final class FileDescriptor: Sendable {
     /// - Parameter body: The work that needs the number.
     /// - Returns: What `body` returns.
     /// - Throws: `SystemCallError` with `EBADF` once closed, or what `body` throws.
-    public func withFileDescriptor<R>(_ body: (CInt) throws -> R) throws -> R {
+    package func withFileDescriptor<R>(_ body: (CInt) throws -> R) throws -> R {
         let fd = try beginUse()
         defer { endUse() }
         return try body(fd)
@@ -70,7 +70,7 @@ public final class FileDescriptor: Sendable {
     /// and any error of that close is dropped, as it has nowhere to go.
     ///
     /// - Throws: `SystemCallError` from close(2). The descriptor is released even then.
-    public func close() throws(SystemCallError) {
+    package func close() throws(SystemCallError) {
         let fd = state.withLock { state -> CInt in
             guard !state.isClosed else { return -1 }
             state.isClosed = true
@@ -86,7 +86,7 @@ public final class FileDescriptor: Sendable {
     /// - Parameter body: The work to do before closing.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws; an error from close(2) itself is dropped.
-    public func closeAfter<R, E: Error>(_ body: (FileDescriptor) throws(E) -> R) throws(E) -> R {
+    package func closeAfter<R, E: Error>(_ body: (FileDescriptor) throws(E) -> R) throws(E) -> R {
         defer { try? close() }
         return try body(self)
     }

@@ -11,17 +11,17 @@ import Synchronization
 ///
 /// `now` is `ContinuousClock`'s, so instants mix freely with it. Thread-safe; one timer thread
 /// per process, started on first use.
-public struct QuietClock: Clock {
-    public typealias Instant = ContinuousClock.Instant
-    public typealias Duration = Swift.Duration
+package struct QuietClock: Clock {
+    package typealias Instant = ContinuousClock.Instant
+    package typealias Duration = Swift.Duration
 
-    public init() {}
+    package init() {}
 
-    public var now: Instant { ContinuousClock.now }
+    package var now: Instant { ContinuousClock.now }
 
-    public var minimumResolution: Duration { .microseconds(1) }
+    package var minimumResolution: Duration { .microseconds(1) }
 
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         if deadline <= now { return }
         let timer = SleepTimer.shared
         let id = timer.nextID()

@@ -1,6 +1,6 @@
 // `package`, not `internal`: the C types in the signatures below (sockaddr, off_t, pid_t, …) resolve
 // through CNetRulesLinux, which includes the same system headers, and a package function may not
-// name a type from an internal import. No C type reaches a public signature.
+// name a type from an internal import. No C type reaches a package signature.
 package import CNetRulesLinux
 @preconcurrency import Glibc
 

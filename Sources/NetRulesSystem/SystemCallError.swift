@@ -2,22 +2,22 @@
 ///
 /// Renders as `'recvmsg' failed: (11) Resource temporarily unavailable`. `catch Errno.wouldBlock`
 /// matches it by its errno (see `Errno.~=`).
-public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The C function that failed, as its man page names it, such as `recvmsg`.
-    public var call: String
+    package var call: String
     /// The error it reported.
-    public var errno: Errno
+    package var errno: Errno
 
     /// Creates the error for `call` failing with `errno`.
     ///
     /// - Parameters:
     ///   - call: The C function's name, or a short name for a step such as `withFileDescriptor`.
     ///   - errno: What it failed with.
-    public init(call: String, errno: Errno) {
+    package init(call: String, errno: Errno) {
         self.call = call
         self.errno = errno
     }
 
     /// The call and its errno: `'recvmsg' failed: (11) Resource temporarily unavailable`.
-    public var description: String { "'\(call)' failed: \(errno)" }
+    package var description: String { "'\(call)' failed: \(errno)" }
 }

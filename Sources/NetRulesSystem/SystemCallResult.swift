@@ -10,8 +10,7 @@
 ///
 /// - Parameter body: The C call, returning `-1` and setting `errno` on failure.
 /// - Returns: The call's result, or the errno it failed with.
-@inlinable
-public func valueOrErrno<Value: FixedWidthInteger>(_ body: () -> Value) -> Result<Value, Errno> {
+package func valueOrErrno<Value: FixedWidthInteger>(_ body: () -> Value) -> Result<Value, Errno> {
     let value = body()
     if value == -1 { return .failure(Errno.current) }
     return .success(value)
@@ -29,8 +28,7 @@ public func valueOrErrno<Value: FixedWidthInteger>(_ body: () -> Value) -> Resul
 ///   - retryOnInterrupt: Whether an `EINTR` failure runs the call again; true unless told otherwise.
 ///   - body: The C call, returning `-1` and setting `errno` on failure.
 /// - Returns: The call's result, or the errno it failed with.
-@inlinable
-public func retryingOnEINTR<Value: FixedWidthInteger>(
+package func retryingOnEINTR<Value: FixedWidthInteger>(
     retryOnInterrupt: Bool = true,
     _ body: () -> Value
 ) -> Result<Value, Errno> {
@@ -50,8 +48,7 @@ extension Result where Failure == Errno {
     /// - Parameter call: The C function's name, for the error.
     /// - Returns: The success value.
     /// - Throws: `SystemCallError` carrying the errno.
-    @inlinable
-    public func get(call: String) throws(SystemCallError) -> Success {
+    package func get(call: String) throws(SystemCallError) -> Success {
         switch self {
         case .success(let value): return value
         case .failure(let errno):

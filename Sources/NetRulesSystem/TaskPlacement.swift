@@ -10,17 +10,17 @@ import Synchronization
 /// Every unstructured task on the daemon's path is created as
 /// `Task(executorPreference: TaskPlacement.preferred) { … }`; structured children (task groups,
 /// `async let`) and default actors follow their task's preference without being told.
-public enum TaskPlacement {
+package enum TaskPlacement {
     private static let preference = Mutex<(any TaskExecutor)?>(nil)
 
     /// The executor new unstructured tasks should prefer, or nil for no preference.
-    public static var preferred: (any TaskExecutor)? {
+    package static var preferred: (any TaskExecutor)? {
         preference.withLock { $0 }
     }
 
     /// Sets the executor tasks prefer from now on; call it before starting any task.
     /// - Parameter executor: The executor, or nil for none.
-    public static func prefer(_ executor: (any TaskExecutor)?) {
+    package static func prefer(_ executor: (any TaskExecutor)?) {
         preference.withLock { $0 = executor }
     }
 }

@@ -16,7 +16,7 @@
 /// `@unchecked Sendable`: `jobs`, `isWaiting` and `isStopping` are only touched with `mutex`
 /// held; the mutex and condition are allocated once and freed in `deinit`, after the last
 /// reference (and so the last `enqueue`) is gone.
-public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var jobs: [UnownedJob] = []
@@ -25,7 +25,7 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private var isStopping = false
 
     /// Creates an executor; jobs run once some thread calls ``run()``.
-    public init() {
+    package init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
     }
@@ -43,14 +43,14 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// - Parameter name: The thread's name (the kernel keeps 15 bytes).
     /// - Returns: The executor.
     /// - Throws: `SystemCallError` from `pthread_create`.
-    public static func spawn(name: String) throws(SystemCallError) -> ThreadExecutor {
+    package static func spawn(name: String) throws(SystemCallError) -> ThreadExecutor {
         let executor = ThreadExecutor()
         try DedicatedThread.spawn(name: name) { executor.run() }
         return executor
     }
 
     /// Queues `job`; it runs on the executor's thread after the jobs already queued.
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         pthread_mutex_lock(mutex)
         jobs.append(job)
@@ -62,7 +62,7 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// Runs jobs on the calling thread until ``stop()``, sleeping while there are none.
     ///
     /// Returns once `stop()` was called and no job is left. Call it from one thread at a time.
-    public func run() {
+    package func run() {
         var batch: [UnownedJob] = []
         pthread_mutex_lock(mutex)
         while true {
@@ -84,7 +84,7 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Makes ``run()`` return once the queued jobs have run. Safe from any thread, including a job.
-    public func stop() {
+    package func stop() {
         pthread_mutex_lock(mutex)
         isStopping = true
         let wake = isWaiting

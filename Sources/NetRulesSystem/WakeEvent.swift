@@ -5,19 +5,19 @@ internal import CNetRulesLinux
 ///
 /// `signal()` is safe from any thread, including a task cancellation handler. The counter stays
 /// set once signalled, so a wake-up that happens before the reader starts polling is not lost.
-public final class WakeEvent: Sendable {
+package final class WakeEvent: Sendable {
     /// The eventfd's owner.
-    public let descriptor: FileDescriptor
+    package let descriptor: FileDescriptor
 
     /// Creates the eventfd (close-on-exec, non-blocking).
     /// - Throws: `SystemCallError` from eventfd(2).
-    public init() throws(SystemCallError) {
+    package init() throws(SystemCallError) {
         let fd = try sys_eventfd(0, CInt(EFD_CLOEXEC | EFD_NONBLOCK)).get(call: "eventfd")
         descriptor = FileDescriptor(taking: fd)
     }
 
     /// Wakes every poller; idempotent.
-    public func signal() {
+    package func signal() {
         var one: UInt64 = 1
         _ = try? descriptor.withFileDescriptor { fd in
             withUnsafeBytes(of: &one) { _ = sys_write(fd, $0) }
@@ -26,7 +26,7 @@ public final class WakeEvent: Sendable {
 
     /// Clears the signals so far (one eventfd(2) read), for a poller that handled a wake-up and
     /// waits again; a `signal()` after this wakes it again.
-    public func reset() {
+    package func reset() {
         var count: UInt64 = 0
         _ = try? descriptor.withFileDescriptor { fd in
             withUnsafeMutableBytes(of: &count) { _ = sys_read(fd, $0) }
@@ -43,8 +43,8 @@ public final class WakeEvent: Sendable {
     }
 
     /// The raw fd, for a `pollfd` array; -1 once closed.
-    public var fd: CInt { (try? descriptor.withFileDescriptor { $0 }) ?? -1 }
+    package var fd: CInt { (try? descriptor.withFileDescriptor { $0 }) ?? -1 }
 
     /// Closes the eventfd.
-    public func close() { try? descriptor.close() }
+    package func close() { try? descriptor.close() }
 }

@@ -5,29 +5,29 @@ import Testing
 ///
 /// Like NIO's `EmbeddedChannel.finish()`: call `finish()` at the end of a test, and it fails
 /// the test when firings were produced that the test never consumed.
-public struct EngineDriver {
-    public private(set) var engine: Engine
-    public private(set) var now: Instant = .zero
+package struct EngineDriver {
+    package private(set) var engine: Engine
+    package private(set) var now: Instant = .zero
     private var unconsumed: [Firing] = []
 
-    public init(rules: [Rule]) {
+    package init(rules: [Rule]) {
         engine = Engine(rules: rules)
     }
 
     /// Moves the clock to `seconds` since the start and applies an update there.
-    public mutating func set(_ values: [FactKey: FactValue?], at seconds: Double) {
+    package mutating func set(_ values: [FactKey: FactValue?], at seconds: Double) {
         advance(to: seconds)
         unconsumed += engine.apply(FactUpdate(values: values), at: now)
     }
 
     /// Applies a raw update (e.g. forgetting keys) at `seconds`.
-    public mutating func apply(_ update: FactUpdate, at seconds: Double) {
+    package mutating func apply(_ update: FactUpdate, at seconds: Double) {
         advance(to: seconds)
         unconsumed += engine.apply(update, at: now)
     }
 
     /// Moves the clock forward, completing due holds.
-    public mutating func advance(to seconds: Double) {
+    package mutating func advance(to seconds: Double) {
         let target = Instant(.milliseconds(Int64(seconds * 1000 + 0.5)))
         precondition(target >= now, "the virtual clock only moves forward")
         now = target
@@ -35,19 +35,19 @@ public struct EngineDriver {
     }
 
     /// Takes the firings produced so far as `rule:edge@seconds` strings.
-    public mutating func take() -> [String] {
+    package mutating func take() -> [String] {
         defer { unconsumed = [] }
         return unconsumed.map { "\($0.rule):\($0.edge)@\(FactValue.format($0.at.seconds))" }
     }
 
     /// Takes the firings produced so far.
-    public mutating func takeFirings() -> [Firing] {
+    package mutating func takeFirings() -> [Firing] {
         defer { unconsumed = [] }
         return unconsumed
     }
 
     /// Fails the test when firings are left unconsumed.
-    public func finish(sourceLocation: SourceLocation = #_sourceLocation) {
+    package func finish(sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(
             unconsumed.isEmpty,
             "unconsumed firings: \(unconsumed.map { "\($0.rule):\($0.edge)" })",

@@ -2,7 +2,7 @@ import NetRulesCore
 
 extension FactStore {
     /// A store holding these facts (nil values are known absent).
-    public static func with(_ values: [FactKey: FactValue?]) -> FactStore {
+    package static func with(_ values: [FactKey: FactValue?]) -> FactStore {
         var store = FactStore()
         store.apply(FactUpdate(values: values))
         return store
@@ -11,12 +11,12 @@ extension FactStore {
 
 extension FactUpdate {
     /// An update setting these facts (nil values are known absent).
-    public static func set(_ values: [FactKey: FactValue?]) -> FactUpdate {
+    package static func set(_ values: [FactKey: FactValue?]) -> FactUpdate {
         FactUpdate(values: values)
     }
 
     /// An update forgetting these facts.
-    public static func forget(_ keys: FactKey...) -> FactUpdate {
+    package static func forget(_ keys: FactKey...) -> FactUpdate {
         FactUpdate(Dictionary(uniqueKeysWithValues: keys.map { ($0, FactState.unknown) }))
     }
 }

@@ -3,15 +3,15 @@ import NetRulesHTTP
 import NetRulesSystem
 
 /// Measurements of the action runner for `netrules bench actions`.
-public enum ActionBenchmarks {
+package enum ActionBenchmarks {
     /// Percentiles of a series of durations.
-    public struct Figures: Sendable, CustomStringConvertible {
-        public var count: Int
-        public var p50: Duration
-        public var p99: Duration
-        public var maximum: Duration
+    package struct Figures: Sendable, CustomStringConvertible {
+        package var count: Int
+        package var p50: Duration
+        package var p99: Duration
+        package var maximum: Duration
         /// Operations per second over the whole run (for throughput figures).
-        public var perSecond: Double
+        package var perSecond: Double
 
         init(_ samples: [Duration], total: Duration) {
             let sorted = samples.sorted()
@@ -25,7 +25,7 @@ public enum ActionBenchmarks {
             perSecond = total > .zero ? Double(count) / DurationSyntax.seconds(total) : 0
         }
 
-        public var description: String {
+        package var description: String {
             "n=\(count) p50=\(ActionResult.milliseconds(p50)) p99=\(ActionResult.milliseconds(p99)) "
                 + "max=\(ActionResult.milliseconds(maximum)) rate=\(Int(perSecond))/s"
         }
@@ -36,7 +36,7 @@ public enum ActionBenchmarks {
     /// Each sample runs from just before `posix_spawn` until the child has been reaped, including
     /// the pipes, the environment and the JSON document on stdin that every `run:` gets.
     /// - Parameter count: How many runs to time.
-    public static func spawnToExit(count: Int) async -> Figures {
+    package static func spawnToExit(count: Int) async -> Figures {
         let context = ActionContext(
             firing: Firing(rule: "bench", edge: .enter, at: .zero, facts: FactStore(), actions: []),
             wallTime: "1970-01-01T00:00:00Z", environment: ["PATH": "/usr/bin:/bin"]
@@ -60,7 +60,7 @@ public enum ActionBenchmarks {
     /// - Parameters:
     ///   - count: How many runs to time.
     ///   - direct: Whether the executor may start the program without the shell.
-    public static func runAction(count: Int, direct: Bool) async -> Figures {
+    package static func runAction(count: Int, direct: Bool) async -> Figures {
         let context = ActionContext(
             firing: Firing(rule: "bench", edge: .enter, at: .zero, facts: FactStore(), actions: []),
             wallTime: "1970-01-01T00:00:00Z", environment: ["PATH": "/usr/bin:/bin"]
@@ -88,7 +88,7 @@ public enum ActionBenchmarks {
     /// - Parameters:
     ///   - url: A local server that answers 2xx.
     ///   - stateDirectory: A scratch state directory.
-    public static func webhookThroughput(
+    package static func webhookThroughput(
         url: String, count: Int, rules: Int = 8, concurrency: Int = 8, stateDirectory: String,
         httpClient: HTTPClient = HTTPClient()
     ) async throws -> Figures {

@@ -2,12 +2,12 @@
 import NetRulesSystem
 
 /// Finds the executables behind action names that are not built in.
-public enum ActionCatalog {
+package enum ActionCatalog {
     /// The built-in action kinds; every other name is a plugin.
-    public static let builtInKinds: Set<String> = ["run", "webhook", "write"]
+    package static let builtInKinds: Set<String> = ["run", "webhook", "write"]
 
     /// The executable file name for a plugin action: `netrules-action-NAME`.
-    public static func executableName(for name: String) -> String { "netrules-action-\(name)" }
+    package static func executableName(for name: String) -> String { "netrules-action-\(name)" }
 
     /// Looks up the executable for plugin action `name`.
     ///
@@ -20,14 +20,14 @@ public enum ActionCatalog {
     ///   - directories: Plugin directories, searched first.
     ///   - path: The `PATH` to search afterwards, or nil for none.
     /// - Returns: The absolute path of the executable, or nil when there is none.
-    public static func findPlugin(named name: String, directories: [String], path: String?) -> String? {
+    package static func findPlugin(named name: String, directories: [String], path: String?) -> String? {
         guard isValidName(name) else { return nil }
         return findExecutable(executableName(for: name), directories: directories, path: path)
     }
 
     /// Looks up an executable file called `fileName` the same way: `directories`, then `path`.
     /// Observer plugins (`netrules-observer-NAME`) are found with it too.
-    public static func findExecutable(_ fileName: String, directories: [String], path: String?) -> String? {
+    package static func findExecutable(_ fileName: String, directories: [String], path: String?) -> String? {
         guard !fileName.isEmpty, !fileName.contains("/"), !fileName.contains("\0") else { return nil }
         let searchPath = (path ?? "").split(separator: ":").map(String.init)
         for directory in directories.map(PathExpansion.expandingTilde) + searchPath where directory.hasPrefix("/") {
@@ -39,7 +39,7 @@ public enum ActionCatalog {
     }
 
     /// Whether `name` can name a plugin: letters, digits, `-` and `_`, starting with a letter or digit.
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first.isASCIIAlphanumeric else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "-" || $0 == "_" }
     }

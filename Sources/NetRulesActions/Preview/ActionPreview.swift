@@ -5,18 +5,18 @@ import NetRulesCore
 ///
 /// Secrets (`{{env.NAME}}`) show as `<secret>` wherever they stand. Bytes that are not UTF-8 show
 /// as U+FFFD here (the action itself gets the exact bytes).
-public struct ActionPreview: Sendable {
+package struct ActionPreview: Sendable {
     /// The action's kind (`run`, `webhook`, `write`, or the plugin's name).
-    public var kind: String
+    package var kind: String
     /// One line for people: `run: notify-send 'Joined Office'`.
-    public var summary: String
+    package var summary: String
     /// Further lines (a webhook's headers and body), for people.
-    public var details: [String]
+    package var details: [String]
     /// The same, as JSON for `simulate --json`: `{"run": {"command": …}}`.
-    public var json: JSONValue
+    package var json: JSONValue
 
     /// Renders `spec` for `firing` at `wallTime` (RFC 3339).
-    public static func render(_ spec: ActionSpec, of firing: Firing, wallTime: String) -> ActionPreview {
+    package static func render(_ spec: ActionSpec, of firing: Firing, wallTime: String) -> ActionPreview {
         let context = ActionContext(firing: firing, wallTime: wallTime, environment: [:])
         var masked = context.templateContext
         masked.masksSecrets = true

@@ -2,12 +2,12 @@
 ///
 /// The same mechanism the `write` action uses: a temporary file in the same directory, fsync,
 /// rename, fsync of the directory.
-public enum DurableFile {
+package enum DurableFile {
     /// Replaces `path` with `contents` atomically; creates missing parent directories.
     /// - Parameter sync: fsync file and directory (survives power loss); without it the
     ///   replacement still survives the process being killed at any instant.
     /// - Throws: `ActionError` with the failing system call as its cause.
-    public static func replace(_ path: String, with contents: [UInt8], mode: UInt32 = 0o600, sync: Bool = true)
+    package static func replace(_ path: String, with contents: [UInt8], mode: UInt32 = 0o600, sync: Bool = true)
         throws(ActionError)
     {
         do {

@@ -2,11 +2,11 @@
 import NetRulesSystem
 
 /// `~` expansion and load-time checks for paths written in rules.
-public enum PathExpansion {
+package enum PathExpansion {
     /// Expands a leading `~` or `~/` to `$HOME` (or the password database's home when `HOME` is unset).
     ///
     /// `~user` is not supported and is returned unchanged; `validateWritePath` rejects it.
-    public static func expandingTilde(_ path: String) -> String {
+    package static func expandingTilde(_ path: String) -> String {
         guard path == "~" || path.hasPrefix("~/") else { return path }
         return homeDirectory() + path.dropFirst()
     }
@@ -18,7 +18,7 @@ public enum PathExpansion {
     /// It does not need to exist: missing parent directories are created when the action runs.
     /// - Parameter path: The path as written in the rule.
     /// - Returns: A message for a diagnostic, or nil.
-    public static func validateWritePath(_ path: String) -> String? {
+    package static func validateWritePath(_ path: String) -> String? {
         if path.isEmpty { return "the path is empty" }
         if path.utf8.contains(0) { return "the path contains a NUL byte" }
         if path.hasPrefix("~") && !(path == "~" || path.hasPrefix("~/")) {

@@ -17,12 +17,12 @@
 /// ```
 ///
 /// The parser is an immutable value and safe to share between tasks.
-public struct ArgumentParser: Sendable {
+package struct ArgumentParser: Sendable {
     /// The root of the command tree; its name is the tool's name.
-    public let root: CommandSpec
+    package let root: CommandSpec
 
     /// The version printed for `--version`.
-    public let version: String
+    package let version: String
 
     /// Creates a parser for the command tree under `root`.
     ///
@@ -32,7 +32,7 @@ public struct ArgumentParser: Sendable {
     /// - Parameters:
     ///   - root: The root command, named after the tool.
     ///   - version: The version printed for `--version`.
-    public init(root: CommandSpec, version: String) {
+    package init(root: CommandSpec, version: String) {
         self.root = root
         self.version = version
         assert(
@@ -46,7 +46,7 @@ public struct ArgumentParser: Sendable {
     /// - Parameter arguments: The command-line arguments without `argv[0]`.
     /// - Returns: Whether to run a command (with its values), print help, or print the version.
     /// - Throws: A ``UsageError`` with argument-parser's wording when the command line is wrong.
-    public func parse(_ arguments: [String]) throws(UsageError) -> ParseOutcome {
+    package func parse(_ arguments: [String]) throws(UsageError) -> ParseOutcome {
         var scanner = ArgumentScanner(root: root, arguments: arguments)
         return try scanner.scan()
     }
@@ -61,7 +61,7 @@ public struct ArgumentParser: Sendable {
     ///   - width: The screen width, usually ``TerminalWidth/current(environment:)``; widths below 40 are widened to
     ///     40 so descriptions keep some room beside the label column.
     /// - Returns: The rendered help.
-    public func helpText(for commandPath: [String], width: Int) -> String {
+    package func helpText(for commandPath: [String], width: Int) -> String {
         HelpRenderer(stack: commandStack(for: commandPath)).render(width: width)
     }
 
@@ -72,7 +72,7 @@ public struct ArgumentParser: Sendable {
     ///
     /// - Parameter commandPath: The command's path from the root, for example `["netrules", "simulate"]`.
     /// - Returns: The usage line without a prefix or newline.
-    public func usageLine(for commandPath: [String]) -> String {
+    package func usageLine(for commandPath: [String]) -> String {
         HelpRenderer(stack: commandStack(for: commandPath)).usage
     }
 
@@ -89,7 +89,7 @@ public struct ArgumentParser: Sendable {
     ///
     /// - Parameter error: The error thrown by ``parse(_:)``.
     /// - Returns: The rendered error.
-    public func errorText(_ error: UsageError) -> String {
+    package func errorText(_ error: UsageError) -> String {
         let stack = commandStack(for: error.commandPath)
         let name = stack.map(\.name).joined(separator: " ")
         var text = "Error: \(error.message)\n"
@@ -102,7 +102,7 @@ public struct ArgumentParser: Sendable {
     }
 
     /// The text to write to standard output for `--version`: the version and a newline.
-    public var versionText: String {
+    package var versionText: String {
         version + "\n"
     }
 

@@ -2,20 +2,20 @@
 ///
 /// Positional arguments bind in declaration order. A repeating argument takes every value that later required
 /// arguments do not need, so `<sources> ... <destination>` works as users expect.
-public struct ArgumentSpec: Sendable {
+package struct ArgumentSpec: Sendable {
     /// The argument's name, shown as `<name>` (or `<name> ...` when repeating).
     ///
     /// It is also the key under which ``ParsedArguments/positional(_:)`` reports the bound values.
-    public var name: String
+    package var name: String
 
     /// The one-sentence description shown in the ARGUMENTS section of the help.
-    public var help: String
+    package var help: String
 
     /// Whether the command may run without this argument; the usage line shows it in brackets.
-    public var isOptional: Bool
+    package var isOptional: Bool
 
     /// Whether the argument takes every remaining value rather than exactly one.
-    public var isRepeating: Bool
+    package var isRepeating: Bool
 
     /// Creates the declaration of a positional argument.
     ///
@@ -24,7 +24,7 @@ public struct ArgumentSpec: Sendable {
     ///   - help: The one-sentence description shown in the help.
     ///   - isOptional: Whether the command may run without it.
     ///   - isRepeating: Whether it takes every remaining value.
-    public init(name: String, help: String, isOptional: Bool = false, isRepeating: Bool = false) {
+    package init(name: String, help: String, isOptional: Bool = false, isRepeating: Bool = false) {
         self.name = name
         self.help = help
         self.isOptional = isOptional

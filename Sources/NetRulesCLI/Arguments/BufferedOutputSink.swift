@@ -4,21 +4,21 @@ import Synchronization
 ///
 /// Tests hand one to a command in place of standard output or standard error and then compare ``text`` with the
 /// expected output. It is safe to write from several tasks at once.
-public final class BufferedOutputSink: TextOutputSink {
+package final class BufferedOutputSink: TextOutputSink {
     private let storage = Mutex("")
 
     /// Creates an empty buffer.
-    public init() {}
+    package init() {}
 
     /// Everything written so far, in order.
-    public var text: String {
+    package var text: String {
         storage.withLock { $0 }
     }
 
     /// Appends `text` to the buffer.
     ///
     /// - Parameter text: The text to keep.
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         storage.withLock { $0 += text }
     }
 }

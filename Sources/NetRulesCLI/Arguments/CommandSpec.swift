@@ -2,29 +2,29 @@
 ///
 /// A tree of these describes the whole command line. The tree is plain data so that every command can be declared
 /// next to its implementation and assembled by the tool's entry point, and so that tests can build small trees.
-public struct CommandSpec: Sendable {
+package struct CommandSpec: Sendable {
     /// The name typed on the command line; for the root, the tool's name (`netrules`).
-    public var name: String
+    package var name: String
 
     /// The one-sentence summary shown after `OVERVIEW:` and in the parent's SUBCOMMANDS section.
-    public var abstract: String
+    package var abstract: String
 
     /// Optional longer text shown below the overview, wrapped to the terminal width.
     ///
     /// Line breaks in it are kept, so paragraphs may be separated with a blank line.
-    public var discussion: String?
+    package var discussion: String?
 
     /// The positional arguments, in the order they bind and are shown.
-    public var arguments: [ArgumentSpec]
+    package var arguments: [ArgumentSpec]
 
     /// The options and flags, in the order they are shown; `--help` (and `--version` on the root) follow them.
-    public var options: [OptionSpec]
+    package var options: [OptionSpec]
 
     /// The subcommands, in the order they are shown.
     ///
     /// A command with subcommands and no arguments of its own treats its first positional value as a subcommand
     /// name, and shows its help when invoked without one.
-    public var subcommands: [CommandSpec]
+    package var subcommands: [CommandSpec]
 
     /// Creates the declaration of a command.
     ///
@@ -35,7 +35,7 @@ public struct CommandSpec: Sendable {
     ///   - arguments: The positional arguments in binding order.
     ///   - options: The options and flags in display order.
     ///   - subcommands: The subcommands in display order.
-    public init(
+    package init(
         name: String,
         abstract: String,
         discussion: String? = nil,
@@ -55,7 +55,7 @@ public struct CommandSpec: Sendable {
     ///
     /// - Parameter name: The subcommand's name as typed on the command line.
     /// - Returns: The subcommand, or `nil` if this command has none of that name.
-    public func subcommand(named name: String) -> CommandSpec? {
+    package func subcommand(named name: String) -> CommandSpec? {
         subcommands.first { $0.name == name }
     }
 }

@@ -5,56 +5,56 @@
 /// one declaration, so what `--help` shows can never drift from what the parser accepts.
 ///
 /// The names `--help`, `-h` and, on the root command, `--version` are reserved: the parser adds them itself.
-public struct OptionSpec: Sendable {
+package struct OptionSpec: Sendable {
     /// The long name without its dashes, in kebab-case.
     ///
     /// `"timeline"` is spelled `--timeline` on the command line. It is also the key under which
     /// ``ParsedArguments`` reports the option.
-    public var long: String
+    package var long: String
 
     /// The optional one-letter name, spelled `-c` on the command line.
     ///
     /// Short flags combine (`-vq`), and a value-taking short option may end a group
     /// (`-vc 3`, `-vc3`).
-    public var short: Character?
+    package var short: Character?
 
     /// The name of the option's value, shown as `<value-name>`; `nil` makes the option a flag.
     ///
     /// A flag takes no value, and `--flag=value` is a usage error.
-    public var valueName: String?
+    package var valueName: String?
 
     /// The one-sentence description shown in the OPTIONS section of the help.
     ///
     /// Write it as a sentence ending with a full stop; the renderer appends `(default: …)` and `(values: …)` itself.
-    public var help: String
+    package var help: String
 
     /// The value used when the option is not given, shown as `(default: …)` in the help.
     ///
     /// ``ParsedArguments/value(_:)`` returns it when the option is absent.
-    public var defaultValue: String?
+    package var defaultValue: String?
 
     /// The only values the option accepts, shown as `(values: a, b)` in the help.
     ///
     /// Any other value is a usage error that lists the accepted ones. `nil` accepts every value.
-    public var allowedValues: [String]?
+    package var allowedValues: [String]?
 
     /// Whether the option may be given several times, its values accumulating.
     ///
     /// A non-repeating option may still be given twice; the last value wins, as in swift-argument-parser.
     /// The usage line shows a repeating option as `[--tag <tag> ...]`.
-    public var isRepeating: Bool
+    package var isRepeating: Bool
 
     /// Whether the command refuses to run without this option.
     ///
     /// A required option is shown without brackets in the usage line, and leaving it out is the usage error
     /// `Missing expected argument '--timeline <file>'`.
-    public var isRequired: Bool
+    package var isRequired: Bool
 
     /// Other long names the parser also accepts, without their dashes; neither help nor completions show them.
     ///
     /// An alias keeps an older spelling working after a rename (`--control-socket` for `--socket`). The parser
     /// reports the option under ``long`` whichever spelling was typed.
-    public var aliases: [String]
+    package var aliases: [String]
 
     /// Creates the declaration of an option or flag.
     ///
@@ -68,7 +68,7 @@ public struct OptionSpec: Sendable {
     ///   - isRepeating: Whether the option may be given several times, values accumulating.
     ///   - isRequired: Whether leaving the option out is a usage error.
     ///   - aliases: Older long names the parser still accepts.
-    public init(
+    package init(
         long: String,
         short: Character? = nil,
         valueName: String? = nil,
@@ -91,12 +91,12 @@ public struct OptionSpec: Sendable {
     }
 
     /// Whether `name` (without dashes) spells this option: its long name or one of its aliases.
-    public func isSpelled(_ name: String) -> Bool {
+    package func isSpelled(_ name: String) -> Bool {
         long == name || aliases.contains(name)
     }
 
     /// Whether the option takes a value rather than being a flag.
     ///
     /// This is derived from ``valueName`` so the two can never disagree.
-    public var takesValue: Bool { valueName != nil }
+    package var takesValue: Bool { valueName != nil }
 }

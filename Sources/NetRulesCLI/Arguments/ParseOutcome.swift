@@ -2,7 +2,7 @@
 ///
 /// Help and version requests are outcomes rather than errors because they are successful runs: the caller prints
 /// ``ArgumentParser/helpText(for:width:)`` or the version to standard output and exits with status 0.
-public enum ParseOutcome: Sendable, Equatable {
+package enum ParseOutcome: Sendable, Equatable {
     /// Run the command named by the arguments' ``ParsedArguments/commandPath``.
     case run(ParsedArguments)
 

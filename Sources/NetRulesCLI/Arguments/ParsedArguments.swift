@@ -6,9 +6,9 @@
 /// assertion in debug builds, which catches typos that a type-checked parser would have caught at compile time.
 ///
 /// It is `Equatable` so tests can compare whole outcomes.
-public struct ParsedArguments: Sendable, Equatable {
+package struct ParsedArguments: Sendable, Equatable {
     /// The names of the commands from the root to the one to run, for example `["netrules", "simulate"]`.
-    public var commandPath: [String]
+    package var commandPath: [String]
 
     /// The values given to each value-taking option, in command-line order, keyed by long name.
     var optionValues: [String: [String]]
@@ -29,7 +29,7 @@ public struct ParsedArguments: Sendable, Equatable {
     ///
     /// - Parameter long: The option's long name without dashes, for example `"json"`.
     /// - Returns: `true` if it appeared on the command line.
-    public func flag(_ long: String) -> Bool {
+    package func flag(_ long: String) -> Bool {
         assertDeclared(long)
         return flagCounts[long, default: 0] > 0 || optionValues[long] != nil
     }
@@ -38,7 +38,7 @@ public struct ParsedArguments: Sendable, Equatable {
     ///
     /// - Parameter long: The flag's long name without dashes.
     /// - Returns: The number of occurrences, 0 when absent.
-    public func count(_ long: String) -> Int {
+    package func count(_ long: String) -> Int {
         assertDeclared(long)
         return flagCounts[long, default: 0] + (optionValues[long]?.count ?? 0)
     }
@@ -50,7 +50,7 @@ public struct ParsedArguments: Sendable, Equatable {
     ///
     /// - Parameter long: The option's long name without dashes, for example `"timeline"`.
     /// - Returns: The last value given, the declared default, or `nil`.
-    public func value(_ long: String) -> String? {
+    package func value(_ long: String) -> String? {
         assertDeclared(long)
         return optionValues[long]?.last ?? defaultValues[long]
     }
@@ -59,7 +59,7 @@ public struct ParsedArguments: Sendable, Equatable {
     ///
     /// - Parameter long: The option's long name without dashes, for example `"tag"`.
     /// - Returns: The values given; `[default]` when none were given and a default exists; otherwise `[]`.
-    public func values(_ long: String) -> [String] {
+    package func values(_ long: String) -> [String] {
         assertDeclared(long)
         if let given = optionValues[long] {
             return given
@@ -72,7 +72,7 @@ public struct ParsedArguments: Sendable, Equatable {
     /// - Parameter name: The argument's name as declared, for example `"rules"`.
     /// - Returns: The bound values: one for a plain argument, any number for a repeating one, none when an optional
     ///   argument was left out.
-    public func positional(_ name: String) -> [String] {
+    package func positional(_ name: String) -> [String] {
         assertDeclared(name)
         return positionalValues[name] ?? []
     }

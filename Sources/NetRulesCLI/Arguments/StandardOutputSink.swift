@@ -7,12 +7,12 @@ import Synchronization
 /// streaming `simulate` or `watch` piped into another program must not sit in a stdio buffer) and nothing is lost
 /// if the process exits abruptly. A lock per stream keeps each call's text contiguous when several tasks write at
 /// once. Do not mix it with `print`, whose stdio buffer could reorder output relative to this sink.
-public final class StandardOutputSink: TextOutputSink {
+package final class StandardOutputSink: TextOutputSink {
     /// The sink for standard output: command results, help and version.
-    public static let standardOutput = StandardOutputSink(fileDescriptor: standardOutputFileDescriptor)
+    package static let standardOutput = StandardOutputSink(fileDescriptor: standardOutputFileDescriptor)
 
     /// The sink for standard error: diagnostics, logs and usage errors.
-    public static let standardError = StandardOutputSink(fileDescriptor: standardErrorFileDescriptor)
+    package static let standardError = StandardOutputSink(fileDescriptor: standardErrorFileDescriptor)
 
     private let fileDescriptor: CInt
 
@@ -30,7 +30,7 @@ public final class StandardOutputSink: TextOutputSink {
     /// SIGPIPE as for any command-line tool, which ends `netrules status | head` quietly.
     ///
     /// - Parameter text: The text to write.
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         var text = text
         lock.withLock { _ in
             text.withUTF8 { bytes in

@@ -5,16 +5,16 @@ internal import NetRulesSystem
 ///
 /// The lookup order is swift-argument-parser's and environ(7)'s: the `COLUMNS` variable, which users set to override
 /// the real size, then the terminal size of standard output, then 80 for pipes and files.
-public enum TerminalWidth {
+package enum TerminalWidth {
     /// The width used when neither `COLUMNS` nor a terminal gives one.
-    public static let fallback = 80
+    package static let fallback = 80
 
     /// The width to wrap help text to now.
     ///
     /// - Parameter environment: The process environment (injected so tests control `COLUMNS`).
     /// - Returns: `COLUMNS` if it is set to a positive number, else the tty width of standard output
     ///   (ioctl `TIOCGWINSZ`), else 80.
-    public static func current(environment: [String: String]) -> Int {
+    package static func current(environment: [String: String]) -> Int {
         resolve(columns: environment["COLUMNS"], terminalWidth: standardOutputTerminalWidth())
     }
 

@@ -2,7 +2,7 @@
 ///
 /// Commands write through a sink instead of calling `print` so that tests can capture exactly what a user would see,
 /// and so that output from several tasks never interleaves mid-line.
-public protocol TextOutputSink: AnyObject, Sendable {
+package protocol TextOutputSink: AnyObject, Sendable {
     /// Writes `text` as is; no newline is added.
     ///
     /// Implementations must be safe to call from any thread and keep each call's text contiguous.

@@ -5,11 +5,11 @@ enum CommandError: Error {
 }
 
 /// The documented exit codes.
-public enum ExitCode {
-    public static let success: Int32 = 0
-    public static let failure: Int32 = 1
+package enum ExitCode {
+    package static let success: Int32 = 0
+    package static let failure: Int32 = 1
     /// A usage error (EX_USAGE).
-    public static let usage: Int32 = 64
+    package static let usage: Int32 = 64
     /// An invalid rule file (EX_DATAERR).
-    public static let invalidRules: Int32 = 65
+    package static let invalidRules: Int32 = 65
 }

@@ -2,15 +2,15 @@
 ///
 /// docs/man/ holds the generated pages; a test regenerates them and compares, so they follow the command
 /// specification and docs/rules.md. `scripts/package` installs them.
-public enum ManualPages {
+package enum ManualPages {
     /// The file name of the command reference.
-    public static let commandReferenceName = "netrules.1"
+    package static let commandReferenceName = "netrules.1"
 
     /// The file name of the rule language page.
-    public static let ruleLanguageName = "netrules-rules.5"
+    package static let ruleLanguageName = "netrules-rules.5"
 
     /// `netrules.1`: every command with its usage, arguments and options, in the words of `--help`.
-    public static var commandReference: String {
+    package static var commandReference: String {
         ManualPage.commandReference(root: NetRulesCommandLine.root).source
     }
 
@@ -18,7 +18,7 @@ public enum ManualPages {
     ///
     /// - Parameter markdown: The text of docs/rules.md.
     /// - Returns: The page's mdoc source.
-    public static func ruleLanguage(markdown: String) -> String {
+    package static func ruleLanguage(markdown: String) -> String {
         ManualPage.converted(
             markdown: markdown, name: "netrules-rules", section: "5",
             description: "the netrules rule language, version 1",

@@ -8,11 +8,11 @@ import NetRulesSystem
 /// One request per connection, as the server expects: `request` (or `response(to:)`) for the
 /// one-line answers, `stream(_:)` for `watch`. Every wait is bounded by `timeout` (except a stream's,
 /// which lasts until the daemon closes or the consumer stops) and can be cancelled.
-public final class ControlClient: Sendable {
+package final class ControlClient: Sendable {
     /// The socket this client is connected to.
-    public let path: String
+    package let path: String
     /// How long a one-shot request may take in all.
-    public let timeout: Duration
+    package let timeout: Duration
     private let descriptor: FileDescriptor
     private let wake: WakeEvent
 
@@ -36,7 +36,7 @@ public final class ControlClient: Sendable {
     /// - Returns: the client, or nil when no daemon is there (no socket file, or nobody listening).
     /// - Throws: `ControlSocketError` with `.permissionDenied` when the socket refuses this user,
     ///   naming the socket; a `SystemCallError` for other failures.
-    public static func connect(path: String, timeout: Duration = .seconds(10)) throws -> ControlClient? {
+    package static func connect(path: String, timeout: Duration = .seconds(10)) throws -> ControlClient? {
         let flags = CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue)
         let descriptor = FileDescriptor(taking: try sys_socket(AF_UNIX, flags, 0).get(call: "socket"))
         let fd = try descriptor.withFileDescriptor { $0 }
@@ -68,7 +68,7 @@ public final class ControlClient: Sendable {
     /// Use it from threads of your own; from async code, `response(to:)` waits off the pool.
     /// - Throws: `ControlSocketError` (`.protocolViolation`) when the answer is not one JSON line,
     ///   `CancellationError` after `cancel()`, or a `SystemCallError` (`ETIMEDOUT` after `timeout`).
-    public func request(_ object: JSONValue) throws -> JSONValue {
+    package func request(_ object: JSONValue) throws -> JSONValue {
         let deadline = ContinuousClock().now + timeout
         try send(object, deadline: deadline)
         var buffer: [UInt8] = []
@@ -81,7 +81,7 @@ public final class ControlClient: Sendable {
 
     /// Sends one request and returns the daemon's answer, waiting on a dedicated thread so the
     /// cooperative pool stays free; cancelling the task abandons the request.
-    public func response(to object: JSONValue) async throws -> JSONValue {
+    package func response(to object: JSONValue) async throws -> JSONValue {
         try await withTaskCancellationHandler {
             try await DedicatedThread.spawnAndWait { try self.request(object) }
         } onCancel: {
@@ -92,7 +92,7 @@ public final class ControlClient: Sendable {
     /// Sends one request and returns every answer line, up to the daemon closing the connection
     /// (`history`), waiting on a dedicated thread; the whole exchange is bounded by `timeout`.
     /// - Throws: as `response(to:)`; `ControlSocketError` when the answer exceeds `maximumAnswerLength`.
-    public func responses(to object: JSONValue) async throws -> [JSONValue] {
+    package func responses(to object: JSONValue) async throws -> [JSONValue] {
         try await withTaskCancellationHandler {
             try await DedicatedThread.spawnAndWait { try self.requestLines(object) }
         } onCancel: {
@@ -118,7 +118,7 @@ public final class ControlClient: Sendable {
 
     /// Sends one request and delivers each answer line until the daemon closes the connection or
     /// the consumer stops iterating; either way the connection is closed then.
-    public func stream(_ object: JSONValue) -> AsyncThrowingStream<JSONValue, any Error> {
+    package func stream(_ object: JSONValue) -> AsyncThrowingStream<JSONValue, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: JSONValue.self)
         continuation.onTermination = { _ in self.cancel() }
         do {
@@ -146,7 +146,7 @@ public final class ControlClient: Sendable {
     }
 
     /// Stops whatever request is waiting; the connection is unusable afterwards. Thread-safe.
-    public func cancel() {
+    package func cancel() {
         wake.signal()
     }
 

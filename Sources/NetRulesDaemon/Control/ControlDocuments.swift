@@ -6,12 +6,12 @@ import NetRulesCore
 ///
 /// Every document carries `"version": 1`. `null` always means *known absent*; an unknown fact is
 /// left out of `facts` (as in `status --json`, and as `watch --json` leaves out `old`/`new`).
-public enum ControlDocuments {
+package enum ControlDocuments {
     /// The protocol version every request and answer carries.
-    public static let version = 1
+    package static let version = 1
 
     /// `{"version":1,"facts":{KEY: VALUE…}}`: the known facts, keys sorted.
-    public static func status(_ facts: FactStore) -> JSONValue {
+    package static func status(_ facts: FactStore) -> JSONValue {
         .object([
             ("version", .number(Double(version))),
             ("facts", .object(facts.known.map { ($0.key.rawValue, JSONValue($0.state)) })),
@@ -19,12 +19,12 @@ public enum ControlDocuments {
     }
 
     /// `{"version":1,"rules":[NAME…]}`: the loaded rules in file order.
-    public static func rules(_ names: [String]) -> JSONValue {
+    package static func rules(_ names: [String]) -> JSONValue {
         .object([("version", .number(Double(version))), ("rules", .array(names.map(JSONValue.string)))])
     }
 
     /// `{"version":1,"reloaded":true,"rules":N,"diagnostics":"…"}`: what a reload did.
-    public static func reload(_ outcome: ReloadOutcome) -> JSONValue {
+    package static func reload(_ outcome: ReloadOutcome) -> JSONValue {
         .object([
             ("version", .number(Double(version))), ("reloaded", .bool(outcome.reloaded)),
             ("rules", .number(Double(outcome.rules))), ("diagnostics", .string(outcome.diagnostics)),
@@ -32,18 +32,18 @@ public enum ControlDocuments {
     }
 
     /// `{"version":1,"error":"…"}`.
-    public static func error(_ message: String) -> JSONValue {
+    package static func error(_ message: String) -> JSONValue {
         .object([("version", .number(Double(version))), ("error", .string(message))])
     }
 
     /// The message of an error document, or nil when `document` is not one.
-    public static func errorMessage(in document: JSONValue) -> String? {
+    package static func errorMessage(in document: JSONValue) -> String? {
         document.member("error")?.stringValue
     }
 
     /// One `watch` line, exactly as `netrules watch --json` prints it without a daemon: `version`,
     /// `key`, `old`, `new`, `at`, with `old`/`new` left out when unknown and `null` when known absent.
-    public static func change(_ change: FactChange) -> JSONValue {
+    package static func change(_ change: FactChange) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("version", .number(Double(version))), ("key", .string(change.key.rawValue)),
         ]
@@ -65,7 +65,7 @@ public enum ControlDocuments {
     /// - Parameters:
     ///   - explanation: what `Engine.explain(rule:)` returned.
     ///   - now: the engine's current time, for the hold's and cooldown's remaining time.
-    public static func explain(_ explanation: Explanation, now: Instant?) -> JSONValue {
+    package static func explain(_ explanation: Explanation, now: Instant?) -> JSONValue {
         func tree(_ node: Explanation.Node) -> JSONValue {
             .object([
                 ("condition", .string(node.description)), ("truth", .string(node.truth.description)),

@@ -6,7 +6,7 @@ import NetRulesCore
 /// `{"version":1,"command":"watch"}`, `{"version":1,"command":"rules"}` or
 /// `{"version":1,"command":"history","rule":"NAME","since_seconds":3600,"limit":20}` (each filter
 /// optional).
-public enum ControlRequest: Equatable, Sendable {
+package enum ControlRequest: Equatable, Sendable {
     /// The known facts: answered with `ControlDocuments.status`.
     case status
     /// One rule's condition tree: answered with `ControlDocuments.explain`, or an error document.
@@ -22,7 +22,7 @@ public enum ControlRequest: Equatable, Sendable {
     case history(HistoryQuery)
 
     /// The request as the JSON line a client sends.
-    public var document: JSONValue {
+    package var document: JSONValue {
         let version: (String, JSONValue) = ("version", .number(Double(ControlDocuments.version)))
         switch self {
         case .status: return .object([version, ("command", .string("status"))])

@@ -19,21 +19,21 @@ import Synchronization
 ///
 /// No blocking call runs on Swift's cooperative pool: descriptors are non-blocking, and every wait
 /// is a `poll` on a dedicated thread that task cancellation wakes.
-public struct ControlServer: Sendable {
+package struct ControlServer: Sendable {
     /// Where the socket file is.
-    public var path: String
+    package var path: String
     /// How long a client may take to send its request line after connecting.
-    public var requestTimeout: Duration = .seconds(5)
+    package var requestTimeout: Duration = .seconds(5)
     /// How long one answer line may wait for a client that does not read, before it is dropped.
-    public var writeTimeout: Duration = .seconds(10)
+    package var writeTimeout: Duration = .seconds(10)
     /// The longest request line accepted, newline excluded.
-    public var maximumRequestLength = 64 * 1024
+    package var maximumRequestLength = 64 * 1024
     /// Requests served at once (`status`, `explain`, a `watch` until it starts streaming); more
     /// are refused with an error line.
-    public var maximumConnections = 32
+    package var maximumConnections = 32
     /// `watch` streams at once. They have slots of their own, so however many a user leaves
     /// open, `status` and `explain` still get an answer.
-    public var maximumWatchers = 32
+    package var maximumWatchers = 32
 
     private let queries: any DaemonQueries
     private let logger: Logger
@@ -43,7 +43,7 @@ public struct ControlServer: Sendable {
     ///   - path: the socket file, usually `DaemonPaths.controlSocket`.
     ///   - queries: what answers the requests: the daemon.
     ///   - logger: receives connection problems at `info` and refusals at `notice`.
-    public init(path: String, queries: any DaemonQueries, logger: Logger) {
+    package init(path: String, queries: any DaemonQueries, logger: Logger) {
         self.path = path
         self.queries = queries
         self.logger = logger
@@ -55,28 +55,28 @@ public struct ControlServer: Sendable {
     /// replaced; one that still answers is not.
     /// - Throws: `ControlSocketError` with code `.anotherDaemon` when another daemon answers on
     ///   the socket, or a `SystemCallError` when the socket cannot be set up.
-    public func run() async throws {
+    package func run() async throws {
         try await run(on: listen())
     }
 
     /// A bound and listening control socket, for `run(on:)`.
-    public struct Listener: Sendable {
+    package struct Listener: Sendable {
         let descriptor: FileDescriptor
         let identity: ControlSocketFile.Identity
     }
 
     /// Binds the socket now, so that a daemon can refuse to start when another one answers on it.
     /// - Throws: as `run()`.
-    public func listen() throws -> Listener { try Self.listen(at: path) }
+    package func listen() throws -> Listener { try Self.listen(at: path) }
 
     /// Binds the socket at `path` (see `listen()`), before the server that will use it exists.
-    public static func listen(at path: String) throws -> Listener {
+    package static func listen(at path: String) throws -> Listener {
         let (descriptor, identity) = try ControlSocketFile.listen(at: path, backlog: 16)
         return Listener(descriptor: descriptor, identity: identity)
     }
 
     /// Serves on a socket from `listen()` until the task is cancelled, then closes it and removes its file.
-    public func run(on bound: Listener) async throws {
+    package func run(on bound: Listener) async throws {
         let (listener, identity) = (bound.descriptor, bound.identity)
         defer {
             try? listener.close()

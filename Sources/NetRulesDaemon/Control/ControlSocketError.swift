@@ -6,9 +6,9 @@ import NetRulesSystem
 ///
 /// Shaped like the project's runtime errors (STYLE §7): an extensible `code`, a human `message`,
 /// an optional `cause` and the throw site.
-public struct ControlSocketError: DetailedError, Sendable {
+package struct ControlSocketError: DetailedError, Sendable {
     /// What went wrong, as a value code can branch on.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Kind: Hashable, Sendable {
             case anotherDaemon, permissionDenied, invalidPath, protocolViolation
         }
@@ -16,15 +16,15 @@ public struct ControlSocketError: DetailedError, Sendable {
         fileprivate let kind: Kind
 
         /// Another daemon answers on the socket; this one must not take it over.
-        public static let anotherDaemon = Code(kind: .anotherDaemon)
+        package static let anotherDaemon = Code(kind: .anotherDaemon)
         /// The socket (or its directory) does not let this user connect.
-        public static let permissionDenied = Code(kind: .permissionDenied)
+        package static let permissionDenied = Code(kind: .permissionDenied)
         /// The path is too long for a UNIX socket, or something that is not a socket is in the way.
-        public static let invalidPath = Code(kind: .invalidPath)
+        package static let invalidPath = Code(kind: .invalidPath)
         /// The daemon's answer was not one JSON line.
-        public static let protocolViolation = Code(kind: .protocolViolation)
+        package static let protocolViolation = Code(kind: .protocolViolation)
 
-        public var description: String {
+        package var description: String {
             switch kind {
             case .anotherDaemon: "another daemon"
             case .permissionDenied: "permission denied"
@@ -34,16 +34,16 @@ public struct ControlSocketError: DetailedError, Sendable {
         }
     }
 
-    public var code: Code
+    package var code: Code
     /// A sentence for the user, naming the socket.
-    public var message: String
+    package var message: String
     /// The underlying failure, such as a `SystemCallError`.
-    public var cause: (any Error & Sendable)?
-    public var file: String
-    public var line: Int
+    package var cause: (any Error & Sendable)?
+    package var file: String
+    package var line: Int
 
     /// Creates the error, recording where it was thrown.
-    public init(
+    package init(
         _ code: Code, _ message: String, cause: (any Error & Sendable)? = nil, file: String = #fileID,
         line: Int = #line
     ) {
@@ -54,10 +54,10 @@ public struct ControlSocketError: DetailedError, Sendable {
         self.line = line
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// The message, the throw site and the cause chain, for logs.
-    public var detailedDescription: String {
+    package var detailedDescription: String {
         Self.withCauses("\(message) (\(code), at \(file):\(line))", cause)
     }
 }

@@ -5,7 +5,7 @@ import NetRulesCore
 /// The daemon implements it; the control server only translates requests and answers to JSON
 /// lines. Every method is a read but `reload`, which re-reads the same rule files SIGHUP does
 /// (the socket admits only root and the daemon's own user).
-public protocol DaemonQueries: Sendable {
+package protocol DaemonQueries: Sendable {
     /// The current facts.
     func facts() async -> FactStore
     /// The rule's condition tree with each node's current value, or nil when there is no such rule.
@@ -24,15 +24,15 @@ public protocol DaemonQueries: Sendable {
 }
 
 /// What a reload through the control socket did.
-public struct ReloadOutcome: Sendable, Hashable {
+package struct ReloadOutcome: Sendable, Hashable {
     /// Whether the new rules are running (false: the old ones still are).
-    public var reloaded: Bool
+    package var reloaded: Bool
     /// How many rules run now.
-    public var rules: Int
+    package var rules: Int
     /// The diagnostics, rendered with their source lines, when the files were refused.
-    public var diagnostics: String
+    package var diagnostics: String
 
-    public init(reloaded: Bool, rules: Int, diagnostics: String) {
+    package init(reloaded: Bool, rules: Int, diagnostics: String) {
         self.reloaded = reloaded
         self.rules = rules
         self.diagnostics = diagnostics
@@ -41,26 +41,26 @@ public struct ReloadOutcome: Sendable, Hashable {
 
 extension DaemonQueries {
     /// A daemon that cannot reload on request says so.
-    public func reloadOnRequest() async -> ReloadOutcome {
+    package func reloadOnRequest() async -> ReloadOutcome {
         ReloadOutcome(reloaded: false, rules: 0, diagnostics: "this daemon does not reload on request\n")
     }
 
     /// No engine time: `explain` then shows a hold without its remaining time.
-    public func engineTime() async -> Instant? { nil }
+    package func engineTime() async -> Instant? { nil }
 
     /// No history: `history` says so.
-    public func history(_ query: HistoryQuery) async -> [HistoryEntry]? { nil }
+    package func history(_ query: HistoryQuery) async -> [HistoryEntry]? { nil }
 }
 
 /// One fact's change, as `watch` shows it.
-public struct FactChange: Sendable {
-    public var key: FactKey
-    public var old: FactState
-    public var new: FactState
+package struct FactChange: Sendable {
+    package var key: FactKey
+    package var old: FactState
+    package var new: FactState
     /// Wall-clock time, RFC 3339.
-    public var at: String
+    package var at: String
 
-    public init(key: FactKey, old: FactState, new: FactState, at: String) {
+    package init(key: FactKey, old: FactState, new: FactState, at: String) {
         self.key = key
         self.old = old
         self.new = new

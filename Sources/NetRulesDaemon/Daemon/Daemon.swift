@@ -20,7 +20,7 @@ import Synchronization
 /// Start order is runner → core → observers; shutdown runs in reverse: observers stop, the
 /// runner finishes running actions within `shutdownGrace` (their results still recorded), the
 /// state is persisted.
-public actor Daemon: DaemonQueries {
+package actor Daemon: DaemonQueries {
     enum Event: Sendable {
         case facts(FactUpdate)
         case tick
@@ -63,7 +63,7 @@ public actor Daemon: DaemonQueries {
     /// How many times SIGTERM or SIGINT arrived.
     nonisolated let shutdownRequests = Mutex(0)
 
-    public init(options: DaemonOptions) {
+    package init(options: DaemonOptions) {
         self.options = options
         self.logger = options.logger
         startInstant = clock.now
@@ -88,11 +88,11 @@ public actor Daemon: DaemonQueries {
     }
 
     /// Asks for a reload (SIGHUP, a rule file changed). Safe from any thread.
-    public nonisolated func reload() { eventSink.yield(.reload) }
+    package nonisolated func reload() { eventSink.yield(.reload) }
 
     /// Asks for a graceful shutdown (SIGTERM, SIGINT); asked again, stops running actions at
     /// once (the state is still saved). Safe from any thread.
-    public nonisolated func shutdown() {
+    package nonisolated func shutdown() {
         let first = shutdownRequests.withLock { count in
             count += 1
             return count == 1
@@ -108,7 +108,7 @@ public actor Daemon: DaemonQueries {
 
     /// Runs until `shutdown()`; returns the exit code: 0 after a clean shutdown, 65 when the rules
     /// are invalid at start, 1 when they cannot be read.
-    public func run() async -> Int32 {
+    package func run() async -> Int32 {
         let (result, unreadable, _) = load()
         guard let loaded = result else { return unreadable ? 1 : 65 }
         do {
@@ -295,28 +295,28 @@ public actor Daemon: DaemonQueries {
 
     /// The facts as observers reported them (the engine's own `clock.local` left out).
     /// Reloads in the event loop's order, as SIGHUP does, and answers with what happened.
-    public func reloadOnRequest() async -> ReloadOutcome {
+    package func reloadOnRequest() async -> ReloadOutcome {
         await withCheckedContinuation { eventSink.yield(.reloadRequested($0)) }
     }
 
-    public func facts() async -> FactStore {
+    package func facts() async -> FactStore {
         var facts = core.engine.facts
         if facts[.localClock].isKnown { facts.apply(FactUpdate([.localClock: .unknown])) }
         return facts
     }
 
-    public func explain(rule: String) async -> Explanation? { core.engine.explain(rule: rule) }
+    package func explain(rule: String) async -> Explanation? { core.engine.explain(rule: rule) }
 
-    public func ruleNames() async -> [String] { core.engine.rules.map(\.name) }
+    package func ruleNames() async -> [String] { core.engine.rules.map(\.name) }
 
-    public func engineTime() async -> Instant? { now() }
+    package func engineTime() async -> Instant? { now() }
 
-    public func history(_ query: HistoryQuery) async -> [HistoryEntry]? {
+    package func history(_ query: HistoryQuery) async -> [HistoryEntry]? {
         guard let history else { return nil }
         return query.select(history.entries, now: Int64(Date().timeIntervalSince1970.rounded(.down)))
     }
 
-    public func factChanges() async -> AsyncStream<FactChange> {
+    package func factChanges() async -> AsyncStream<FactChange> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: FactChange.self, bufferingPolicy: .bufferingNewest(4096))
         let id = nextWatcher

@@ -2,27 +2,27 @@ import NetRulesCore
 import NetRulesLinux
 
 /// How `netrules run` was asked to run.
-public struct DaemonOptions: Sendable {
+package struct DaemonOptions: Sendable {
     /// Rule files and directories.
-    public var ruleFiles: [String]
-    public var paths: DaemonPaths
+    package var ruleFiles: [String]
+    package var paths: DaemonPaths
     /// The daemon's environment: inherited by actions, read by `{{env.NAME}}`.
-    public var environment: [String: String]
-    public var logger: Logger
+    package var environment: [String: String]
+    package var logger: Logger
     /// Receives sd_notify states (`READY=1`, `RELOADING=1`, `STOPPING=1`, `STATUS=…`).
-    public var notify: @Sendable (String) -> Void
+    package var notify: @Sendable (String) -> Void
     /// A reason not to trust a rule file or plugin (writable by others while running as root), or nil.
-    public var trustProblem: @Sendable (_ path: String, _ kind: FileTrust.Kind) -> String?
+    package var trustProblem: @Sendable (_ path: String, _ kind: FileTrust.Kind) -> String?
     /// How long shutdown waits for running actions before giving up on them.
-    public var shutdownGrace: Duration
+    package var shutdownGrace: Duration
     /// How many rules' firings may run at once.
-    public var concurrency: Int
+    package var concurrency: Int
     /// How many firings `history` keeps (`<state-dir>/history.jsonl`); 0 keeps none.
-    public var historyLimit: Int
+    package var historyLimit: Int
     /// The services the daemon is wired to; tests replace them.
     package var services = DaemonServices()
 
-    public init(
+    package init(
         ruleFiles: [String], paths: DaemonPaths, environment: [String: String], logger: Logger,
         notify: @escaping @Sendable (String) -> Void = { _ in },
         trustProblem: @escaping @Sendable (String, FileTrust.Kind) -> String? = { _, _ in nil },

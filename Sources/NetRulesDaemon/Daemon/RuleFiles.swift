@@ -6,14 +6,14 @@ import NetRulesCore
 import NetRulesSystem
 
 /// Reads rule files from disk and loads them, for `check`, `simulate`, `explain` and the daemon.
-public enum RuleFiles {
+package enum RuleFiles {
     /// A rule file or directory that cannot be read at all (as opposed to invalid content).
-    public struct ReadError: Error, CustomStringConvertible {
-        public var description: String
+    package struct ReadError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Expands directories to their `*.yaml`/`*.yml` files (sorted), keeps files as given.
-    public static func expand(_ paths: [String]) throws(ReadError) -> [String] {
+    package static func expand(_ paths: [String]) throws(ReadError) -> [String] {
         var files: [String] = []
         for path in paths {
             guard case .success(let info) = sys_stat(path) else {
@@ -45,7 +45,7 @@ public enum RuleFiles {
     /// Reads and loads the files; throws only when a file cannot be read.
     ///
     /// Plugins are found in the rule files' `plugins:` directories, then `PATH`.
-    public static func load(_ paths: [String], environment: [String: String]) throws(ReadError) -> LoadResult {
+    package static func load(_ paths: [String], environment: [String: String]) throws(ReadError) -> LoadResult {
         var sources: [RuleSource] = []
         for file in try expand(paths) {
             guard let data = FileManager.default.contents(atPath: file) else {
@@ -66,7 +66,7 @@ public enum RuleFiles {
 
     /// Files the daemon must refuse to trust: every rule file and every plugin the rules use,
     /// checked by `problem` (which says why, or returns nil).
-    public static func trustProblems(
+    package static func trustProblems(
         _ result: LoadResult, files: [String], problem: (_ path: String, _ kind: FileTrust.Kind) -> String?
     ) -> [String] {
         var problems = files.compactMap { problem($0, .ruleFile) }

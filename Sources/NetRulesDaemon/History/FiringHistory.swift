@@ -19,19 +19,19 @@ import NetRulesSystem
 /// `maximumReadLength` bytes.
 ///
 /// Not thread-safe: the daemon actor owns it.
-public struct FiringHistory {
-    public static let fileName = "history.jsonl"
+package struct FiringHistory {
+    package static let fileName = "history.jsonl"
     /// The longest line read back; a longer line is skipped (and never written).
-    public static let maximumLineLength = 1 << 20
+    package static let maximumLineLength = 1 << 20
     /// How much of the file's end is read at most.
-    public static let maximumReadLength = 32 << 20
+    package static let maximumReadLength = 32 << 20
 
     /// The file's path.
-    public let path: String
+    package let path: String
     /// How many entries are kept.
-    public let limit: Int
+    package let limit: Int
     /// The entries, oldest first, at most `limit`.
-    public private(set) var entries: [HistoryEntry] = []
+    package private(set) var entries: [HistoryEntry] = []
     private var linesInFile = 0
     private var descriptor: FileDescriptor?
     private let logger: Logger
@@ -44,7 +44,7 @@ public struct FiringHistory {
     ///   - limit: how many firings to keep (at least 1).
     ///   - logger: the parent logger; the history logs as `netrules.history`, a file that cannot be
     ///     written as an error (once until a write succeeds again).
-    public init(directory: String, limit: Int, logger: Logger = .disabled) {
+    package init(directory: String, limit: Int, logger: Logger = .disabled) {
         path = directory + "/" + Self.fileName
         self.limit = max(1, limit)
         self.logger = logger.child("netrules.history")
@@ -53,12 +53,12 @@ public struct FiringHistory {
     }
 
     /// The entry with `id`, searched from the newest (results arrive soon after their firing).
-    public func entry(id: String) -> HistoryEntry? {
+    package func entry(id: String) -> HistoryEntry? {
         entries.last { $0.id == id }
     }
 
     /// Adds a new entry (dropping the oldest beyond `limit`) and appends it to the file.
-    public mutating func record(_ entry: HistoryEntry) {
+    package mutating func record(_ entry: HistoryEntry) {
         entries.append(entry)
         if entries.count > limit { entries.removeFirst(entries.count - limit) }
         append(entry)
@@ -66,7 +66,7 @@ public struct FiringHistory {
 
     /// Changes the entry with `id` and appends its new state; false when no entry has that id.
     @discardableResult
-    public mutating func update(id: String, _ change: (inout HistoryEntry) -> Void) -> Bool {
+    package mutating func update(id: String, _ change: (inout HistoryEntry) -> Void) -> Bool {
         guard let index = entries.lastIndex(where: { $0.id == id }) else { return false }
         change(&entries[index])
         append(entries[index])
@@ -74,7 +74,7 @@ public struct FiringHistory {
     }
 
     /// The id of the entry whose webhook has `key` as its idempotency key.
-    public func id(ofDelivery key: String) -> String? {
+    package func id(ofDelivery key: String) -> String? {
         entries.last { $0.actions.contains { $0.idempotencyKey == key } }?.id
     }
 
@@ -146,15 +146,15 @@ public struct FiringHistory {
 
     /// What a history file holds: its entries, oldest first (the last line of each id), and how
     /// many lines were not entries.
-    public struct Contents: Sendable {
-        public var entries: [HistoryEntry] = []
-        public var skippedLines = 0
+    package struct Contents: Sendable {
+        package var entries: [HistoryEntry] = []
+        package var skippedLines = 0
         /// Whether the file exists.
-        public var exists = false
+        package var exists = false
     }
 
     /// Reads a history file, skipping what is not an entry; never throws.
-    public static func read(path: String) -> Contents {
+    package static func read(path: String) -> Contents {
         var contents = Contents()
         guard case .success(let fd) = sys_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) else { return contents }
         let file = FileDescriptor(taking: fd)

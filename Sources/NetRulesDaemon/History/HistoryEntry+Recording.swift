@@ -3,7 +3,7 @@ import NetRulesCore
 
 extension HistoryEntry {
     /// The longest rendered action, output excerpt, error or fact value kept, in UTF-8 bytes.
-    public static let textLimit = 1024
+    package static let textLimit = 1024
 
     /// The entry of a firing the daemon hands to the runner: every action pending.
     /// - Parameters:
@@ -57,7 +57,7 @@ extension HistoryEntry {
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes at a character boundary, `…` marking a cut.
-    public static func bounded(_ text: String, limit: Int = textLimit) -> String {
+    package static func bounded(_ text: String, limit: Int = textLimit) -> String {
         guard text.utf8.count > limit else { return text }
         var kept = ""
         var count = 0

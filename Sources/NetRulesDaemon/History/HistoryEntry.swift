@@ -6,51 +6,51 @@ import NetRulesCore
 /// Its JSON form (`document`) is both a line of `history --json` and a line of the daemon's
 /// `history.jsonl`, so the file, the control socket and the command print the same thing.
 /// Every string in it is bounded when it is recorded (see `FiringHistory`).
-public struct HistoryEntry: Sendable, Equatable {
+package struct HistoryEntry: Sendable, Equatable {
     /// A fact the rule read: its value as JSON (`null` when known absent), or nil when unknown.
-    public struct Fact: Sendable, Equatable {
-        public var key: String
-        public var value: JSONValue?
+    package struct Fact: Sendable, Equatable {
+        package var key: String
+        package var value: JSONValue?
 
-        public init(key: String, value: JSONValue?) {
+        package init(key: String, value: JSONValue?) {
             self.key = key
             self.value = value
         }
     }
 
     /// What became of one action.
-    public struct Outcome: Sendable, Equatable {
+    package struct Outcome: Sendable, Equatable {
         /// `pending` (not reported yet), `ok`, `failed`, `queued` (a webhook the outbox delivers
         /// later) or `skipped`.
-        public var status: String
-        public var exitStatus: Int?
-        public var signal: Int?
-        public var httpStatus: Int?
+        package var status: String
+        package var exitStatus: Int?
+        package var signal: Int?
+        package var httpStatus: Int?
         /// Milliseconds, one decimal.
-        public var durationMilliseconds: Double?
+        package var durationMilliseconds: Double?
         /// The start of the process's output (`stdout: …`, `stderr: …`), escaped, at most 1 KiB.
-        public var output: String?
+        package var output: String?
         /// Webhook attempts after the first.
-        public var retries: Int?
+        package var retries: Int?
         /// Why it failed or was skipped.
-        public var error: String?
+        package var error: String?
 
-        public init(status: String) { self.status = status }
+        package init(status: String) { self.status = status }
 
-        public static let pending = Outcome(status: "pending")
+        package static let pending = Outcome(status: "pending")
     }
 
     /// One action of the firing, as the runner rendered it (secrets as `<secret>`).
-    public struct Action: Sendable, Equatable {
+    package struct Action: Sendable, Equatable {
         /// `run`, `webhook`, `write` or the plugin's name.
-        public var type: String
+        package var type: String
         /// `notify-send 'Joined Office'`, `POST https://…`, `PATH (append): TEXT`.
-        public var rendered: String
-        public var outcome: Outcome
+        package var rendered: String
+        package var outcome: Outcome
         /// A webhook's `Idempotency-Key`: how a delivery finished later is matched to its firing.
-        public var idempotencyKey: String?
+        package var idempotencyKey: String?
 
-        public init(type: String, rendered: String, outcome: Outcome = .pending, idempotencyKey: String? = nil) {
+        package init(type: String, rendered: String, outcome: Outcome = .pending, idempotencyKey: String? = nil) {
             self.type = type
             self.rendered = rendered
             self.outcome = outcome
@@ -60,30 +60,30 @@ public struct HistoryEntry: Sendable, Equatable {
 
     /// Why an edge did not run: `cooldown`, `once_per`, or `stale` (the rule fired the opposite
     /// edge while this one waited in the queue).
-    public struct Drop: Sendable, Equatable {
-        public var reason: String
+    package struct Drop: Sendable, Equatable {
+        package var reason: String
         /// When the window that dropped it ends (RFC 3339), for `cooldown` and `once_per`.
-        public var until: String?
+        package var until: String?
 
-        public init(reason: String, until: String? = nil) {
+        package init(reason: String, until: String? = nil) {
             self.reason = reason
             self.until = until
         }
     }
 
     /// The firing's id (`firing.id` in the log); a dropped edge gets one of its own.
-    public var id: String
+    package var id: String
     /// RFC 3339, UTC.
-    public var time: String
-    public var rule: String
-    public var edge: Edge
+    package var time: String
+    package var rule: String
+    package var edge: Edge
     /// The facts the rule's condition reads, in the rule's order, as they were at that moment (read
     /// back from a document: the known ones, then the unknown ones).
-    public var facts: [Fact]
-    public var actions: [Action]
-    public var dropped: Drop?
+    package var facts: [Fact]
+    package var actions: [Action]
+    package var dropped: Drop?
 
-    public init(
+    package init(
         id: String, time: String, rule: String, edge: Edge, facts: [Fact], actions: [Action], dropped: Drop? = nil
     ) {
         self.id = id
@@ -106,7 +106,7 @@ extension HistoryEntry {
     /// reported, as `explain --json` does. Each action is `{"type","rendered","outcome":{…}}`; the
     /// outcome has `status` and, when they apply, `exit_status`, `signal`, `http_status`,
     /// `duration_ms`, `output`, `retries`, `error`; a webhook also has `idempotency_key`.
-    public var document: JSONValue {
+    package var document: JSONValue {
         var members: [(String, JSONValue)] = [
             ("version", .number(Double(ControlDocuments.version))), ("id", .string(id)), ("time", .string(time)),
             ("rule", .string(rule)), ("edge", .string(edge.rawValue)),
@@ -123,7 +123,7 @@ extension HistoryEntry {
     }
 
     /// Reads an entry back from its document; nil when it is not one (a line of a damaged file).
-    public init?(document: JSONValue) {
+    package init?(document: JSONValue) {
         guard document.member("version")?.numberValue == Double(ControlDocuments.version),
             let id = document.member("id")?.stringValue, let time = document.member("time")?.stringValue,
             let rule = document.member("rule")?.stringValue,

@@ -4,15 +4,15 @@ import NetRulesCore
 ///
 /// The daemon and the command's fallback (reading the state directory) apply the same query, so
 /// both print the same firings.
-public struct HistoryQuery: Sendable, Equatable {
+package struct HistoryQuery: Sendable, Equatable {
     /// Only this rule's firings (an unknown name selects none: the rule may have existed).
-    public var rule: String?
+    package var rule: String?
     /// Only firings at most this long ago.
-    public var since: Duration?
+    package var since: Duration?
     /// The newest this many (nil: all kept).
-    public var limit: Int?
+    package var limit: Int?
 
-    public init(rule: String? = nil, since: Duration? = nil, limit: Int? = nil) {
+    package init(rule: String? = nil, since: Duration? = nil, limit: Int? = nil) {
         self.rule = rule
         self.since = since
         self.limit = limit
@@ -22,7 +22,7 @@ public struct HistoryQuery: Sendable, Equatable {
     /// - Parameters:
     ///   - entries: every entry kept, oldest first.
     ///   - now: the current Unix time, for `since`.
-    public func select(_ entries: [HistoryEntry], now: Int64) -> [HistoryEntry] {
+    package func select(_ entries: [HistoryEntry], now: Int64) -> [HistoryEntry] {
         var selected = entries
         if let rule { selected = selected.filter { $0.rule == rule } }
         if let since {

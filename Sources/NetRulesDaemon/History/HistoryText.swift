@@ -11,15 +11,15 @@ import NetRulesCore
 ///
 /// A dropped edge reads `dropped: once_per (until 2026-12-02 00:00)` in place of its actions.
 /// Values are escaped so no fact or output can forge a line.
-public enum HistoryText {
+package enum HistoryText {
     /// The blocks of `entries`, each ending in a newline, separated by a blank line.
     /// - Parameter utcOffset: seconds east of UTC at a Unix time (`SystemTimeZone.utcOffset`).
-    public static func render(_ entries: [HistoryEntry], utcOffset: (Int64) -> Int64) -> String {
+    package static func render(_ entries: [HistoryEntry], utcOffset: (Int64) -> Int64) -> String {
         entries.map { block($0, utcOffset: utcOffset) }.joined(separator: "\n")
     }
 
     /// One firing's block.
-    public static func block(_ entry: HistoryEntry, utcOffset: (Int64) -> Int64) -> String {
+    package static func block(_ entry: HistoryEntry, utcOffset: (Int64) -> Int64) -> String {
         var lines = ["\(local(entry.time, utcOffset: utcOffset))  \(plain(entry.rule))  \(entry.edge.rawValue)"]
         if let dropped = entry.dropped {
             var reason = "  dropped: \(plain(dropped.reason))"

@@ -4,24 +4,24 @@ import Synchronization
 /// Keeps every record in memory, for tests that assert what was logged.
 ///
 /// Thread-safe: records are appended under a mutex, in the order `write` was called.
-public final class InMemoryLogSink: LogSink {
+package final class InMemoryLogSink: LogSink {
     private let storage = Mutex<[Logger.Record]>([])
 
     /// An empty sink.
-    public init() {}
+    package init() {}
 
-    public func write(_ record: Logger.Record) {
+    package func write(_ record: Logger.Record) {
         storage.withLock { $0.append(record) }
     }
 
     /// Every record so far, oldest first.
-    public var records: [Logger.Record] { storage.withLock { $0 } }
+    package var records: [Logger.Record] { storage.withLock { $0 } }
 
     /// The messages of the records so far, oldest first.
-    public var messages: [String] { records.map(\.message) }
+    package var messages: [String] { records.map(\.message) }
 
     /// Forgets every record.
-    public func removeAll() {
+    package func removeAll() {
         storage.withLock { $0.removeAll() }
     }
 }

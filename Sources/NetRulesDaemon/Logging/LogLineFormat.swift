@@ -10,19 +10,19 @@ import NetRulesCore
 ///
 /// A record is always exactly one line: control characters in the message and in metadata are
 /// escaped, so no string (an SSID, a plugin's output) can start a forged line of its own.
-public struct LogLineFormat: Sendable, Equatable {
+package struct LogLineFormat: Sendable, Equatable {
     /// Whether lines start with an RFC 3339 UTC timestamp.
-    public var includesTimestamp: Bool
+    package var includesTimestamp: Bool
     /// Whether lines start with `<N>`, the record's syslog priority, for journald.
-    public var includesPriorityPrefix: Bool
+    package var includesPriorityPrefix: Bool
 
     /// A format for a terminal or a file: timestamped, no priority prefix.
-    public static let plain = LogLineFormat(includesTimestamp: true, includesPriorityPrefix: false)
+    package static let plain = LogLineFormat(includesTimestamp: true, includesPriorityPrefix: false)
     /// The format for journald's stdout/stderr stream: priority prefix, no timestamp.
-    public static let journal = LogLineFormat(includesTimestamp: false, includesPriorityPrefix: true)
+    package static let journal = LogLineFormat(includesTimestamp: false, includesPriorityPrefix: true)
 
     /// Creates a format.
-    public init(includesTimestamp: Bool, includesPriorityPrefix: Bool) {
+    package init(includesTimestamp: Bool, includesPriorityPrefix: Bool) {
         self.includesTimestamp = includesTimestamp
         self.includesPriorityPrefix = includesPriorityPrefix
     }
@@ -33,7 +33,7 @@ public struct LogLineFormat: Sendable, Equatable {
     ///   - record: The record.
     ///   - date: The wall-clock time to show when the format has a timestamp.
     /// - Returns: The line.
-    public func render(_ record: Logger.Record, at date: Date) -> String {
+    package func render(_ record: Logger.Record, at date: Date) -> String {
         var line = ""
         if includesPriorityPrefix { line += "<\(Self.syslogPriority(of: record.level))>" }
         if includesTimestamp { line += WallClock.rfc3339(date) + " " }
@@ -48,7 +48,7 @@ public struct LogLineFormat: Sendable, Equatable {
     /// The syslog priority of a level, as syslog(3) numbers them (`LOG_DEBUG` 7 … `LOG_CRIT` 2).
     ///
     /// `trace` has no syslog equivalent and shares `debug`'s 7.
-    public static func syslogPriority(of level: Logger.Level) -> Int {
+    package static func syslogPriority(of level: Logger.Level) -> Int {
         switch level {
         case .trace, .debug: 7
         case .info: 6
@@ -64,7 +64,7 @@ public struct LogLineFormat: Sendable, Equatable {
     ///
     /// A value is bare only when it is not empty and has no space, `"`, `\`, `=` or control
     /// character, so a reader can always split a line into `key=value` pairs.
-    public static func quotedIfNeeded(_ value: String) -> String {
+    package static func quotedIfNeeded(_ value: String) -> String {
         let needsQuotes =
             value.isEmpty
             || value.unicodeScalars.contains { scalar in
@@ -85,7 +85,7 @@ public struct LogLineFormat: Sendable, Equatable {
 
     /// The text with every control character escaped (`\n`, `\t`, `\r`, else `\u{1B}`), so it
     /// stays on one line; everything else, including non-ASCII letters, is kept as is.
-    public static func escapingControlCharacters(_ text: String) -> String {
+    package static func escapingControlCharacters(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscaping) else { return text }
         var result = ""
         for scalar in text.unicodeScalars { result += escaped(scalar) }

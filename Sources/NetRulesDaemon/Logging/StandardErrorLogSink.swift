@@ -15,16 +15,16 @@ import NetRulesSystem
 /// whose stderr was redirected to a file still gets timestamps.
 ///
 /// Safe to call from any task or thread; it holds no state besides the format.
-public struct StandardErrorLogSink: LogSink {
+package struct StandardErrorLogSink: LogSink {
     /// The line format this sink chose for its stream.
-    public let format: LogLineFormat
+    package let format: LogLineFormat
     private let descriptor: CInt
     private let now: @Sendable () -> Date
 
     /// A sink for the process's standard error.
     ///
     /// - Parameter environment: The process environment, read for `JOURNAL_STREAM`.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.init(descriptor: STDERR_FILENO, environment: environment, now: { Date() })
     }
 
@@ -44,7 +44,7 @@ public struct StandardErrorLogSink: LogSink {
     ///   - journalStream: The variable's value, nil when unset.
     ///   - descriptor: The descriptor to compare with, normally 2.
     /// - Returns: True only when the value parses and its device and inode match fstat(2)'s.
-    public static func isJournalStream(_ journalStream: String?, descriptor: CInt = STDERR_FILENO) -> Bool {
+    package static func isJournalStream(_ journalStream: String?, descriptor: CInt = STDERR_FILENO) -> Bool {
         guard let journalStream else { return false }
         let parts = journalStream.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
@@ -52,7 +52,7 @@ public struct StandardErrorLogSink: LogSink {
         return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
     }
 
-    public func write(_ record: Logger.Record) {
+    package func write(_ record: Logger.Record) {
         var bytes = Array(format.render(record, at: now()).utf8)
         bytes.append(UInt8(ascii: "\n"))
         bytes.withUnsafeBytes { buffer in

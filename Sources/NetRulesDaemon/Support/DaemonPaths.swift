@@ -7,19 +7,19 @@ import Glibc
 /// `/etc/netrules/*.yaml`. Another user: state in `$XDG_STATE_HOME/netrules` (else
 /// `~/.local/state/netrules`), the socket in `$XDG_RUNTIME_DIR/netrules/control.sock` (else in the
 /// state directory), rules in `$XDG_CONFIG_HOME/netrules` (else `~/.config/netrules`).
-public struct DaemonPaths: Sendable, Equatable {
-    public var stateDirectory: String
-    public var controlSocket: String
-    public var ruleDirectory: String
+package struct DaemonPaths: Sendable, Equatable {
+    package var stateDirectory: String
+    package var controlSocket: String
+    package var ruleDirectory: String
 
-    public init(stateDirectory: String, controlSocket: String, ruleDirectory: String) {
+    package init(stateDirectory: String, controlSocket: String, ruleDirectory: String) {
         self.stateDirectory = stateDirectory
         self.controlSocket = controlSocket
         self.ruleDirectory = ruleDirectory
     }
 
     /// The defaults for this user and environment; explicit options override them.
-    public static func defaults(
+    package static func defaults(
         environment: [String: String], isRoot: Bool = geteuid() == 0, stateDirectory: String? = nil,
         controlSocket: String? = nil
     ) -> DaemonPaths {

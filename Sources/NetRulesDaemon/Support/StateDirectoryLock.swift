@@ -9,17 +9,17 @@ import NetRulesSystem
 /// else, so the second daemon exits at once and names the holder. The file also holds the
 /// holder's PID, for that message. Taking the lock writes to the directory, which doubles as the
 /// check that the state directory is writable at all (a read-only one would lose every webhook).
-public final class StateDirectoryLock: Sendable {
+package final class StateDirectoryLock: Sendable {
     /// Why the lock could not be taken, as a sentence for the log.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     private let descriptor: FileDescriptor
 
     /// Creates the directory when missing (mode 0700) and takes the lock.
     /// - Throws: `Failure` naming the holder's PID, or saying why the directory is unusable.
-    public init(directory: String) throws(Failure) {
+    package init(directory: String) throws(Failure) {
         Self.makeDirectories(directory)
         let path = directory + "/lock"
         let fd: CInt
@@ -55,7 +55,7 @@ public final class StateDirectoryLock: Sendable {
     }
 
     /// Releases the lock (closing the descriptor); the process ending does the same.
-    public func release() { try? descriptor.close() }
+    package func release() { try? descriptor.close() }
 
     private static func readPID(_ fd: CInt) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 32)

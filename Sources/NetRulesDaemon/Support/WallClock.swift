@@ -2,19 +2,19 @@ import FoundationEssentials
 import NetRulesCore
 
 /// Wall-clock time as rules and logs show it.
-public enum WallClock {
+package enum WallClock {
     /// RFC 3339 in UTC with second precision: `2026-11-29T09:00:00Z` (`{{time}}`, `NETRULES_TIME`).
     ///
     /// Computed from the epoch seconds by NetRulesCore's `LocalTime` (civil-from-days) rather than
     /// `Calendar`: the daemon links FoundationEssentials only, whose time zones need no ICU data.
-    public static func rfc3339(_ date: Date) -> String {
+    package static func rfc3339(_ date: Date) -> String {
         LocalTime(seconds: Int64(date.timeIntervalSince1970.rounded(.down))).rfc3339(offset: 0)
     }
 
     /// RFC 3339 in UTC with milliseconds, `2026-11-29T09:00:00.045Z`, for a time given as
     /// nanoseconds since the Unix epoch (`sys_realtimeNanoseconds()`); `watch` without a daemon
     /// stamps its lines so.
-    public static func rfc3339(nanosecondsSinceEpoch nanoseconds: Int64) -> String {
+    package static func rfc3339(nanosecondsSinceEpoch nanoseconds: Int64) -> String {
         let (seconds, rest) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
         let (whole, fraction) = rest < 0 ? (seconds - 1, rest + 1_000_000_000) : (seconds, rest)
         return LocalTime(seconds: whole).rfc3339(offset: 0, milliseconds: Int(fraction / 1_000_000))
@@ -26,7 +26,7 @@ public enum WallClock {
     ///   - utcOffset: seconds east of UTC in force then (`SystemTimeZone.utcOffset(atUnixTime:)`).
     ///   - withSeconds: false for `2026-12-01 09:02 +0100`.
     ///   - withOffset: false to leave out the offset.
-    public static func local(
+    package static func local(
         _ seconds: Int64, utcOffset: Int64, withSeconds: Bool = true, withOffset: Bool = true
     ) -> String {
         let local = LocalTime(seconds: seconds + utcOffset)
@@ -40,7 +40,7 @@ public enum WallClock {
 
     /// The Unix time of an RFC 3339 time as `rfc3339(_:)` writes it (`Z` or a `±HH:MM` offset,
     /// fractions of a second ignored); nil when the text is not one.
-    public static func unixTime(rfc3339 text: String) -> Int64? {
+    package static func unixTime(rfc3339 text: String) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.count <= 40 else { return nil }
         func number(_ range: Range<Int>) -> Int64? {

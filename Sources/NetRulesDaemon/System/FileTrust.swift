@@ -15,15 +15,15 @@ import NetRulesSystem
 /// - a plugin must not be setuid or setgid (nothing needs it, and it would hand root to whoever runs it).
 ///
 /// A daemon that is not root trusts its user's files: they can already do what the rules do.
-public enum FileTrust {
+package enum FileTrust {
     /// What the file is, for the message and for the plugin-only checks.
-    public enum Kind: String, Sendable, CustomStringConvertible {
+    package enum Kind: String, Sendable, CustomStringConvertible {
         /// A YAML rule file.
         case ruleFile = "rule file"
         /// An observer or action plugin executable.
         case plugin = "plugin"
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
     /// Why the daemon must not use the file at `path`, or nil when it may.
@@ -35,7 +35,7 @@ public enum FileTrust {
     /// - Returns: One sentence naming the file, the problem, its mode in octal and owner, and the
     ///   command that fixes it, such as `refusing rule file /etc/netrules/a.yaml: it is writable by
     ///   other users (mode 0666, owner root); run: chmod go-w /etc/netrules/a.yaml`.
-    public static func problem(withFile path: String, runningAsRoot: Bool = geteuid() == 0, kind: Kind) -> String? {
+    package static func problem(withFile path: String, runningAsRoot: Bool = geteuid() == 0, kind: Kind) -> String? {
         guard runningAsRoot else { return nil }
         let absolute: String
         if path.hasPrefix("/") {

@@ -20,11 +20,11 @@ import Synchronization
 ///
 /// The watches are in place when `init` returns, so a change made right after it is seen even if
 /// `run` starts later. One `run` per watcher; its descriptors are closed when `run` returns.
-public final class RuleFileWatcher: Sendable {
+package final class RuleFileWatcher: Sendable {
     /// How long after the last event of a burst the change is reported.
-    public let debounce: Duration
+    package let debounce: Duration
     /// The longest a change waits while events keep coming.
-    public let maximumDelay: Duration
+    package let maximumDelay: Duration
 
     private let paths: [String]
     private let files: FileWatcher
@@ -40,7 +40,7 @@ public final class RuleFileWatcher: Sendable {
     ///   - maximumDelay: Upper bound on the wait during a burst that never pauses; 2 s by default.
     /// - Throws: `SystemCallError` when inotify is unavailable or a directory cannot be watched
     ///   (it does not exist, or the inotify watch limit is reached).
-    public init(
+    package init(
         paths: [String], debounce: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(2)
     ) throws {
         self.paths = paths
@@ -64,7 +64,7 @@ public final class RuleFileWatcher: Sendable {
     /// - Parameter changes: Where the reports go.
     /// - Throws: `SystemCallError` when reading the inotify descriptor fails, or when `run` was
     ///   already called on this watcher.
-    public func run(reporting changes: AsyncStream<Void>.Continuation) async throws {
+    package func run(reporting changes: AsyncStream<Void>.Continuation) async throws {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else {
             throw SystemCallError(call: "RuleFileWatcher.run", errno: .badFileDescriptor)
         }

@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
 
 /// A signal the daemon reacts to.
-public enum SignalEvent: Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum SignalEvent: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// `SIGHUP`: reload the rules (`systemctl reload`, `kill -HUP`).
     case hangup
     /// `SIGTERM`: shut down gracefully (`systemctl stop`).
@@ -10,7 +10,7 @@ public enum SignalEvent: Sendable, Hashable, CaseIterable, CustomStringConvertib
     case interrupt
 
     /// The C signal number: `SIGHUP`, `SIGTERM` or `SIGINT`.
-    public var signalNumber: CInt {
+    package var signalNumber: CInt {
         switch self {
         case .hangup: SIGHUP
         case .terminate: SIGTERM
@@ -19,7 +19,7 @@ public enum SignalEvent: Sendable, Hashable, CaseIterable, CustomStringConvertib
     }
 
     /// The C name, such as `SIGHUP`, for logs.
-    public var description: String {
+    package var description: String {
         switch self {
         case .hangup: "SIGHUP"
         case .terminate: "SIGTERM"

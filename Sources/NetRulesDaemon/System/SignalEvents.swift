@@ -18,10 +18,10 @@ import NetRulesSystem
 /// Events are buffered (newest 32 kept), so a burst of `SIGHUP`s followed by a `SIGTERM` never
 /// loses the `SIGTERM`. Signals that arrive faster than the relay thread wakes are coalesced, as
 /// the kernel coalesces a signal that arrives while the same signal is still pending.
-public struct SignalEvents: AsyncSequence, Sendable {
-    public typealias Element = SignalEvent
-    public typealias Failure = Never
-    public typealias AsyncIterator = AsyncStream<SignalEvent>.Iterator
+package struct SignalEvents: AsyncSequence, Sendable {
+    package typealias Element = SignalEvent
+    package typealias Failure = Never
+    package typealias AsyncIterator = AsyncStream<SignalEvent>.Iterator
 
     private let stream: AsyncStream<SignalEvent>
     private let continuation: AsyncStream<SignalEvent>.Continuation
@@ -37,7 +37,7 @@ public struct SignalEvents: AsyncSequence, Sendable {
     /// - Returns: The sequence of received signals, live until ``finish()`` or until its consumer stops.
     /// - Throws: `SystemCallError` when the relay's eventfd or thread cannot be created (the first
     ///   registration in a process creates them; the signals are not caught then).
-    public static func register(
+    package static func register(
         _ signals: Set<SignalEvent> = Set(SignalEvent.allCases)
     ) throws(SystemCallError) -> SignalEvents {
         let (stream, continuation) = AsyncStream.makeStream(
@@ -47,13 +47,13 @@ public struct SignalEvents: AsyncSequence, Sendable {
         return SignalEvents(stream: stream, continuation: continuation)
     }
 
-    public func makeAsyncIterator() -> AsyncStream<SignalEvent>.Iterator {
+    package func makeAsyncIterator() -> AsyncStream<SignalEvent>.Iterator {
         stream.makeAsyncIterator()
     }
 
     /// Ends the sequence: iteration finishes after the buffered events and the signals' original
     /// dispositions are restored. Idempotent.
-    public func finish() {
+    package func finish() {
         continuation.finish()
     }
 }

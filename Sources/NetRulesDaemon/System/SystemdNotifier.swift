@@ -16,9 +16,9 @@ import NetRulesSystem
 ///
 /// Sendable and stateless: each call opens, uses and closes its own socket, as sd_notify does;
 /// the daemon sends a handful of messages in its lifetime.
-public struct SystemdNotifier: Sendable, Equatable {
+package struct SystemdNotifier: Sendable, Equatable {
     /// Where the datagrams go.
-    public enum Destination: Sendable, Equatable {
+    package enum Destination: Sendable, Equatable {
         /// A socket file, such as `/run/systemd/notify`.
         case path(String)
         /// A name in the abstract socket namespace (`NOTIFY_SOCKET=@name`), without the `@`.
@@ -28,12 +28,12 @@ public struct SystemdNotifier: Sendable, Equatable {
     }
 
     /// The notification socket, or nil when `NOTIFY_SOCKET` is unset or empty.
-    public let destination: Destination?
+    package let destination: Destination?
 
     /// Reads `NOTIFY_SOCKET` from `environment`.
     ///
     /// - Parameter environment: The process environment.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard let value = environment["NOTIFY_SOCKET"], !value.isEmpty else {
             destination = nil
             return
@@ -48,7 +48,7 @@ public struct SystemdNotifier: Sendable, Equatable {
     }
 
     /// Whether notifications are sent anywhere.
-    public var isEnabled: Bool { destination != nil }
+    package var isEnabled: Bool { destination != nil }
 
     /// Sends `state`, newline-separated `KEY=VALUE` assignments, as one datagram.
     ///
@@ -56,7 +56,7 @@ public struct SystemdNotifier: Sendable, Equatable {
     /// - Throws: `SystemCallError` when the datagram cannot be sent (the socket is gone, the path
     ///   is too long, `NOTIFY_SOCKET` is of an unsupported kind). Worth a warning in the log, not
     ///   a reason to stop: systemd then reports the unit as failing to start on its own.
-    public func notify(_ state: String) throws(SystemCallError) {
+    package func notify(_ state: String) throws(SystemCallError) {
         guard let destination, !state.isEmpty else { return }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -94,25 +94,25 @@ public struct SystemdNotifier: Sendable, Equatable {
     }
 
     /// `READY=1`, with an optional status line: start-up (or a reload) has finished.
-    public func ready(status: String? = nil) throws(SystemCallError) {
+    package func ready(status: String? = nil) throws(SystemCallError) {
         try notify("READY=1" + (status.map { "\nSTATUS=" + Self.singleLine($0) } ?? ""))
     }
 
     /// `RELOADING=1` with `MONOTONIC_USEC`, the CLOCK_MONOTONIC time in microseconds that
     /// `Type=notify-reload` units must send; follow it with `ready(status:)` when the reload ends.
-    public func reloading() throws(SystemCallError) {
+    package func reloading() throws(SystemCallError) {
         try notify("RELOADING=1\nMONOTONIC_USEC=\(sys_monotonicMicroseconds())")
     }
 
     /// `STOPPING=1`: shutdown has begun.
-    public func stopping() throws(SystemCallError) {
+    package func stopping() throws(SystemCallError) {
         try notify("STOPPING=1")
     }
 
     /// `STATUS=…`, the one-line text `systemctl status` shows.
     ///
     /// - Parameter text: The status; line breaks become spaces, as the protocol is line-based.
-    public func status(_ text: String) throws(SystemCallError) {
+    package func status(_ text: String) throws(SystemCallError) {
         try notify("STATUS=" + Self.singleLine(text))
     }
 

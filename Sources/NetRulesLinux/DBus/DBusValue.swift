@@ -3,7 +3,7 @@
 /// Only what a client reading NetworkManager's properties needs: basic types, arrays,
 /// dictionaries (as pairs), structs and variants. Strings are kept as received; byte arrays
 /// (`ay`, NetworkManager's SSIDs) as bytes, because an SSID need not be UTF-8.
-public indirect enum DBusValue: Hashable, Sendable {
+package indirect enum DBusValue: Hashable, Sendable {
     case string(String)
     case objectPath(String)
     case signature(String)
@@ -19,21 +19,21 @@ public indirect enum DBusValue: Hashable, Sendable {
     case variant(DBusValue)
 
     /// The value inside any number of variants.
-    public var unwrapped: DBusValue {
+    package var unwrapped: DBusValue {
         if case .variant(let inner) = self { return inner.unwrapped }
         return self
     }
 
-    public var stringValue: String? {
+    package var stringValue: String? {
         switch unwrapped {
         case .string(let s), .objectPath(let s): s
         default: nil
         }
     }
 
-    public var boolValue: Bool? { if case .bool(let b) = unwrapped { b } else { nil } }
+    package var boolValue: Bool? { if case .bool(let b) = unwrapped { b } else { nil } }
 
-    public var integerValue: Int64? {
+    package var integerValue: Int64? {
         switch unwrapped {
         case .byte(let b): Int64(b)
         case .int(let i): i
@@ -42,7 +42,7 @@ public indirect enum DBusValue: Hashable, Sendable {
         }
     }
 
-    public var bytesValue: [UInt8]? {
+    package var bytesValue: [UInt8]? {
         switch unwrapped {
         case .bytes(let b): b
         case .array(let items):
@@ -53,13 +53,13 @@ public indirect enum DBusValue: Hashable, Sendable {
     }
 
     /// An array of object paths (`ao`), or nil.
-    public var objectPaths: [String]? {
+    package var objectPaths: [String]? {
         guard case .array(let items) = unwrapped else { return nil }
         return items.compactMap(\.stringValue)
     }
 
     /// A string-keyed dictionary (`a{sv}`), or nil.
-    public var properties: [String: DBusValue]? {
+    package var properties: [String: DBusValue]? {
         guard case .dictionary(let entries) = unwrapped else { return nil }
         var out: [String: DBusValue] = [:]
         for (key, value) in entries { if let name = key.stringValue { out[name] = value.unwrapped } }

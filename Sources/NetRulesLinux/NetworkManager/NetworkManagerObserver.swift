@@ -10,12 +10,12 @@ import NetRulesSystem
 /// NetworkManager sends (`PropertiesChanged`, `StateChanged`, …), and follows the name's owner
 /// (`NameOwnerChanged`): while NetworkManager is not on the bus its facts are unknown, and they
 /// come back when it does, without a restart. No polling.
-public struct NetworkManagerObserver: Observer {
-    public let name = "networkmanager"
+package struct NetworkManagerObserver: Observer {
+    package let name = "networkmanager"
     /// Whether to report `ssid`, `bssid`, `frequency`, `interface` and `signal.quality` too.
-    public var reportsWiFi: Bool
+    package var reportsWiFi: Bool
     /// The bus to use instead of the system bus (tests point it at a private one).
-    public var busAddress: String?
+    package var busAddress: String?
     let logger: Logger
 
     /// Creates the observer.
@@ -24,14 +24,14 @@ public struct NetworkManagerObserver: Observer {
     ///   - busAddress: the bus to use instead of the system bus.
     ///   - logger: the parent logger; the observer logs as `netrules.observers.networkmanager`, a
     ///     missing bus as a warning.
-    public init(reportsWiFi: Bool, busAddress: String? = nil, logger: Logger = .disabled) {
+    package init(reportsWiFi: Bool, busAddress: String? = nil, logger: Logger = .disabled) {
         self.reportsWiFi = reportsWiFi
         self.busAddress = busAddress
         self.logger = logger.child("netrules.observers.networkmanager")
     }
 
     /// The facts now, for `status` without a daemon: unknown when NetworkManager cannot be asked.
-    public static func currentFacts(reportsWiFi: Bool) -> [FactKey: FactState] {
+    package static func currentFacts(reportsWiFi: Bool) -> [FactKey: FactState] {
         guard let bus = try? DBusConnection(), (try? NetworkManagerReader.isRunning(bus)) == true,
             let snapshot = try? NetworkManagerReader.read(bus)
         else { return NetworkManagerSnapshot.unknownFacts(reportsWiFi: reportsWiFi) }
@@ -39,12 +39,12 @@ public struct NetworkManagerObserver: Observer {
     }
 
     /// Whether NetworkManager is on the bus: nil when there is no bus to ask.
-    public static func isOnBus(busAddress: String? = nil) -> Bool? {
+    package static func isOnBus(busAddress: String? = nil) -> Bool? {
         guard let bus = try? DBusConnection(address: busAddress) else { return nil }
         return (try? NetworkManagerReader.isRunning(bus)) ?? false
     }
 
-    public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
         let wake = try WakeEvent()
         let (reportsWiFi, address, logger) = (self.reportsWiFi, self.busAddress, self.logger)
         try await withTaskCancellationHandler {

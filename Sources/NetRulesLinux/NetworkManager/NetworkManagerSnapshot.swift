@@ -4,53 +4,53 @@ import NetRulesCore
 ///
 /// Pure: read from D-Bus by `NetworkManagerReader`, turned into facts here, so the mapping is
 /// tested without a bus.
-public struct NetworkManagerSnapshot: Hashable, Sendable {
-    public struct ActiveConnection: Hashable, Sendable {
-        public var path: String
-        public var id: String
-        public var uuid: String
-        public var type: String
-        public var vpn: Bool
-        public var devices: [String]
-        public var specificObject: String?
+package struct NetworkManagerSnapshot: Hashable, Sendable {
+    package struct ActiveConnection: Hashable, Sendable {
+        package var path: String
+        package var id: String
+        package var uuid: String
+        package var type: String
+        package var vpn: Bool
+        package var devices: [String]
+        package var specificObject: String?
         /// NetworkManager's `Default`: carries the IPv4 default route.
-        public var isDefault: Bool
+        package var isDefault: Bool
     }
 
-    public struct AccessPoint: Hashable, Sendable {
-        public var ssid: [UInt8]
-        public var hardwareAddress: String
+    package struct AccessPoint: Hashable, Sendable {
+        package var ssid: [UInt8]
+        package var hardwareAddress: String
         /// Percent, 0…100.
-        public var strength: Int64
+        package var strength: Int64
         /// MHz.
-        public var frequency: Int64
+        package var frequency: Int64
     }
 
     /// `Connectivity`: 0 unknown, 1 none, 2 portal, 3 limited, 4 full.
-    public var connectivity: Int64?
-    public var primary: ActiveConnection?
-    public var active: [ActiveConnection] = []
+    package var connectivity: Int64?
+    package var primary: ActiveConnection?
+    package var active: [ActiveConnection] = []
     /// The primary Wi-Fi device's interface name, when one is connected.
-    public var wifiInterface: String?
+    package var wifiInterface: String?
     /// Its access point, when NetworkManager names one.
-    public var accessPoint: AccessPoint?
+    package var accessPoint: AccessPoint?
 
-    public init() {}
+    package init() {}
 
     /// The Wi-Fi facts NetworkManager can serve.
-    public static let wifiKeys: [FactKey] = [.ssid, .bssid, .frequency, .interface, .signalQuality]
+    package static let wifiKeys: [FactKey] = [.ssid, .bssid, .frequency, .interface, .signalQuality]
     /// The connection facts it always serves.
-    public static let connectionKeys: [FactKey] = [
+    package static let connectionKeys: [FactKey] = [
         .connection, .connectionUUID, .connectionType, .vpn, .networkManagerConnectivity,
     ]
 
     /// Every key this observer reports as unknown: NetworkManager is not on the bus.
-    public static func unknownFacts(reportsWiFi: Bool) -> [FactKey: FactState] {
+    package static func unknownFacts(reportsWiFi: Bool) -> [FactKey: FactState] {
         Dictionary(uniqueKeysWithValues: (connectionKeys + (reportsWiFi ? wifiKeys : [])).map { ($0, .unknown) })
     }
 
     /// The facts this snapshot says, with the Wi-Fi ones only when `reportsWiFi`.
-    public func facts(reportsWiFi: Bool) -> [FactKey: FactState] {
+    package func facts(reportsWiFi: Bool) -> [FactKey: FactState] {
         func text(_ s: String?) -> FactState { s.map { .value(.string($0)) } ?? .absent }
         var facts: [FactKey: FactState] = [
             .connection: text(primary?.id),
@@ -87,15 +87,15 @@ public struct NetworkManagerSnapshot: Hashable, Sendable {
 
 extension FactKey {
     /// The primary active connection's name (NetworkManager's `Id`).
-    public static let connection: FactKey = "connection"
+    package static let connection: FactKey = "connection"
     /// Its UUID.
-    public static let connectionUUID: FactKey = "connection.uuid"
+    package static let connectionUUID: FactKey = "connection.uuid"
     /// Its type, as NetworkManager spells it (`802-11-wireless`, `802-3-ethernet`, `vpn`, …).
-    public static let connectionType: FactKey = "connection.type"
+    package static let connectionType: FactKey = "connection.type"
     /// The names of the active VPN connections.
-    public static let vpn: FactKey = "vpn"
+    package static let vpn: FactKey = "vpn"
     /// NetworkManager's own connectivity verdict: `none`, `portal`, `limited`, `full` or `unknown`.
-    public static let networkManagerConnectivity: FactKey = "nm.connectivity"
+    package static let networkManagerConnectivity: FactKey = "nm.connectivity"
     /// The Wi-Fi signal as NetworkManager's `Strength`, in percent.
-    public static let signalQuality: FactKey = "signal.quality"
+    package static let signalQuality: FactKey = "signal.quality"
 }

@@ -9,17 +9,17 @@ import NetRulesSystem
 /// starts over once a run lasted `stableAfter`). A malformed line is logged with the plugin's
 /// name and skipped. Cancelling the task sends SIGTERM to the plugin's process group, then SIGKILL.
 /// The protocol is documented in docs/plugins.md.
-public struct ExecObserver: Observer {
+package struct ExecObserver: Observer {
     /// The plugin's name, from the `observers:` entry or its `netrules-observer-NAME` file name.
-    public var name: String { definition.name }
+    package var name: String { definition.name }
     /// The program and its arguments.
-    public let definition: ObserverDefinition
+    package let definition: ObserverDefinition
     /// The first restart delay.
-    public var initialDelay: Duration = .seconds(1)
+    package var initialDelay: Duration = .seconds(1)
     /// The longest restart delay.
-    public var maximumDelay: Duration = .seconds(60)
+    package var maximumDelay: Duration = .seconds(60)
     /// A run at least this long resets the delay.
-    public var stableAfter: Duration = .seconds(30)
+    package var stableAfter: Duration = .seconds(30)
     let logger: Logger
 
     /// Creates the observer for a plugin definition.
@@ -28,13 +28,13 @@ public struct ExecObserver: Observer {
     ///   - logger: the parent logger; the plugin logs as `netrules.plugins.NAME`, an exit and
     ///     a skipped line (prefixed with the plugin's name) as warnings, a plugin that cannot be
     ///     started as an error.
-    public init(definition: ObserverDefinition, logger: Logger) {
+    package init(definition: ObserverDefinition, logger: Logger) {
         self.definition = definition
         self.logger = logger.child("netrules.plugins." + definition.name)
     }
 
     /// Runs the plugin, restarting it, until cancelled.
-    public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
         var delay = initialDelay
         let clock = ContinuousClock()
         while !Task.isCancelled {

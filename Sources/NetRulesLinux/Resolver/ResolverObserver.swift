@@ -8,26 +8,26 @@ import NetRulesSystem
 /// Changes arrive through inotify on the file's directory (and, when the file is a symlink such as
 /// systemd-resolved's, on the target's directory too), because resolvers replace the file by
 /// renaming a new one over it, which a watch on the old inode would miss. No polling.
-public struct ResolverObserver: Observer {
+package struct ResolverObserver: Observer {
     /// `dns`.
-    public let name = "dns"
+    package let name = "dns"
     /// The file to read, `/etc/resolv.conf` by default.
-    public var path: String
+    package var path: String
 
     /// Creates the observer for `path`.
-    public init(path: String = "/etc/resolv.conf") {
+    package init(path: String = "/etc/resolv.conf") {
         self.path = path
     }
 
     /// The `dns` fact for the file as it is now: the nameservers, or an empty list when the file is missing.
-    public static func currentFact(path: String = "/etc/resolv.conf") -> FactState {
+    package static func currentFact(path: String = "/etc/resolv.conf") -> FactState {
         let servers = readText(path).map(ResolvConf.nameservers) ?? []
         return .value(.list(servers.map { FactValue.string($0) }))
     }
 
     /// Reports `dns` now and after every change, until cancelled.
     /// - Throws: `SystemCallError` when inotify cannot be set up.
-    public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
         let wake = try WakeEvent()
         let path = self.path
         try await withTaskCancellationHandler {

@@ -5,16 +5,16 @@ import NetRulesSystem
 /// Sets a link administratively up or down in a network namespace, as `ip link set IF up|down`
 /// does but from this process: for `netrules bench`, which times what follows a link change from
 /// the instant the request leaves, without the start-up of an `ip` process in the measurement.
-public enum LinkSwitch {
+package enum LinkSwitch {
     /// What went wrong.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Sends RTM_NEWLINK for `interface` in the namespace at `namespacePath` and waits for the ack.
     /// - Returns: CLOCK_REALTIME in nanoseconds taken right before the request was sent (a clock
     ///   every process on the machine reads alike, so other processes' stamps compare with it).
-    public static func set(_ interface: String, up: Bool, inNamespace namespacePath: String) async throws -> Int64 {
+    package static func set(_ interface: String, up: Bool, inNamespace namespacePath: String) async throws -> Int64 {
         try await DedicatedThread.spawnAndWait(name: "netrules-link", networkNamespace: namespacePath) {
             let index = if_nametoindex(interface)
             guard index != 0 else { throw Failure(description: "no interface '\(interface)' in \(namespacePath)") }

@@ -11,15 +11,15 @@ import Synchronization
 /// again and reports the difference, so the facts never silently diverge from the kernel.
 ///
 /// The reader is a dedicated thread, not a task, so a blocked read never parks the cooperative pool.
-public struct LinuxNetworkObserver: Observer {
+package struct LinuxNetworkObserver: Observer {
     /// `netlink`.
-    public let name = "netlink"
+    package let name = "netlink"
     /// It reports every interface there is: one it never named does not exist.
-    public var completeNamespaces: Set<String> { ["interfaces"] }
+    package var completeNamespaces: Set<String> { ["interfaces"] }
     /// A network namespace to observe (`/run/netns/NAME`), nil for the process's own.
-    public var namespacePath: String?
+    package var namespacePath: String?
     /// The netlink socket's receive buffer in bytes, nil for the system default.
-    public var receiveBufferSize: Int?
+    package var receiveBufferSize: Int?
     let logger: Logger
     let statistics: Statistics
 
@@ -29,7 +29,7 @@ public struct LinuxNetworkObserver: Observer {
     ///   - receiveBufferSize: the kernel receive buffer; the default (about 200 KiB) rarely overflows.
     ///   - logger: the parent logger; the observer logs as `netrules.observers.netlink`, an overflow
     ///     and resync as a warning.
-    public init(
+    package init(
         namespacePath: String? = nil,
         receiveBufferSize: Int? = 1 << 20,
         logger: Logger = .disabled
@@ -56,7 +56,7 @@ public struct LinuxNetworkObserver: Observer {
 
     /// Reports the facts until the task is cancelled.
     /// - Throws: `SystemCallError` when the netlink socket cannot be opened or fails.
-    public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
         let wake = try WakeEvent()
         try await withTaskCancellationHandler {
             try await DedicatedThread.spawnAndWait(name: "netrules-netlink", networkNamespace: namespacePath) {

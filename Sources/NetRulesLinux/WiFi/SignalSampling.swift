@@ -8,7 +8,7 @@ import Synchronization
 /// next association event and a wait drops its timeout when the last reader leaves.
 ///
 /// Thread-safe.
-public final class SignalSampling: Sendable {
+package final class SignalSampling: Sendable {
     private struct State {
         var interval: Duration?
         /// The wake events of the observers running with this setting.
@@ -18,15 +18,15 @@ public final class SignalSampling: Sendable {
     private let state: Mutex<State>
 
     /// - Parameter interval: the time between samples; nil to never sample.
-    public init(interval: Duration? = nil) {
+    package init(interval: Duration? = nil) {
         state = Mutex(State(interval: interval))
     }
 
     /// The time between samples; nil while nothing reads the signal.
-    public var interval: Duration? { state.withLock { $0.interval } }
+    package var interval: Duration? { state.withLock { $0.interval } }
 
     /// Changes the interval, waking the observers when it changed.
-    public func set(_ interval: Duration?) {
+    package func set(_ interval: Duration?) {
         let listeners: [WakeEvent] = state.withLock { state in
             guard state.interval != interval else { return [] }
             state.interval = interval

@@ -11,32 +11,32 @@ import NetRulesSystem
 /// none, the thread waits in `poll` without a timeout, so an idle observer never wakes. Where the
 /// kernel has no nl80211, it says so once through the logger, reports the Wi-Fi facts as unknown
 /// (not absent: nothing can tell), and idles until cancelled, so the other observers keep working.
-public struct WiFiObserver: Observer {
+package struct WiFiObserver: Observer {
     /// `wifi`.
-    public let name = "wifi"
+    package let name = "wifi"
     let logger: Logger
     /// How often to sample `signal`, changeable while the observer runs.
-    public let signalSampling: SignalSampling
+    package let signalSampling: SignalSampling
 
     /// Creates the observer.
     /// - Parameters:
     ///   - signalSampling: how often to sample `signal`; never, by default.
     ///   - logger: the parent logger; the observer logs as `netrules.observers.wifi`, the one-time
     ///     notice that nl80211 is missing as a warning.
-    public init(signalSampling: SignalSampling = SignalSampling(), logger: Logger = .disabled) {
+    package init(signalSampling: SignalSampling = SignalSampling(), logger: Logger = .disabled) {
         self.signalSampling = signalSampling
         self.logger = logger.child("netrules.observers.wifi")
     }
 
     /// The Wi-Fi facts now: values or absent with nl80211, unknown without it.
     /// - Throws: `SystemCallError` when the generic netlink socket fails.
-    public static func currentFacts() throws -> [FactKey: FactState] {
+    package static func currentFacts() throws -> [FactKey: FactState] {
         guard let client = try NL80211Client.open() else { return WiFiState.unavailableFacts }
         return try client.currentState().facts
     }
 
     /// Reports the Wi-Fi facts until cancelled.
-    public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
         // One wake event for both reasons to leave `poll`: cancellation (`stop` raised first) and
         // a new sampling interval.
         let wake = try WakeEvent()

@@ -4,17 +4,17 @@
 /// `signal` in dBm), NetworkManager otherwise (containers, sandboxes, kernels without cfg80211);
 /// NetworkManager's connection facts (`connection`, `vpn`, `nm.connectivity`, …) come from it
 /// whenever it is on the bus, whatever the source.
-public enum WiFiSource: String, Sendable, CaseIterable {
+package enum WiFiSource: String, Sendable, CaseIterable {
     case auto
     case nl80211
     case networkmanager
     case none
 
     /// Whether this kernel answers for the nl80211 generic-netlink family.
-    public static var kernelHasNL80211: Bool { (try? NL80211Client.open()) != nil }
+    package static var kernelHasNL80211: Bool { (try? NL80211Client.open()) != nil }
 
     /// Whether the nl80211 observer should report the Wi-Fi facts.
-    public func usesNL80211(kernelHasNL80211: Bool) -> Bool {
+    package func usesNL80211(kernelHasNL80211: Bool) -> Bool {
         switch self {
         case .auto: kernelHasNL80211
         case .nl80211: true
@@ -23,7 +23,7 @@ public enum WiFiSource: String, Sendable, CaseIterable {
     }
 
     /// Whether NetworkManager should report the Wi-Fi facts.
-    public func usesNetworkManager(kernelHasNL80211: Bool) -> Bool {
+    package func usesNetworkManager(kernelHasNL80211: Bool) -> Bool {
         switch self {
         case .auto: !kernelHasNL80211
         case .networkmanager: true

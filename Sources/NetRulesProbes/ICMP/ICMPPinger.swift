@@ -11,7 +11,7 @@ import NetRulesCore
 ///
 /// Thread-safe: share one pinger between all probes. Sockets belong to the network namespace
 /// of the thread that creates the pinger.
-public final class ICMPPinger: Sendable {
+package final class ICMPPinger: Sendable {
     private let receiver: EchoReceiver
     private let v4Failure: ICMPError?
     private let v6Failure: ICMPError?
@@ -20,7 +20,7 @@ public final class ICMPPinger: Sendable {
     ///
     /// - Throws: ``ICMPError`` with code `permissionDenied` (naming `net.ipv4.ping_group_range`)
     ///   when no ICMP socket can be opened for IPv4 or IPv6.
-    public init() throws(ICMPError) {
+    package init() throws(ICMPError) {
         let v4 = ICMPEndpoint.open(v6: false)
         let v6 = ICMPEndpoint.open(v6: true)
         let endpoints = [v4, v6].compactMap { try? $0.get() }
@@ -39,7 +39,7 @@ public final class ICMPPinger: Sendable {
     }
 
     /// `datagram` or `raw`: which socket serves the family, or nil when none could be opened.
-    public func socketKind(v6: Bool) -> String? {
+    package func socketKind(v6: Bool) -> String? {
         receiver.endpoint(v6: v6)?.kind.rawValue
     }
 
@@ -51,7 +51,7 @@ public final class ICMPPinger: Sendable {
     /// - Returns: The round-trip time, or nil when no reply came within `timeout`.
     /// - Throws: ``ICMPError`` when the request could not be sent (no route, a blackhole
     ///   route, the link is down), the family has no socket, or the task was cancelled.
-    public func ping(_ address: IPAddress, timeout: Duration) async throws(ICMPError) -> Duration? {
+    package func ping(_ address: IPAddress, timeout: Duration) async throws(ICMPError) -> Duration? {
         guard let endpoint = receiver.endpoint(v6: address.isV6) else {
             throw (address.isV6 ? v6Failure : v4Failure)
                 ?? ICMPError(code: .unavailable, message: "no ICMP socket for \(address)")
@@ -60,7 +60,7 @@ public final class ICMPPinger: Sendable {
     }
 
     /// Stops the receiver and closes the sockets; pending pings fail with `closed`.
-    public func close() {
+    package func close() {
         receiver.stop()
     }
 

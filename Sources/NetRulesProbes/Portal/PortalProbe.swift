@@ -11,11 +11,11 @@ import NetRulesHTTP
 /// its requests to the interface of the default route at that moment.
 ///
 /// Start it only when the rules read `connectivity` (`RuleSet.demand.needsConnectivity`).
-public struct PortalProbe: Observer {
-    public let name = "portal"
+package struct PortalProbe: Observer {
+    package let name = "portal"
 
     /// What is probed and what counts as online.
-    public let settings: ConnectivitySettings
+    package let settings: ConnectivitySettings
     private let clock: any Clock<Duration>
     private let signal = RecheckSignal()
     private let classify: @Sendable () async -> PortalVerdict
@@ -26,7 +26,7 @@ public struct PortalProbe: Observer {
     ///   - settings: The probes and their expected answers.
     ///   - clock: Paces the re-checks (`ContinuousClock` in production).
     ///   - bindToDefaultRoute: Whether to bind each probe to the default route's interface.
-    public init(
+    package init(
         settings: ConnectivitySettings, clock: any Clock<Duration> = ContinuousClock(), bindToDefaultRoute: Bool = true
     ) {
         self.init(settings: settings, clock: clock, executor: .dedicatedThreads, bindToDefaultRoute: bindToDefaultRoute)
@@ -57,12 +57,12 @@ public struct PortalProbe: Observer {
     /// Probes again now and restarts the backoff; call it when the network changes.
     ///
     /// Safe from any thread. A recheck during a probe runs another probe right after it.
-    public func recheck() {
+    package func recheck() {
         signal.signal()
     }
 
     /// Probes until cancelled. Never throws: a failed probe is a verdict (`offline`).
-    public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
         var schedule = PortalSchedule(onlineInterval: settings.onlineInterval)
         var last: (FactValue, FactState)?
         while !Task.isCancelled {

@@ -1,7 +1,7 @@
 /// The outcome of one captive-portal classification, with its evidence.
-public struct PortalVerdict: Sendable {
+package struct PortalVerdict: Sendable {
     /// The value of the `connectivity` fact.
-    public enum Connectivity: String, Sendable {
+    package enum Connectivity: String, Sendable {
         /// A probe got exactly the expected answer.
         case online
         /// A probe was redirected, got 511, or got a page other than the expected one.
@@ -11,30 +11,30 @@ public struct PortalVerdict: Sendable {
     }
 
     /// What one probe saw.
-    public struct Evidence: Sendable {
+    package struct Evidence: Sendable {
         /// The probe's URL.
-        public var url: String
+        package var url: String
         /// The HTTP status, or nil when there was no answer.
-        public var status: Int?
+        package var status: Int?
         /// The redirect target, when the answer had one.
-        public var location: String?
+        package var location: String?
         /// Why there was no answer (timeout, resolution, connection), or nil.
-        public var error: String?
+        package var error: String?
         /// From sending to the answer or the failure.
-        public var duration: Duration
+        package var duration: Duration
         /// What this answer means on its own, or nil when it proves nothing (an error, a 404, a 500).
-        public var conclusion: Connectivity?
+        package var conclusion: Connectivity?
     }
 
     /// The classification.
-    public var connectivity: Connectivity
+    package var connectivity: Connectivity
     /// Where the portal wants the user to log in: the redirect target, else the probe's URL;
     /// nil unless ``connectivity`` is `portal`.
-    public var portalURL: String?
+    package var portalURL: String?
     /// The probe whose answer decided, or nil for `offline`.
-    public var decidingProbe: Evidence?
+    package var decidingProbe: Evidence?
     /// Every probe that finished before the decision (the losers are cancelled, not listed).
-    public var evidence: [Evidence]
+    package var evidence: [Evidence]
     /// From the start of the classification to the decision.
-    public var duration: Duration
+    package var duration: Duration
 }

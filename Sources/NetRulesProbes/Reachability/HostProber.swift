@@ -11,16 +11,16 @@ import NetRulesHTTP
 /// the rule's `for:`.
 ///
 /// All ICMP hosts share one ``ICMPPinger`` (one socket per address family).
-public struct HostProber: Observer {
+package struct HostProber: Observer {
     /// The value reported for a host that answered this round.
-    public static let reachable: FactValue = "reachable"
+    package static let reachable: FactValue = "reachable"
     /// The value reported for a host that did not answer any try this round.
-    public static let unreachable: FactValue = "unreachable"
+    package static let unreachable: FactValue = "unreachable"
 
-    public let name = "probes"
+    package let name = "probes"
 
     /// The hosts probed, one per name.
-    public let hosts: [HostDefinition]
+    package let hosts: [HostDefinition]
     private let clock: any Clock<Duration>
     private let pinger: ICMPPinger?
     private let executor: BlockingExecutor
@@ -30,7 +30,7 @@ public struct HostProber: Observer {
     /// - Parameters:
     ///   - hosts: The watched hosts; a repeated name keeps its first definition.
     ///   - clock: Paces the rounds (`ContinuousClock` in production).
-    public init(hosts: [HostDefinition], clock: any Clock<Duration> = ContinuousClock()) {
+    package init(hosts: [HostDefinition], clock: any Clock<Duration> = ContinuousClock()) {
         self.init(hosts: hosts, clock: clock, pinger: nil, executor: .dedicatedThreads)
     }
 
@@ -47,7 +47,7 @@ public struct HostProber: Observer {
     ///
     /// - Throws: ``ICMPError`` when some host needs ICMP and no ICMP socket can be opened
     ///   (the message names `net.ipv4.ping_group_range`).
-    public func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
         var pinger = self.pinger
         if pinger == nil, hosts.contains(where: { $0.port == nil }) {
             pinger = try ICMPPinger()

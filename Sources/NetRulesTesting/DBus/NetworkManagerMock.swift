@@ -9,19 +9,19 @@ import Foundation
 /// which drives the mock as NetworkManager would behave (join, roam, disconnect, VPNs,
 /// connectivity). `stopNetworkManager()` takes the name off the bus; `startNetworkManager()`
 /// brings a fresh one back. Everything started is killed at `stop()` or deinit.
-public final class NetworkManagerMock: @unchecked Sendable {
+package final class NetworkManagerMock: @unchecked Sendable {
     // Mutated only by the test that owns the mock, one call at a time.
 
     /// Whether dbus-daemon and python-dbusmock (Debian python3-dbusmock) are installed.
-    public static let isAvailable: Bool =
+    package static let isAvailable: Bool =
         access("/usr/bin/dbus-daemon", X_OK) == 0 && access("/usr/bin/python3", X_OK) == 0
         && system("/usr/bin/python3 -c 'import dbusmock' >/dev/null 2>&1") == 0
 
-    public static let unavailableReason =
+    package static let unavailableReason =
         "SKIPPED: dbus-daemon or python3-dbusmock is not installed (scripts/setup installs them); the NetworkManager tests did not run"
 
-    public let directory: String
-    public let address: String
+    package let directory: String
+    package let address: String
     private var busPID: pid_t = 0
     private var mockPID: pid_t = 0
 
@@ -31,7 +31,7 @@ public final class NetworkManagerMock: @unchecked Sendable {
         .appendingPathComponent("Tests/Support/nm-mock").path
 
     /// Starts the bus and NetworkManager's mock with a Wi-Fi device (`nm-mock setup`).
-    public init() throws {
+    package init() throws {
         directory = "/tmp/nr-nm-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let socket = directory + "/bus"
@@ -46,7 +46,7 @@ public final class NetworkManagerMock: @unchecked Sendable {
     deinit { stop() }
 
     /// NetworkManager (the mock) joins the bus with a Wi-Fi device and nothing connected.
-    public func startNetworkManager() throws {
+    package func startNetworkManager() throws {
         mockPID = try Self.spawn(
             ["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", "networkmanager"],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": address], output: directory + "/mock.log")
@@ -62,7 +62,7 @@ public final class NetworkManagerMock: @unchecked Sendable {
     }
 
     /// NetworkManager leaves the bus.
-    public func stopNetworkManager() {
+    package func stopNetworkManager() {
         guard mockPID > 0 else { return }
         kill(mockPID, SIGKILL)
         var status: CInt = 0
@@ -71,7 +71,7 @@ public final class NetworkManagerMock: @unchecked Sendable {
     }
 
     /// Runs `nm-mock ARGUMENTS…` against this bus.
-    public func control(_ arguments: String...) throws {
+    package func control(_ arguments: String...) throws {
         let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(
             separator: " ")
         let status = system(
@@ -83,7 +83,7 @@ public final class NetworkManagerMock: @unchecked Sendable {
     }
 
     /// Kills the mock and the bus and removes the directory.
-    public func stop() {
+    package func stop() {
         stopNetworkManager()
         if busPID > 0 {
             kill(busPID, SIGKILL)

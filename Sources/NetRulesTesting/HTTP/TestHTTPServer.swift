@@ -7,27 +7,27 @@ import Synchronization
 /// It listens on `address` (loopback by default, or an address inside a test namespace),
 /// answers each connection with what `handler` says, then closes it. Only test traffic
 /// reaches it. Invariant for `@unchecked Sendable`: all mutable state is behind `state`.
-public final class TestHTTPServer: @unchecked Sendable {
+package final class TestHTTPServer: @unchecked Sendable {
     /// One request as received.
-    public struct Request: Sendable {
-        public var method: String
-        public var path: String
-        public var headers: [(String, String)]
-        public var body: [UInt8]
+    package struct Request: Sendable {
+        package var method: String
+        package var path: String
+        package var headers: [(String, String)]
+        package var body: [UInt8]
         /// When the request's head was read, for ordering against the test's own steps.
-        public var received: ContinuousClock.Instant = .now
+        package var received: ContinuousClock.Instant = .now
 
         /// The value of the first header called `name`, compared without case.
-        public func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             headers.first { $0.0.lowercased() == name.lowercased() }?.1
         }
 
         /// The body as UTF-8 text.
-        public var text: String { String(decoding: body, as: UTF8.self) }
+        package var text: String { String(decoding: body, as: UTF8.self) }
     }
 
     /// What to answer a request with.
-    public enum Reply: Sendable {
+    package enum Reply: Sendable {
         /// A normal response; `Content-Length` and `Connection: close` are added.
         case response(status: Int, reason: String = "", headers: [(String, String)] = [], body: [UInt8] = [])
         /// Accept and read the request, then never answer (the socket stays open until `stop`).
@@ -41,22 +41,22 @@ public final class TestHTTPServer: @unchecked Sendable {
     }
 
     /// The address the server listens on.
-    public let address: String
+    package let address: String
     /// The port the kernel chose.
-    public let port: UInt16
+    package let port: UInt16
     private let listener: CInt
     private let handler: @Sendable (Request) -> Reply
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
 
     /// The URL of `path` on this server.
-    public func url(_ path: String = "/") -> String { "http://\(address):\(port)\(path)" }
+    package func url(_ path: String = "/") -> String { "http://\(address):\(port)\(path)" }
 
     /// Every request received so far.
-    public var requests: [Request] { state.withLock { $0.requests } }
+    package var requests: [Request] { state.withLock { $0.requests } }
 
     /// Starts listening on a kernel-chosen port; with `namespace`, the socket is made inside it.
-    public init(
+    package init(
         address: String = "127.0.0.1", in namespace: TestNamespace? = nil,
         handler: @escaping @Sendable (Request) -> Reply
     ) throws {
@@ -71,7 +71,7 @@ public final class TestHTTPServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Stops accepting, closes held connections and the listener; idempotent.
-    public func stop() {
+    package func stop() {
         let wasStopped = state.withLock { state in
             defer { state.stopped = true }
             return state.stopped

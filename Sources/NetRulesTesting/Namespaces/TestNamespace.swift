@@ -3,16 +3,16 @@ import Glibc
 import NetRulesSystem
 
 /// Whether the tests run as root, which network namespaces need.
-public let isRoot = getuid() == 0
+package let isRoot = getuid() == 0
 
 /// A network namespace that exists for one test, deleted by ``delete()``.
 ///
 /// Sockets belong to the namespace of the thread that creates them, so ``perform(_:)`` (and the
 /// probes tests' `executor`) run code on a fresh thread that has joined the namespace; the rest of the
 /// test process stays in the host namespace and never sends a packet outside loopback.
-public final class TestNamespace: Sendable {
+package final class TestNamespace: Sendable {
     /// The namespace's name, as `ip netns` knows it.
-    public let name: String
+    package let name: String
 
     private init(name: String) {
         self.name = name
@@ -22,7 +22,7 @@ public final class TestNamespace: Sendable {
     ///
     /// Each suite uses its own prefix (`nrp` probes, `nre` end-to-end) so a leftover namespace
     /// says which suite leaked it.
-    public static func create(prefix: String = "nrp") throws -> TestNamespace {
+    package static func create(prefix: String = "nrp") throws -> TestNamespace {
         let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let namespace = TestNamespace(name: "\(prefix)-\(suffix)")
         try shell("ip", "netns", "add", namespace.name)
@@ -31,22 +31,22 @@ public final class TestNamespace: Sendable {
     }
 
     /// Deletes the namespace (and the veth ends inside it); safe to call twice.
-    public func delete() {
+    package func delete() {
         _ = try? TestNamespace.shell("ip", "netns", "del", name)
     }
 
     /// Runs `ip -n NAME ARGS…`.
-    public func ip(_ arguments: String...) throws {
+    package func ip(_ arguments: String...) throws {
         try TestNamespace.shell(["ip", "-n", name] + arguments)
     }
 
     /// Sets a sysctl inside this namespace only.
-    public func sysctl(_ key: String, _ value: String) throws {
+    package func sysctl(_ key: String, _ value: String) throws {
         try TestNamespace.shell("ip", "netns", "exec", name, "sysctl", "-qw", "\(key)=\(value)")
     }
 
     /// Runs `body` on a fresh thread inside the namespace and returns its result.
-    public func perform<T>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+    package func perform<T>(_ body: @escaping @Sendable () throws -> T) throws -> T {
         let box = ResultBox<T>()
         let done = DispatchSemaphore(value: 0)
         let path = "/var/run/netns/\(name)"
@@ -65,7 +65,7 @@ public final class TestNamespace: Sendable {
     ///
     /// Only for a thread made for this purpose: a thread of the cooperative pool must never
     /// change namespace, or later tasks would run in it.
-    public static func join(_ path: String) throws {
+    package static func join(_ path: String) throws {
         do {
             try DedicatedThread.joinNetworkNamespace(path)
         } catch {
@@ -75,13 +75,13 @@ public final class TestNamespace: Sendable {
 
     /// Runs a command found on `PATH` and returns its output; throws when it exits non-zero.
     @discardableResult
-    public static func shell(_ arguments: String...) throws -> String {
+    package static func shell(_ arguments: String...) throws -> String {
         try shell(arguments)
     }
 
     /// Runs a command found on `PATH` and returns its output; throws when it exits non-zero.
     @discardableResult
-    public static func shell(_ arguments: [String]) throws -> String {
+    package static func shell(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
