@@ -107,6 +107,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "NetRulesHTTPTests",
+            dependencies: ["NetRulesHTTP", "NetRulesTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "NetRulesSystemTests",
             dependencies: ["NetRulesSystem", "NetRulesTesting"],
             swiftSettings: swiftSettings
@@ -138,7 +143,11 @@ let package = Package(
         // DaemonCore on virtual time: restart, reload and shutdown without root.
         .testTarget(
             name: "NetRulesDaemonTests",
-            dependencies: ["NetRulesDaemon", "NetRulesConfig", "NetRulesActions", "NetRulesCore", "NetRulesLinux"],
+            dependencies: [
+                "NetRulesDaemon", "NetRulesConfig", "NetRulesActions", "NetRulesCore", "NetRulesLinux",
+                "NetRulesSystem",
+                "NetRulesTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         // Replays Fuzz/Corpus and Fuzz/Regressions through every fuzz target.

@@ -3,6 +3,7 @@ import NetRulesCLI
 import NetRulesCore
 import NetRulesDaemon
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 /// `netrules history` in-process: through a real control socket to a fake daemon, and from the

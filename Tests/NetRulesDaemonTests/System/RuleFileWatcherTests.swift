@@ -2,6 +2,7 @@ import Foundation
 @preconcurrency import Glibc
 import NetRulesLinux
 import NetRulesSystem
+import NetRulesTesting
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon

@@ -2,27 +2,27 @@ import Foundation
 @preconcurrency import Glibc
 
 /// A fresh directory under /tmp, removed with everything in it by `remove()`.
-struct TemporaryDirectory {
-    let path: String
+package struct TemporaryDirectory {
+    package let path: String
 
-    init(_ prefix: String = "netrules-daemonsys") {
+    package init(_ prefix: String = "netrules-daemonsys") {
         var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(created != nil, "mkdtemp failed: \(errno)")
         path = String(cString: created!)
     }
 
-    func file(_ name: String) -> String { path + "/" + name }
+    package func file(_ name: String) -> String { path + "/" + name }
 
     @discardableResult
-    func write(_ name: String, _ content: String = "version: 1\nrules: []\n", mode: mode_t = 0o644) -> String {
+    package func write(_ name: String, _ content: String = "version: 1\nrules: []\n", mode: mode_t = 0o644) -> String {
         let full = file(name)
         precondition(FileManager.default.createFile(atPath: full, contents: Data(content.utf8)), "cannot write \(full)")
         chmod(full, mode)
         return full
     }
 
-    func remove() {
+    package func remove() {
         // Undo sticky/immutable-looking modes first so removal cannot fail on a directory we locked down.
         try? FileManager.default.removeItem(atPath: path)
     }
@@ -30,7 +30,7 @@ struct TemporaryDirectory {
 
 /// The number of open descriptors of this process whose /proc/self/fd link contains `kind`
 /// (`inotify`, `eventfd`, `socket:`), to prove that a component closed what it opened.
-func openDescriptorCount(matching kind: String) -> Int {
+package func openDescriptorCount(matching kind: String) -> Int {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
     return entries.filter { entry in
         guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry) else {
@@ -41,7 +41,7 @@ func openDescriptorCount(matching kind: String) -> Int {
 }
 
 /// Fails the awaiting test if `body` does not finish within `seconds` (a failure guard only).
-func withGuard<T: Sendable>(
+package func withGuard<T: Sendable>(
     seconds: Double = 10, _ what: String, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
@@ -58,7 +58,7 @@ func withGuard<T: Sendable>(
     }
 }
 
-struct GuardTimeout: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
+package struct GuardTimeout: Error, CustomStringConvertible {
+    package let what: String
+    package var description: String { "timed out waiting for \(what)" }
 }

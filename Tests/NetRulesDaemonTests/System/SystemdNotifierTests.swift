@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesLinux
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon

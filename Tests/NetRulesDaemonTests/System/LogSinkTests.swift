@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon

@@ -2,6 +2,7 @@ import Foundation
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesTesting
 import Testing
 
 /// The daemon's ring of firings and its file: bounded, compacted, merged, and robust against a

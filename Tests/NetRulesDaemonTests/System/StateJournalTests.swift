@@ -1,5 +1,6 @@
 import Foundation
 import NetRulesCore
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon
