@@ -96,7 +96,7 @@ final class StateJournal {
         return lines
     }
 
-    /// The thread that runs fdatasync(2) for the journal: it sleeps in poll(2) on an eventfd (so an
+    /// The thread that runs fdatasync(2) for the journal: it sleeps on a `WakeEvent` (so an
     /// idle daemon has no wake-up from it), and flushes once per wake-up, however many appends
     /// asked for one meanwhile. It owns the descriptor's end: after `stop()` it flushes a last
     /// time and closes it, so no flush can reach a descriptor number the process has reused.
@@ -107,9 +107,8 @@ final class StateJournal {
         init(fd: CInt) throws(SystemCallError) {
             wake = try WakeEvent()
             DedicatedThread.start(name: "netrules-journal") { [self] in
-                var descriptor = pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)
                 while true {
-                    _ = sys_poll(&descriptor, 1, -1)
+                    wake.wait()
                     wake.reset()
                     _ = sys_fdatasync(fd)
                     if stopping.load(ordering: .acquiring) {
