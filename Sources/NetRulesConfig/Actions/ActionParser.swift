@@ -2,7 +2,9 @@ public import NetRulesCore
 
 /// Reads a rule's `do:` list into validated action specs.
 public struct ActionParser: Sendable {
+    /// Collects the diagnostics; read them here once parsing is done.
     public var context: ValidationContext
+    /// The action kinds `do:` may use.
     public let registry: Registry
     /// Finds the executable `netrules-action-NAME`; nil when there is none. Injected, because
     /// looking at the file system is the OS layer's job, not the portable config's.
@@ -11,6 +13,11 @@ public struct ActionParser: Sendable {
     /// Keys allowed beside the action's own key in one `do:` entry.
     static let entryKeys = ["continue_on_error", "timeout"]
 
+    /// Creates a parser that reports into `context`.
+    ///
+    /// - Parameters:
+    ///   - findPlugin: finds the executable for an action name that is not built in; nil refuses
+    ///     the action.
     public init(context: ValidationContext, registry: Registry, findPlugin: @escaping @Sendable (String) -> String?) {
         self.context = context
         self.registry = registry

@@ -2,13 +2,19 @@ public import NetRulesCore
 
 /// Reads `when:` trees into compiled conditions, resolving host names against `hosts:`.
 public struct ConditionParser: Sendable {
+    /// Collects the diagnostics; read them here once parsing is done.
     public var context: ValidationContext
+    /// The condition kinds `when:` may use.
     public let registry: Registry
     /// Hosts defined under the top-level `hosts:` map.
     public let namedHosts: [String: HostDefinition]
     /// Hosts written inline in conditions (`unreachable: 10.0.0.5`), by name.
     public private(set) var inlineHosts: [String: HostDefinition] = [:]
 
+    /// Creates a parser that reports into `context`.
+    ///
+    /// - Parameters:
+    ///   - namedHosts: the hosts of the top-level `hosts:` map, by name.
     public init(context: ValidationContext, registry: Registry, namedHosts: [String: HostDefinition]) {
         self.context = context
         self.registry = registry

@@ -26,6 +26,7 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
         KeyPath(link: .index(link, i))
     }
 
+    /// The path as diagnostics print it, such as `rules[0].when.ssid`.
     public var description: String {
         var parts: [String] = []
         var current = link
@@ -43,6 +44,8 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Paths are equal when they print the same.
     public static func == (lhs: KeyPath, rhs: KeyPath) -> Bool { lhs.description == rhs.description }
+    /// Hashes the printed path, as `==` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(description) }
 }

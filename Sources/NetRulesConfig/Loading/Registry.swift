@@ -6,7 +6,9 @@ public import NetRulesCore
 /// conforming to `ConditionKind` and one `register` call, and it brings its own option
 /// validation and its part of the JSON Schema.
 public struct Registry: Sendable {
+    /// The condition kinds, in registration order; each key appears once.
     public private(set) var conditionKinds: [any ConditionKind] = []
+    /// The action kinds, in registration order; each name appears once.
     public private(set) var actionKinds: [any ActionKind] = []
 
     /// An empty registry.

@@ -2,9 +2,12 @@ public import NetRulesCore
 
 /// One rule file's name and bytes. Reading files is the caller's job (the OS layer).
 public struct RuleSource: Sendable {
+    /// The file's name as the user gave it; diagnostics print it.
     public var file: String
+    /// The file's contents: YAML, in UTF-8.
     public var bytes: [UInt8]
 
+    /// Creates a source from a file's name and contents.
     public init(file: String, bytes: [UInt8]) {
         self.file = file
         self.bytes = bytes
@@ -70,6 +73,7 @@ public struct LoadResult: Sendable {
 /// Stages (STYLE §10): YAML → shape and types of each file → each kind validates its own
 /// options → cross-file checks (duplicate names and hosts).
 public struct RuleLoader: Sendable {
+    /// The condition and action kinds rule files may use.
     public var registry: Registry
     /// Finds `netrules-action-NAME` in the given plugin directories, then `PATH`.
     public var findActionPlugin: @Sendable (_ name: String, _ directories: [String]) -> String?
@@ -79,6 +83,13 @@ public struct RuleLoader: Sendable {
     static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "observers", "plugins", "wifi"]
     static let ruleKeys = ["name", "description", "when", "on", "for", "cooldown", "once_per", "do"]
 
+    /// Creates a loader.
+    ///
+    /// - Parameters:
+    ///   - registry: the kinds rule files may use; the built-ins by default.
+    ///   - findActionPlugin: finds `netrules-action-NAME`, given the name and the plugin directories.
+    ///     The default finds nothing, so every action that is not built in is refused.
+    ///   - findObserverPlugin: finds `netrules-observer-NAME` likewise; the default finds nothing.
     public init(
         registry: Registry = .standard,
         findActionPlugin: @escaping @Sendable (String, [String]) -> String? = { _, _ in nil },

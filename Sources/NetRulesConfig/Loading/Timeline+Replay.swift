@@ -3,7 +3,9 @@ public import NetRulesCore
 extension Timeline {
     /// What a replay produced: the firings, and with `tracing` what the engine decided without firing.
     public struct Replay: Sendable {
+        /// Every firing, in time order.
         public var firings: [Firing]
+        /// What the engine decided without firing; empty unless the replay was tracing.
         public var trace: [TraceEvent]
     }
 

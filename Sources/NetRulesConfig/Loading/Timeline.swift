@@ -14,10 +14,13 @@ public import NetRulesCore
 public struct Timeline: Sendable {
     /// One step: the time since the start and the update applied then.
     public struct Step: Sendable {
+        /// The time since the timeline's start (`at:`).
         public var at: Duration
+        /// The changes applied then: facts set, made absent (`null`) or forgotten (`unknown:`).
         public var update: FactUpdate
     }
 
+    /// The steps, in time order.
     public var steps: [Step]
     /// Every fact key the timeline names, where it names it first: `simulate` checks them against
     /// the rules it loaded.

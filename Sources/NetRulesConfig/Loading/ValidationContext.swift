@@ -13,6 +13,7 @@ public struct ValidationContext: Sendable {
     /// quoted scalar point at that piece's own line and column.
     public var source: SourceText?
 
+    /// Creates an empty context for `file`, the file's name as the user gave it; diagnostics print it.
     public init(file: String) {
         self.file = file
     }

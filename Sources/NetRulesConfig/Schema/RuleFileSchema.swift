@@ -4,6 +4,11 @@ public import NetRulesCore
 ///
 /// Built from the registry, so an added condition or action kind appears with its own schema.
 public enum RuleFileSchema {
+    /// The schema of rule files, describing the kinds of `registry`.
+    ///
+    /// - Parameters:
+    ///   - registry: the kinds to describe; the built-ins by default.
+    /// - Returns: the whole schema document, ready to print.
     public static func document(registry: Registry = .standard) -> JSONValue {
         let conditionProperties: [(String, JSONValue)] =
             registry.conditionKinds.map { kind in

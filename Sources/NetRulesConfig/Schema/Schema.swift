@@ -6,6 +6,8 @@ public import NetRulesCore
 /// editor's YAML 1.2 loader reads `1234` as a number and `true` as a boolean: a text field
 /// therefore accepts any scalar, as `check` does.
 public enum Schema {
+    /// A text field; it accepts any scalar, because editors read an unquoted `1234` or `true` as a
+    /// number or a boolean.
     public static func string(_ description: String) -> JSONValue {
         .object([
             ("type", .array([.string("string"), .string("number"), .string("boolean")])),
@@ -42,10 +44,12 @@ public enum Schema {
         ])
     }
 
+    /// A number field.
     public static func number(_ description: String) -> JSONValue {
         .object([("type", .string("number")), ("description", .string(description))])
     }
 
+    /// A boolean field: `true` or `false`.
     public static func boolean(_ description: String) -> JSONValue {
         .object([("type", .string("boolean")), ("description", .string(description))])
     }
@@ -66,6 +70,7 @@ public enum Schema {
         ])
     }
 
+    /// A text field, or a non-empty list of them.
     public static func stringOrList(_ description: String) -> JSONValue {
         anyOf([
             string(description),
@@ -73,10 +78,12 @@ public enum Schema {
         ])
     }
 
+    /// A field that holds one of `words`.
     public static func enumeration(_ words: [String], _ description: String) -> JSONValue {
         .object([("enum", .array(words.map(JSONValue.string))), ("description", .string(description))])
     }
 
+    /// A field that holds one of `words`, or a non-empty list of them.
     public static func enumerationOrList(_ words: [String], _ description: String) -> JSONValue {
         anyOf([
             enumeration(words, description),
@@ -84,6 +91,7 @@ public enum Schema {
         ])
     }
 
+    /// A value that matches at least one of `options`.
     public static func anyOf(_ options: [JSONValue]) -> JSONValue {
         .object([("anyOf", .array(options))])
     }

@@ -19,6 +19,7 @@ public enum Action: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The action as previews and logs show it: `run: …`, `webhook: POST …`, `write: …`.
     public var description: String {
         switch self {
         case .run(let run): run.description
@@ -53,11 +54,17 @@ public struct ActionSpec: Sendable, CustomStringConvertible {
     /// Whether the rest of the firing's actions still run when this one fails.
     public var continueOnError: Bool
 
+    /// Creates one `do:` entry.
+    ///
+    /// - Parameters:
+    ///   - continueOnError: whether the firing's later actions still run when this one fails
+    ///     (`continue_on_error:`).
     public init(_ action: Action, continueOnError: Bool = false) {
         self.action = action
         self.continueOnError = continueOnError
     }
 
+    /// Creates one `do:` entry from a kind's definition, such as a `RunAction`.
     public init(_ definition: some ActionDefinition, continueOnError: Bool = false) {
         self.init(definition.action, continueOnError: continueOnError)
     }
@@ -65,6 +72,7 @@ public struct ActionSpec: Sendable, CustomStringConvertible {
     /// The kind's name.
     public var kind: String { action.kind }
 
+    /// The action's description.
     public var description: String { action.description }
 }
 
@@ -74,12 +82,20 @@ public struct RunAction: ActionDefinition {
     public var command: ShellCommandTemplate
     /// After this, the whole process group gets SIGTERM, then SIGKILL.
     public var timeout: Duration
+    /// `cwd:`: the directory the command runs in; nil keeps the daemon's own.
     public var workingDirectory: String?
     /// Extra environment variables, in the order written.
     public var environment: [(name: String, value: Template)]
 
+    /// How long a command may run when `timeout:` is not given: 30 seconds. `write` and plugin
+    /// actions default to it too.
     public static let defaultTimeout: Duration = .seconds(30)
 
+    /// Creates a `run` action.
+    ///
+    /// - Parameters:
+    ///   - command: the command, already checked for the quoting context of each placeholder.
+    ///   - environment: extra environment variables, set in this order; their values are templates.
     public init(
         command: ShellCommandTemplate, timeout: Duration = RunAction.defaultTimeout, workingDirectory: String? = nil,
         environment: [(name: String, value: Template)] = []
@@ -90,8 +106,11 @@ public struct RunAction: ActionDefinition {
         self.environment = environment
     }
 
+    /// `run`.
     public var kind: String { "run" }
+    /// This action as `.run`.
     public var action: Action { .run(self) }
+    /// `run:` and the command as written.
     public var description: String { "run: \(command.source)" }
 }
 
@@ -106,10 +125,15 @@ public struct WebhookAction: ActionDefinition {
         case text(Template)
     }
 
+    /// The request's URL, a template rendered when the action runs.
     public var url: Template
+    /// The HTTP method, such as `POST`.
     public var method: String
+    /// Extra request headers in the order written; their values are templates and may hold secrets.
     public var headers: [(name: String, value: Template)]
+    /// What the request carries: nothing, a `json:` document or a `body:` text.
     public var body: Body
+    /// How long one attempt may take before it counts as failed.
     public var timeout: Duration
     /// Total attempts, the first included.
     public var attempts: Int
@@ -118,8 +142,11 @@ public struct WebhookAction: ActionDefinition {
     /// Hold delivery while `connectivity` is not `online` (`when: online`).
     public var waitsForOnline: Bool
 
+    /// How long one attempt may take when `timeout:` is not given: 10 seconds.
     public static let defaultTimeout: Duration = .seconds(10)
 
+    /// Creates a `webhook` action; by default a `POST` without a body, 10 seconds per attempt, 5
+    /// attempts, and a first retry after 1 second.
     public init(
         url: Template, method: String = "POST", headers: [(name: String, value: Template)] = [], body: Body = .none,
         timeout: Duration = WebhookAction.defaultTimeout, attempts: Int = 5, backoff: Duration = .seconds(1),
@@ -135,8 +162,11 @@ public struct WebhookAction: ActionDefinition {
         self.waitsForOnline = waitsForOnline
     }
 
+    /// `webhook`.
     public var kind: String { "webhook" }
+    /// This action as `.webhook`.
     public var action: Action { .webhook(self) }
+    /// `webhook:`, the method and the URL as written.
     public var description: String { "webhook: \(method) \(url.source)" }
 }
 
@@ -145,13 +175,17 @@ public struct WriteAction: ActionDefinition {
     /// The target path as written (`~` not yet expanded). Paths are literal: a network-supplied
     /// value must never choose where a file goes.
     public var path: String
+    /// What to write, a template rendered when the action runs.
     public var content: Template
+    /// Whether to add to the end of the file instead of replacing its contents.
     public var append: Bool
     /// Permission bits for a file the action creates.
     public var mode: UInt32
     /// After this the action fails; a write blocked in the kernel (a hung network file system) is abandoned.
     public var timeout: Duration
 
+    /// Creates a `write` action; by default it replaces the file, creates it with mode `0o644`, and
+    /// fails after 30 seconds.
     public init(
         path: String, content: Template, append: Bool = false, mode: UInt32 = 0o644,
         timeout: Duration = RunAction.defaultTimeout
@@ -163,20 +197,30 @@ public struct WriteAction: ActionDefinition {
         self.timeout = timeout
     }
 
+    /// `write`.
     public var kind: String { "write" }
+    /// This action as `.write`.
     public var action: Action { .write(self) }
+    /// `write:` and the path as written.
     public var description: String { "write: \(path)" }
 }
 
 /// Any other action name: the executable `netrules-action-NAME`, given the firing as JSON on stdin.
 public struct PluginAction: ActionDefinition {
+    /// The action's name in the rule file; the executable is `netrules-action-NAME`.
     public var name: String
     /// The plugin's own options, as written (strings may hold templates).
     public var options: ConfigValue
+    /// How long the plugin may run before the action counts as failed.
     public var timeout: Duration
     /// Where the executable was found at load time, when it was.
     public var executablePath: String?
 
+    /// Creates a plugin action.
+    ///
+    /// - Parameters:
+    ///   - options: the plugin's own options, passed to it as written.
+    ///   - executablePath: where `netrules-action-NAME` was found at load time, or nil when it was not.
     public init(
         name: String, options: ConfigValue, timeout: Duration = RunAction.defaultTimeout, executablePath: String?
     ) {
@@ -186,7 +230,10 @@ public struct PluginAction: ActionDefinition {
         self.executablePath = executablePath
     }
 
+    /// The plugin's name.
     public var kind: String { name }
+    /// This action as `.plugin`.
     public var action: Action { .plugin(self) }
+    /// The plugin's name, marked `(plugin)`.
     public var description: String { "\(name) (plugin)" }
 }

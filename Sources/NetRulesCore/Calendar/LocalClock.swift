@@ -10,6 +10,12 @@ public struct LocalClock: Sendable {
     /// Seconds east of UTC in force at a Unix time.
     public var utcOffset: @Sendable (Int64) -> Int64
 
+    /// Creates a clock from the Unix time at `Instant.zero` and a UTC-offset function.
+    ///
+    /// - Parameters:
+    ///   - origin: Unix seconds at the engine's `Instant.zero`.
+    ///   - utcOffset: the seconds east of UTC in force at a Unix time; the engine calls it while
+    ///     evaluating, so it must be quick and must not block.
     public init(origin: Int64, utcOffset: @escaping @Sendable (Int64) -> Int64) {
         self.origin = origin
         self.utcOffset = utcOffset
@@ -46,8 +52,10 @@ public struct LocalClock: Sendable {
 
 /// A local time as seconds since 1970-01-01 00:00 local, with the calendar fields rules use.
 public struct LocalTime: Hashable, Sendable, Comparable {
+    /// Seconds since 1970-01-01 00:00 local time: Unix time with the UTC offset already added.
     public var seconds: Int64
 
+    /// Creates the local time `seconds` after 1970-01-01 00:00 local.
     public init(seconds: Int64) { self.seconds = seconds }
 
     /// Days since 1970-01-01 (local), rounded down.
@@ -64,6 +72,7 @@ public struct LocalTime: Hashable, Sendable, Comparable {
     /// Local midnight starting the next Monday.
     public var startOfNextWeek: Int64 { (day + 7 - Int64(weekday)) * 86_400 }
 
+    /// Earlier local times sort first.
     public static func < (a: LocalTime, b: LocalTime) -> Bool { a.seconds < b.seconds }
 
     /// The proleptic Gregorian date (Howard Hinnant's civil_from_days).

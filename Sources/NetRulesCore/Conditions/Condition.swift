@@ -15,6 +15,7 @@ public protocol Condition: Sendable, CustomStringConvertible {
 }
 
 extension Condition {
+    /// No nested conditions: the default for every condition that is not a combinator.
     public var children: [any Condition] { [] }
 }
 

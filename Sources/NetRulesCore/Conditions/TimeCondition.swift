@@ -8,12 +8,22 @@
 public struct TimeCondition: Condition {
     /// Seconds after local midnight.
     public var from: Int64
+    /// Seconds after local midnight at which the window closes (excluded); earlier than `from` wraps
+    /// past midnight.
     public var to: Int64
     /// 0 for Monday … 6 for Sunday.
     public var days: Set<Int>
     /// As written, for `explain`.
     public var spelling: String
 
+    /// Creates a time window.
+    ///
+    /// - Parameters:
+    ///   - from: seconds after local midnight at which the window opens (included).
+    ///   - to: seconds after local midnight at which it closes (excluded); equal to `from` for the
+    ///     whole day.
+    ///   - days: the weekdays a window starts on, 0 for Monday … 6 for Sunday.
+    ///   - spelling: the condition as written, for `explain`.
     public init(from: Int64, to: Int64, days: Set<Int>, spelling: String) {
         self.from = from
         self.to = to
@@ -21,8 +31,10 @@ public struct TimeCondition: Condition {
         self.spelling = spelling
     }
 
+    /// `clock.local`, which the engine moves at the window's boundaries.
     public var readKeys: [FactKey] { [.localClock] }
 
+    /// Whether `clock.local` is inside the window; unknown until the engine has set it.
     public func evaluate(_ facts: FactStore) -> Truth {
         NetRulesCore.evaluate(facts[.localClock], absent: .unknown) { value in
             guard let seconds = value.numberValue, seconds.isFinite, abs(seconds) < 1e15 else { return false }
@@ -51,6 +63,7 @@ public struct TimeCondition: Condition {
         return time.startOfNextDay
     }
 
+    /// `time` and the window as written.
     public var description: String { "time \(spelling)" }
 }
 

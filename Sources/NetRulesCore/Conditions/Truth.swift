@@ -41,6 +41,7 @@ public enum Truth: Hashable, Sendable, CustomStringConvertible {
         return .false
     }
 
+    /// `true`, `false` or `unknown`, as `explain` prints it.
     public var description: String {
         switch self {
         case .true: "true"

@@ -109,10 +109,14 @@ public struct Engine: Sendable {
     public struct Step: Sendable {
         /// A fact whose state the update changed.
         public struct Change: Hashable, Sendable {
+            /// The fact that changed.
             public var key: FactKey
+            /// Its state before the update; `unknown` for a fact never reported.
             public var old: FactState
+            /// Its state after the update.
             public var new: FactState
 
+            /// Creates a change record.
             public init(key: FactKey, old: FactState, new: FactState) {
                 self.key = key
                 self.old = old

@@ -2,15 +2,22 @@
 public struct Explanation: Sendable {
     /// One node of the condition tree.
     public struct Node: Sendable {
+        /// The condition as `explain` shows it; says so when `if_unknown` decides its value.
         public var description: String
+        /// The node's value with the current facts.
         public var truth: Truth
+        /// The nodes of the nested conditions, for `all`, `any` and `not`.
         public var children: [Node]
     }
 
+    /// The rule's name.
     public var rule: String
+    /// The node of the rule's whole `when:` condition.
     public var root: Node
     /// The facts the condition read, with their states.
     public var facts: [(key: FactKey, state: FactState)]
+    /// What the engine remembers about the rule: its confirmed value, a pending `for:` hold, and
+    /// its `cooldown:` and `once_per:` windows.
     public var state: RuleState
     /// The engine's local clock, to show the state's deadlines as wall-clock times.
     public var clock: LocalClock

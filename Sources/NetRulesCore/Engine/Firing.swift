@@ -2,6 +2,7 @@
 public struct Firing: Sendable {
     /// The rule's name.
     public var rule: String
+    /// The edge that fired: `enter` or `exit`.
     public var edge: Edge
     /// When it fired, on the engine's clock.
     public var at: Instant
@@ -16,6 +17,8 @@ public struct Firing: Sendable {
     /// resumed after a restart runs only what it had not finished).
     public var firstAction = 0
 
+    /// Creates a firing that runs every action; the daemon sets `id` and `firstAction` when it
+    /// persists or resumes one.
     public init(rule: String, edge: Edge, at: Instant, facts: FactStore, actions: [ActionSpec]) {
         self.rule = rule
         self.edge = edge

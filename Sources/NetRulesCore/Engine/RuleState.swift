@@ -14,6 +14,10 @@ public struct RuleState: Hashable, Sendable {
         /// neither loses nor restarts a hold.
         public var awaitsConfirmation: Bool
 
+        /// Creates a hold that fires `target`'s edge at `deadline`.
+        ///
+        /// - Parameters:
+        ///   - awaitsConfirmation: true for a hold restored after a restart (see `awaitsConfirmation`).
         public init(target: Bool, deadline: Instant, awaitsConfirmation: Bool = false) {
             self.target = target
             self.deadline = deadline
@@ -28,6 +32,7 @@ public struct RuleState: Hashable, Sendable {
     public var confirmed: Bool?
     /// The condition's latest evaluation (may be unknown).
     public var current: Truth
+    /// The pending `for:` hold, if any.
     public var hold: Hold?
     /// Firings before this instant are dropped.
     public var cooldownUntil: Instant?
@@ -35,6 +40,7 @@ public struct RuleState: Hashable, Sendable {
     /// week) are dropped.
     public var oncePerUntil: [Edge: Instant]
 
+    /// Creates a state; the defaults are those of a rule the engine has not evaluated yet.
     public init(
         confirmed: Bool? = nil, current: Truth = .unknown, hold: Hold? = nil, cooldownUntil: Instant? = nil,
         oncePerUntil: [Edge: Instant] = [:]

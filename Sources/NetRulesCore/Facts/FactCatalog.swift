@@ -1,9 +1,12 @@
 /// What every built-in fact is: its type and meaning, for `netrules facts`, completions and docs.
 public enum FactCatalog {
+    /// One built-in fact, or a family of them such as `hosts.NAME`, as `netrules facts` lists it.
     public struct Entry: Sendable, Hashable {
         /// The key, or a pattern such as `interfaces.NAME`.
         public var key: String
+        /// The value's type in words, with its unit: `number (dBm)`, `online | portal | offline`.
         public var type: String
+        /// What the fact means, as a phrase: `the Wi-Fi network's name`.
         public var meaning: String
     }
 

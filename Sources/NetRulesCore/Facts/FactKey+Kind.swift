@@ -102,9 +102,12 @@ extension FactKey {
 
 /// Why a value cannot be a given fact.
 public struct FactValueProblem: Error, Hashable, Sendable {
+    /// What is wrong, naming the value and the fact.
     public var message: String
+    /// A suggestion (the closest allowed word, or how to write the value), when there is one.
     public var hint: String?
 
+    /// Creates a problem report.
     public init(message: String, hint: String?) {
         self.message = message
         self.hint = hint

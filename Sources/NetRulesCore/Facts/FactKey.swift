@@ -11,12 +11,15 @@ public struct FactKey: Hashable, Comparable, Sendable, CustomStringConvertible, 
         self.rawValue = rawValue
     }
 
+    /// Creates a key from a literal, so `"hosts.intranet"` can stand where a key is expected.
     public init(stringLiteral value: String) {
         self.rawValue = value
     }
 
+    /// The key as users write it.
     public var description: String { rawValue }
 
+    /// Orders keys by their spelling.
     public static func < (lhs: FactKey, rhs: FactKey) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The first dotted component: `hosts` for `hosts.intranet`.

@@ -25,6 +25,7 @@ public enum FactState: Hashable, Sendable {
 }
 
 extension FactState: CustomStringConvertible {
+    /// The value as plain text, `null` when absent, or `unknown`.
     public var description: String {
         switch self {
         case .unknown: "unknown"

@@ -110,6 +110,7 @@ public enum FactValue: Hashable, Sendable {
         scalar.value < 0x20 || scalar.value == 0x7F
     }
 
+    /// The two lower-case hex digits of `byte`, as the `\xNN` escapes of non-UTF-8 text write them.
     public static func hexByte(_ byte: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
@@ -117,9 +118,11 @@ public enum FactValue: Hashable, Sendable {
 }
 
 extension FactValue: CustomStringConvertible {
+    /// The value as plain text (see `plainText`).
     public var description: String { plainText }
 }
 
 extension FactValue: ExpressibleByStringLiteral {
+    /// A `string` value, so a literal can stand for a fact's text.
     public init(stringLiteral value: String) { self = .string(value) }
 }

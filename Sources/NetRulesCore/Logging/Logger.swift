@@ -9,8 +9,10 @@ public struct Logger: Sendable {
     public enum Level: Int, Comparable, Sendable, CaseIterable, CustomStringConvertible {
         case trace, debug, info, notice, warning, error, critical
 
+        /// Lower severities sort first: `trace` < `debug` < … < `critical`.
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
 
+        /// The level's name as log lines and the command line write it.
         public var description: String {
             switch self {
             case .trace: "trace"
@@ -26,11 +28,17 @@ public struct Logger: Sendable {
 
     /// One log record, as sinks receive it.
     public struct Record: Sendable {
+        /// How severe the record is.
         public var level: Level
+        /// The label of the logger that wrote it.
         public var label: String
+        /// The message, already built.
         public var message: String
+        /// The logger's metadata followed by the call's, as dotted keys and values, in order.
         public var metadata: [(String, String)]
+        /// The `#fileID` of the logging call.
         public var file: String
+        /// The line of the logging call.
         public var line: Int
     }
 
@@ -42,6 +50,12 @@ public struct Logger: Sendable {
     public var metadata: [(String, String)] = []
     private let sink: any LogSink
 
+    /// Creates a logger that writes records at `level` or above to `sink`.
+    ///
+    /// - Parameters:
+    ///   - label: the component that logs, such as `netrules.daemon`.
+    ///   - level: the lowest level kept; `notice` by default, as the daemon shows.
+    ///   - sink: where records go; it is shared by every `child` logger.
     public init(label: String, level: Level = .notice, sink: any LogSink) {
         self.label = label
         self.level = level
@@ -56,6 +70,13 @@ public struct Logger: Sendable {
         return copy
     }
 
+    /// Writes a record at `level`, if `level` is at or above this logger's; only then are the message
+    /// and metadata built.
+    ///
+    /// - Parameters:
+    ///   - metadata: pairs added after the logger's own metadata.
+    ///   - file: the calling file; leave the default.
+    ///   - line: the calling line; leave the default.
     public func log(
         _ level: Level, _ message: @autoclosure () -> String, metadata: @autoclosure () -> [(String, String)] = [],
         file: String = #fileID, line: Int = #line
@@ -67,36 +88,43 @@ public struct Logger: Sendable {
                 line: line))
     }
 
+    /// Logs at `trace`: step-by-step detail (see `log`).
     public func trace(
         _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
     ) {
         log(.trace, m(), metadata: metadata, file: file, line: line)
     }
+    /// Logs at `debug`: detail for diagnosing a problem (see `log`).
     public func debug(
         _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
     ) {
         log(.debug, m(), metadata: metadata, file: file, line: line)
     }
+    /// Logs at `info`: routine events, the highest level libraries use (see `log`).
     public func info(
         _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
     ) {
         log(.info, m(), metadata: metadata, file: file, line: line)
     }
+    /// Logs at `notice`: significant normal events, shown by the daemon by default (see `log`).
     public func notice(
         _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
     ) {
         log(.notice, m(), metadata: metadata, file: file, line: line)
     }
+    /// Logs at `warning`: something went wrong, and work goes on (see `log`).
     public func warning(
         _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
     ) {
         log(.warning, m(), metadata: metadata, file: file, line: line)
     }
+    /// Logs at `error`: an operation failed (see `log`).
     public func error(
         _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
     ) {
         log(.error, m(), metadata: metadata, file: file, line: line)
     }
+    /// Logs at `critical`: the process cannot go on as it should (see `log`).
     public func critical(
         _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line
     ) {
@@ -120,6 +148,8 @@ public protocol LogSink: Sendable {
 
 /// Drops every record.
 public struct DiscardingLogSink: LogSink {
+    /// Creates a sink that drops every record.
     public init() {}
+    /// Drops `record`.
     public func write(_ record: Logger.Record) {}
 }

@@ -19,9 +19,12 @@ public indirect enum ConfigValue: Hashable, Sendable {
 
 /// One `key: value` member of a `ConfigValue.object`.
 public struct ConfigMember: Hashable, Sendable {
+    /// The member's name, as written in the rule file.
     public var key: String
+    /// The member's value; strings in it may hold templates.
     public var value: ConfigValue
 
+    /// Creates the member `key: value`.
     public init(_ key: String, _ value: ConfigValue) {
         self.key = key
         self.value = value

@@ -8,5 +8,6 @@ public enum Edge: String, Hashable, Sendable, CaseIterable, CustomStringConverti
     /// The opposite edge.
     public var opposite: Edge { self == .enter ? .exit : .enter }
 
+    /// The edge as `on:` writes it: `enter` or `exit`.
     public var description: String { rawValue }
 }

@@ -15,9 +15,16 @@ public struct HostDefinition: Hashable, Sendable {
 
     /// The defaults of the iOS notes this project grew from: 0.5 s per packet, 3 tries.
     public static let defaultTimeout: Duration = .milliseconds(500)
+    /// Tries per round when the rule file gives none.
     public static let defaultTries = 3
+    /// The time between rounds when the rule file gives none: 10 seconds.
     public static let defaultInterval: Duration = .seconds(10)
 
+    /// Creates a host the probes watch; unset values take the defaults above.
+    ///
+    /// - Parameters:
+    ///   - name: the name rules use in `reachable:` and `hosts.NAME`.
+    ///   - port: a TCP port to probe by connecting, or nil to probe by ICMP echo.
     public init(
         name: String, address: String, port: Int? = nil, interval: Duration = HostDefinition.defaultInterval,
         timeout: Duration = HostDefinition.defaultTimeout, tries: Int = HostDefinition.defaultTries

@@ -5,6 +5,7 @@ public struct ObserverDefinition: Hashable, Sendable {
     /// The program and its arguments (no shell).
     public var command: [String]
 
+    /// Creates the observer plugin `name`, started as `command` (a program and its arguments, no shell).
     public init(name: String, command: [String]) {
         self.name = name
         self.command = command

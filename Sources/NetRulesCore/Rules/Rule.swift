@@ -2,6 +2,7 @@
 public struct Rule: Sendable {
     /// The rule's unique name.
     public var name: String
+    /// The `when:` condition, compiled; the engine re-evaluates it whenever a fact it reads changes.
     public var condition: any Condition
     /// Which edges fire actions (`on:`); the default is `[.enter]`.
     public var edges: Set<Edge>
@@ -19,6 +20,11 @@ public struct Rule: Sendable {
     /// fingerprint did not change.
     public var fingerprint: String
 
+    /// Creates a rule; each default is what a rule file gets when it leaves the key out.
+    ///
+    /// - Parameters:
+    ///   - origin: where the rule was defined, shown in diagnostics and `explain`.
+    ///   - fingerprint: the digest a reload compares to keep the rule's state (see `fingerprint`).
     public init(
         name: String, condition: any Condition, edges: Set<Edge> = [.enter], hold: Duration = .zero,
         cooldown: Duration = .zero, oncePer: CalendarPeriod? = nil, actions: [ActionSpec] = [], origin: String = "",

@@ -1,15 +1,19 @@
 /// Everything one load of rule files produced: the rules and the top-level settings.
 public struct RuleSet: Sendable {
+    /// The rules that validated, in the order they were defined; firings of one update come in this order.
     public var rules: [Rule]
     /// Named hosts from `hosts:` plus hosts written inline in conditions.
     public var hosts: [HostDefinition]
+    /// `connectivity:`: the captive-portal probes and their timing, or the defaults.
     public var connectivity: ConnectivitySettings
+    /// `observers:`: the observer plugins the daemon runs beside its built-in observers.
     public var observers: [ObserverDefinition]
     /// Directories searched for `netrules-action-NAME` and `netrules-observer-NAME` before `PATH`.
     public var pluginDirectories: [String]
     /// `wifi:`: where the Wi-Fi facts come from, and how often `signal` is sampled.
     public var wifi: WiFiSettings
 
+    /// Creates a rule set; each part defaults to what a rule file that leaves it out gets.
     public init(
         rules: [Rule] = [], hosts: [HostDefinition] = [], connectivity: ConnectivitySettings = .init(),
         observers: [ObserverDefinition] = [], pluginDirectories: [String] = [], wifi: WiFiSettings = .init()
@@ -52,11 +56,15 @@ public struct RuleSet: Sendable {
 
 /// Which probes the loaded rules need.
 public struct ProbeDemand: Hashable, Sendable {
+    /// The hosts whose `hosts.NAME` some rule reads: the reachability probes watch only these.
     public var hosts: [HostDefinition]
+    /// Whether the captive-portal probe must run: a rule reads `connectivity`, or a webhook waits
+    /// for `online`.
     public var needsConnectivity: Bool
     /// Whether a rule reads `signal`, which moves between association events and so is sampled.
     public var needsSignal: Bool
 
+    /// Creates a demand; `RuleSet.demand` computes the one loaded rules need.
     public init(hosts: [HostDefinition], needsConnectivity: Bool, needsSignal: Bool = false) {
         self.hosts = hosts
         self.needsConnectivity = needsConnectivity

@@ -11,6 +11,7 @@ public struct WiFiSettings: Hashable, Sendable {
         case none
     }
 
+    /// `wifi.source`: which observer serves the Wi-Fi facts.
     public var source: Source
 
     /// How often `signal` is sampled while something reads it (a rule, a `watch` client).
@@ -20,6 +21,7 @@ public struct WiFiSettings: Hashable, Sendable {
     /// beacon is about 100 ms), so sampling faster shows nothing new and only costs wake-ups.
     public static let minimumSignalInterval: Duration = .seconds(1)
 
+    /// Creates the settings; by default the source is `auto` and `signal` is sampled every 5 seconds.
     public init(source: Source = .auto, signalInterval: Duration = .seconds(5)) {
         self.source = source
         self.signalInterval = signalInterval

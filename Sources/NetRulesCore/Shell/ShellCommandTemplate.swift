@@ -63,13 +63,16 @@ public struct ShellCommandTemplate: Hashable, Sendable, CustomStringConvertible 
         return out
     }
 
+    /// The command as written in the rule file.
     public var description: String { template.source }
 }
 
 /// Why a `run:` command was refused: its errors (and warnings), in source order.
 public struct ShellCommandRefusal: Error, Hashable, Sendable {
+    /// Every issue found, errors and warnings, in source order.
     public var issues: [ShellTemplateIssue]
 
+    /// Creates a refusal from the issues found.
     public init(issues: [ShellTemplateIssue]) {
         self.issues = issues
     }

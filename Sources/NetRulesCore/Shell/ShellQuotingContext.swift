@@ -10,24 +10,30 @@ public enum ShellQuotingContext: String, Hashable, Sendable, CustomStringConvert
     /// Inside `'…'`: each `'` in the value closes the quotes, is escaped, and reopens them.
     case singleQuoted = "single-quoted"
 
+    /// The context's name in messages: `unquoted`, `double-quoted` or `single-quoted`.
     public var description: String { rawValue }
 }
 
 /// One finding about a placeholder of a `run:` command: an error refuses the rule, a warning is
 /// printed by `check` and the rule still loads.
 public struct ShellTemplateIssue: Hashable, Sendable, CustomStringConvertible {
+    /// Whether an issue refuses the rule (`error`) or is only reported (`warning`).
     public enum Severity: Hashable, Sendable {
         case error
         case warning
     }
 
+    /// Whether this issue refuses the rule or is only printed by `check`.
     public var severity: Severity
+    /// What is wrong, as one sentence for the rule's author.
     public var message: String
     /// The Unicode-scalar offset in the template's source that the issue is about (a placeholder's
     /// `{{`, or the quote that is never closed).
     public var offset: Int
+    /// What to write instead, when there is a suggestion.
     public var hint: String?
 
+    /// Creates an issue at `offset`, a Unicode-scalar offset into the template's source.
     public init(_ severity: Severity, _ message: String, offset: Int, hint: String? = nil) {
         self.severity = severity
         self.message = message
@@ -35,6 +41,7 @@ public struct ShellTemplateIssue: Hashable, Sendable, CustomStringConvertible {
         self.hint = hint
     }
 
+    /// `error at N: message` or `warning at N: message`.
     public var description: String {
         "\(severity == .error ? "error" : "warning") at \(offset): \(message)"
     }

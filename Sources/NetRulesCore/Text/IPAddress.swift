@@ -29,6 +29,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// The canonical text: a dotted quad, or IPv6 per RFC 5952 (lower case, longest zero run as `::`).
     public var description: String {
         switch self {
         case .v4:
@@ -119,7 +120,9 @@ extension Substring {
 
 /// An address block such as `10.0.0.0/8` or `fd00::/8`, or a local address with its prefix (`192.168.1.7/24`).
 public struct CIDR: Hashable, Sendable, CustomStringConvertible {
+    /// The address as written; for a block, its host bits are kept (`192.168.1.7/24` stays so).
     public let address: IPAddress
+    /// The number of leading bits that name the block: 0…32 for IPv4, 0…128 for IPv6.
     public let prefixLength: Int
 
     /// Parses `ADDRESS/LENGTH`, or a bare address as a host block (`/32`, `/128`).
@@ -151,5 +154,6 @@ public struct CIDR: Hashable, Sendable, CustomStringConvertible {
         return true
     }
 
+    /// `ADDRESS/LENGTH`, with the address in canonical form.
     public var description: String { "\(address)/\(prefixLength)" }
 }

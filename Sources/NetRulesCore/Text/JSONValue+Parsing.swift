@@ -7,8 +7,11 @@
 extension JSONValue {
     /// Why a text is not JSON.
     public struct SyntaxError: Error, CustomStringConvertible, Sendable {
+        /// The byte offset in the input where reading failed.
         public var offset: Int
+        /// What was wrong, as a phrase: `unexpected text after the document`.
         public var reason: String
+        /// The reason and its byte offset.
         public var description: String { "\(reason) at byte \(offset)" }
     }
 

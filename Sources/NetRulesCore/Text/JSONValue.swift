@@ -22,10 +22,12 @@ public indirect enum JSONValue: Hashable, Sendable {
     case array([JSONValue])
     case object([(String, JSONValue)])
 
+    /// Documents are equal when they print the same (`compact`): member order matters.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         lhs.compact == rhs.compact
     }
 
+    /// Hashes the printed form, as `==` compares it.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(compact)
     }

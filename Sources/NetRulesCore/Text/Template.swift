@@ -87,16 +87,20 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
         String(decoding: renderBytes(context, escape: escape), as: UTF8.self)
     }
 
+    /// The template as written.
     public var description: String { source }
 }
 
 /// A template that failed to parse.
 public struct TemplateError: Error, Hashable, Sendable {
+    /// What is wrong, as one sentence.
     public var message: String
     /// The Unicode-scalar offset of the problem in the template's text.
     public var offset: Int
+    /// What to write instead, when there is a suggestion.
     public var hint: String?
 
+    /// Creates an error at `offset`, a Unicode-scalar offset into the template's text.
     public init(message: String, offset: Int, hint: String? = nil) {
         self.message = message
         self.offset = offset

@@ -1,7 +1,10 @@
 /// The values a template is rendered with: the facts when the rule fired, and the firing itself.
 public struct TemplateContext: Sendable {
+    /// The facts when the rule fired; fact placeholders read them.
     public var facts: FactStore
+    /// The firing rule's name, for `{{rule}}`.
     public var rule: String
+    /// The edge that fired, for `{{edge}}`.
     public var edge: Edge
     /// The firing's wall-clock time, already formatted as RFC 3339 by the caller (the core reads no clock).
     public var time: String
@@ -10,6 +13,11 @@ public struct TemplateContext: Sendable {
     /// Whether `{{env.NAME}}` renders as `<secret>` (previews, logs) instead of its value.
     public var masksSecrets = false
 
+    /// Creates the context of one firing, with secrets shown (`masksSecrets` false).
+    ///
+    /// - Parameters:
+    ///   - time: the firing's wall-clock time, already formatted as RFC 3339.
+    ///   - environment: the variables `{{env.NAME}}` may read.
     public init(facts: FactStore, rule: String, edge: Edge, time: String, environment: [String: String] = [:]) {
         self.facts = facts
         self.rule = rule

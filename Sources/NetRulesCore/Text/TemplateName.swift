@@ -33,6 +33,8 @@ public enum TemplateName: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The name for messages: `rule`, `env.NAME`, or the fact's key (a plugin fact without its
+    /// `fact.` prefix).
     public var description: String {
         switch self {
         case .fact(let key): key.rawValue

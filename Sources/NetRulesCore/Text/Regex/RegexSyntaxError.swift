@@ -11,6 +11,7 @@ public struct RegexSyntaxError: Error, Hashable, Sendable, CustomStringConvertib
     /// the pattern as a whole (it is too large): an offset would only repeat the pattern's length.
     public var offset: Int?
 
+    /// Creates an error; `offset` is a Unicode-scalar offset into the pattern, or nil (see `offset`).
     public init(message: String, offset: Int?) {
         self.message = message
         self.offset = offset
