@@ -113,7 +113,7 @@ struct DaemonCoreTests {
         second.set([.ssid: "Office"], at: 20)
         #expect(second.firings.isEmpty)
         let dropped = second.last.compactMap { effect -> HistoryEntry? in
-            if case .history(.record(let entry)) = effect { entry } else { nil }
+            if case .history(.dropped(let entry)) = effect { entry } else { nil }
         }
         #expect(dropped.map { $0.dropped?.reason } == ["cooldown"])
         second.set([.ssid: nil], at: 3_510)

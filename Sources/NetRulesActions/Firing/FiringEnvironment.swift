@@ -8,7 +8,7 @@ import NetRulesCore
 /// have no variable; known-absent ones are set to the empty string. Values are the facts' raw
 /// bytes (lists joined by spaces), cut at a NUL byte because environment entries are C strings.
 enum FiringEnvironment {
-    /// The `NAME=value` entries, sorted by name.
+    /// The `NAME=value` entries, sorted by name (byte order), each name once.
     static func entries(for context: ActionContext, extra: [(name: String, value: [UInt8])] = []) -> [[UInt8]] {
         var variables: [String: [UInt8]] = [:]
         for (name, value) in context.environment where !name.hasPrefix("NETRULES_") {
@@ -21,6 +21,10 @@ enum FiringEnvironment {
             variables[key.environmentVariable] = state.value?.plainBytes ?? []
         }
         for (name, value) in extra { variables[name] = value }
-        return variables.sorted { $0.key < $1.key }.map { Array($0.key.utf8) + [UInt8(ascii: "=")] + $0.value }
+        // Sorted as bytes: String's comparison is Unicode-aware and costs several times more, on
+        // the path between an event and its action.
+        return variables.map { (name: Array($0.key.utf8), value: $0.value) }
+            .sorted { $0.name.lexicographicallyPrecedes($1.name) }
+            .map { $0.name + [UInt8(ascii: "=")] + $0.value }
     }
 }

@@ -75,6 +75,7 @@ struct DirectCommand: Equatable, Sendable {
     /// exported, and always exports `PWD`, keeping an inherited one only when it is absolute and
     /// names the working directory. Nil when the working directory cannot be examined.
     static func exportedByShell(_ entries: [[UInt8]], workingDirectory: String?) -> [[UInt8]]? {
+        if let unique = exportedByShellFromUniqueNames(entries, workingDirectory: workingDirectory) { return unique }
         var names: [[UInt8]] = []
         var values: [[UInt8]: [UInt8]] = [:]
         for entry in entries {
@@ -107,8 +108,50 @@ struct DirectCommand: Equatable, Sendable {
         return names.map { $0 + [UInt8(ascii: "=")] + values[$0]! }
     }
 
+    /// `exportedByShell` for entries whose names are strictly ascending (as `FiringEnvironment`
+    /// makes them), so no name repeats: one pass, no dictionary. Nil when they are not (or the
+    /// working directory cannot be examined): the general path then decides.
+    private static func exportedByShellFromUniqueNames(_ entries: [[UInt8]], workingDirectory: String?) -> [[UInt8]]? {
+        let equals = UInt8(ascii: "=")
+        var previous: ArraySlice<UInt8>?
+        var exported: [[UInt8]] = []
+        exported.reserveCapacity(entries.count + 1)
+        var pwdIndex: Int?
+        for entry in entries {
+            let entry = entry.prefix { $0 != 0 }
+            guard let separator = entry.firstIndex(of: equals) else { continue }
+            let name = entry[..<separator]
+            if let previous, !previous.lexicographicallyPrecedes(name) { return nil }
+            previous = name
+            guard isShellName(name) else { continue }
+            switch String(decoding: name, as: UTF8.self) {
+            case "IFS": exported.append(Array("IFS= \t\n".utf8))
+            case "OPTIND": exported.append(Array("OPTIND=1".utf8))
+            case "PPID": exported.append(Array("PPID=\(getpid())".utf8))
+            case "PWD":
+                pwdIndex = exported.count
+                exported.append(Array(entry))
+            default: exported.append(Array(entry))
+            }
+        }
+        let directory = workingDirectory ?? "."
+        guard case .success(let here) = sys_stat(directory) else { return nil }
+        let inherited = pwdIndex.map { String(decoding: exported[$0].dropFirst(4), as: UTF8.self) }
+        let keepsInherited =
+            inherited.map { path in
+                guard path.hasPrefix("/"), case .success(let there) = sys_stat(path) else { return false }
+                return there.st_dev == here.st_dev && there.st_ino == here.st_ino
+            } ?? false
+        if !keepsInherited {
+            guard case .success(let physical) = sys_realpath(directory) else { return nil }
+            let entry = Array("PWD=\(physical)".utf8)
+            if let pwdIndex { exported[pwdIndex] = entry } else { exported.append(entry) }
+        }
+        return exported
+    }
+
     /// dash's `is_name`/`is_in_name` (ASCII; dash sets no locale).
-    private static func isShellName(_ name: [UInt8]) -> Bool {
+    private static func isShellName(_ name: some Collection<UInt8>) -> Bool {
         guard let first = name.first, first == UInt8(ascii: "_") || isLetter(first) else { return false }
         return name.allSatisfy { $0 == UInt8(ascii: "_") || isLetter($0) || (0x30...0x39).contains($0) }
     }

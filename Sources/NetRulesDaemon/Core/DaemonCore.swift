@@ -203,10 +203,7 @@ struct DaemonCore {
                     + (saved.nextAction > 0 ? " at action \(saved.nextAction)" : ""))
             if recordsHistory {
                 effects.append(
-                    .history(
-                        .recordIfAbsent(
-                            HistoryEntry.fired(firing, id: saved.id, time: saved.time, readKeys: readKeys(saved.rule))))
-                )
+                    .history(.fired(firing, time: saved.time, readKeys: readKeys(saved.rule), ifAbsent: true)))
             }
             effects.append(.submit(firing, wallTime: saved.time, resumed: true))
         }
@@ -242,9 +239,7 @@ struct DaemonCore {
         // The history is what `history` shows, not the durability record: after the submissions.
         guard recordsHistory else { return }
         for (firing, time) in submitted {
-            effects.append(
-                .history(
-                    .record(HistoryEntry.fired(firing, id: firing.id!, time: time, readKeys: readKeys(firing.rule)))))
+            effects.append(.history(.fired(firing, time: time, readKeys: readKeys(firing.rule), ifAbsent: false)))
         }
     }
 
@@ -275,7 +270,7 @@ struct DaemonCore {
                 time: wallTime(of: event.at).rfc3339, until: event.until.map { wallTime(of: $0).rfc3339 },
                 facts: engine.facts, readKeys: readKeys(event.rule))
             nextDropNumber += 1
-            effects.append(.history(.record(entry)))
+            effects.append(.history(.dropped(entry)))
         }
     }
 

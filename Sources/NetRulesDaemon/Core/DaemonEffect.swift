@@ -32,10 +32,12 @@ enum DaemonEffect {
 
     /// What goes to the firing history.
     enum HistoryRecord {
-        /// A new entry: a firing handed to the runner, or a dropped edge.
-        case record(HistoryEntry)
-        /// An entry for a firing resumed after a restart, unless the history still has one.
-        case recordIfAbsent(HistoryEntry)
+        /// A firing handed to the runner, its entry rendered once its actions started (rendering
+        /// every action is not work to do between an event and its action); `ifAbsent` for a
+        /// firing resumed after a restart, whose entry the history may still have.
+        case fired(Firing, time: String, readKeys: [FactKey], ifAbsent: Bool)
+        /// An edge the engine dropped (`cooldown`, `once_per`).
+        case dropped(HistoryEntry)
         /// An action's result, for the entry of its firing (by id, or by webhook delivery).
         case result(ActionResult)
     }

@@ -279,10 +279,11 @@ package actor Daemon: DaemonQueries {
     func record(_ record: DaemonEffect.HistoryRecord) {
         guard let history else { return }
         switch record {
-        case .record(let entry):
+        case .fired(let firing, let time, let readKeys, let ifAbsent):
+            guard let id = firing.id, !ifAbsent || history.entry(id: id) == nil else { return }
+            self.history?.record(HistoryEntry.fired(firing, id: id, time: time, readKeys: readKeys))
+        case .dropped(let entry):
             self.history?.record(entry)
-        case .recordIfAbsent(let entry):
-            if history.entry(id: entry.id) == nil { self.history?.record(entry) }
         case .result(let result):
             guard let id = result.firingID ?? result.idempotencyKey.flatMap({ history.id(ofDelivery: $0) }) else {
                 return
