@@ -177,3 +177,22 @@ struct RuleLoaderTests {
         #expect(!result.ruleSet.rules.isEmpty)
     }
 }
+
+/// Every fixed fact the catalog documents is a template name, NetworkManager's included.
+struct TemplateVocabularyTests {
+    @Test func everyBuiltInFactIsATemplateName() {
+        for key in FactCatalog.fixedKeys {
+            #expect(TemplateName(key.rawValue) == .fact(key), "{{\(key.rawValue)}}")
+        }
+        let result = RuleLoaderTests.load(
+            """
+            version: 1
+            rules:
+              - name: nm
+                when: { ssid: Office }
+                do:
+                  - run: echo {{connection}} {{vpn}} {{nm.connectivity}} {{signal.quality}} {{connection.type}}
+            """)
+        #expect(!result.hasErrors, "\(result.renderedDiagnostics())")
+    }
+}

@@ -38,6 +38,10 @@ public enum FactCatalog {
             key: "hosts.NAME", type: "reachable | unreachable", meaning: "the probe's latest round for the host NAME"),
     ]
 
+    /// The fixed keys of the catalog, in its order (`interfaces.NAME` and `hosts.NAME` left out):
+    /// the vocabulary and NetworkManager's facts (`connection`, `vpn`, `nm.connectivity`, …).
+    public static let fixedKeys: [FactKey] = builtIn.filter { !$0.key.hasSuffix(".NAME") }.map { FactKey($0.key) }
+
     /// The catalog entry for a key (`interfaces.wg0` finds `interfaces.NAME`).
     public static func entry(for key: FactKey) -> Entry? {
         if let exact = builtIn.first(where: { $0.key == key.rawValue }) { return exact }

@@ -58,7 +58,7 @@ extension FactKey {
 
     /// Whether the key is one netrules itself knows: the vocabulary, or a host or interface fact.
     public var isBuiltIn: Bool {
-        FactKey.vocabulary.contains(self) || FactKey.vocabularyNamespaces.contains(String(namespace))
+        FactCatalog.fixedKeys.contains(self) || FactKey.vocabularyNamespaces.contains(String(namespace))
     }
 
     /// Checks a value a timeline (or a test) gives this key, and writes it as the observers would:

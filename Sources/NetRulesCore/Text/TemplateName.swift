@@ -1,6 +1,6 @@
 /// What a `{{placeholder}}` stands for.
 ///
-/// Known names: every fact of the vocabulary (`ssid`, `bssid`, `gateway`, `portal.url`, …),
+/// Known names: every built-in fact of `FactCatalog` (`ssid`, `bssid`, `gateway`, `connection`, …),
 /// `hosts.NAME`, `interfaces.NAME`, `fact.KEY` for any fact a plugin reports, `rule`, `edge`,
 /// `time` (RFC 3339) and `env.NAME` (the daemon's environment, for secrets).
 public enum TemplateName: Hashable, Sendable, CustomStringConvertible {
@@ -21,7 +21,7 @@ public enum TemplateName: Hashable, Sendable, CustomStringConvertible {
                 self = .environment(rest)
             } else if let rest = text.dropPrefix("fact."), TemplateName.isIdentifier(rest, allowDots: true) {
                 self = .fact(FactKey(rest))
-            } else if FactKey.vocabulary.contains(FactKey(text)) {
+            } else if FactCatalog.fixedKeys.contains(FactKey(text)) {
                 self = .fact(FactKey(text))
             } else if let ns = FactKey.vocabularyNamespaces.first(where: { text.hasPrefix($0 + ".") }),
                 text.count > ns.count + 1
@@ -47,7 +47,7 @@ public enum TemplateName: Hashable, Sendable, CustomStringConvertible {
 
     /// Every fixed name, for suggestions and documentation.
     public static var fixedNames: [String] {
-        FactKey.vocabulary.map(\.rawValue) + ["rule", "edge", "time"]
+        FactCatalog.fixedKeys.map(\.rawValue) + ["rule", "edge", "time"]
     }
 
     /// A "did you mean" for a misspelt name.
