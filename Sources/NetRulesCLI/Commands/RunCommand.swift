@@ -85,12 +85,6 @@ enum RunCommand: Command {
             logger.critical("cannot catch signals: \(error)")
             return 1
         }
-        let daemon = Daemon(
-            options: DaemonOptions(
-                ruleFiles: ruleFiles, paths: paths, environment: environment, logger: logger,
-                notify: { try? notifier.notify($0) },
-                trustProblem: { FileTrust.problem(withFile: $0, runningAsRoot: isRoot, kind: $1) },
-                historyLimit: historyLimit))
         let watcher: RuleFileWatcher?
         do {
             watcher = try RuleFileWatcher(paths: ruleFiles)
@@ -99,51 +93,53 @@ enum RunCommand: Command {
             logger.warning("not watching the rule files for changes: \(error)")
             watcher = nil
         }
-        let signalTask = Task(executorPreference: TaskPlacement.preferred) {
-            for await signal in signals {
-                switch signal {
-                case .hangup:
-                    logger.notice("SIGHUP: reloading the rules")
-                    daemon.reload()
-                case .terminate, .interrupt:
-                    logger.notice("\(signal): shutting down")
-                    daemon.shutdown()
+        var options = DaemonOptions(
+            ruleFiles: ruleFiles, paths: paths, environment: environment, logger: logger,
+            notify: { try? notifier.notify($0) },
+            trustProblem: { FileTrust.problem(withFile: $0, runningAsRoot: isRoot, kind: $1) },
+            historyLimit: historyLimit)
+        // Started by the daemon once its core is up and before its observers, stopped in reverse
+        // once running actions finished: signals, the rule-file watcher, the control socket.
+        options.services.attached = [
+            AttachedService("signals") { daemon in
+                for await signal in signals {
+                    switch signal {
+                    case .hangup:
+                        logger.notice("SIGHUP: reloading the rules")
+                        daemon.reload()
+                    case .terminate, .interrupt:
+                        logger.notice("\(signal): shutting down")
+                        daemon.shutdown()
+                    }
                 }
-            }
-        }
-        let watchTask = Task(executorPreference: TaskPlacement.preferred) {
-            guard let watcher else { return }
-            let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-            let reader = Task(executorPreference: TaskPlacement.preferred) {
-                for await _ in changes {
-                    logger.notice("a rule file changed: reloading")
-                    daemon.reload()
+            },
+            AttachedService("rule file watcher") { daemon in
+                guard let watcher else { return }
+                let (changes, continuation) = AsyncStream.makeStream(
+                    of: Void.self, bufferingPolicy: .bufferingNewest(1))
+                let reader = Task(executorPreference: TaskPlacement.preferred) {
+                    for await _ in changes {
+                        logger.notice("a rule file changed: reloading")
+                        daemon.reload()
+                    }
                 }
-            }
-            do {
-                try await watcher.run(reporting: continuation)
-            } catch is CancellationError {
-            } catch {
-                logger.warning("stopped watching the rule files: \(error)")
-            }
-            continuation.finish()
-            reader.cancel()
-        }
-        let server = ControlServer(path: paths.controlSocket, queries: daemon, logger: logger.child("netrules.control"))
-        let serverTask = Task(executorPreference: TaskPlacement.preferred) {
-            do {
+                defer { reader.cancel() }
+                do {
+                    try await watcher.run(reporting: continuation)
+                } catch is CancellationError {
+                } catch {
+                    logger.warning("stopped watching the rule files: \(error)")
+                }
+                continuation.finish()
+            },
+            AttachedService("control socket") { daemon in
+                let server = ControlServer(
+                    path: paths.controlSocket, queries: daemon, logger: logger.child("netrules.control"))
                 try await server.run(on: listener)
-            } catch is CancellationError {
-            } catch {
-                logger.error("control socket: \(error)")
-            }
-        }
-        let code = await daemon.run()
-        serverTask.cancel()
-        watchTask.cancel()
+            },
+        ]
+        let code = await Daemon(options: options).run()
         signals.finish()
-        signalTask.cancel()
-        await serverTask.value
         return code
     }
 }

@@ -50,6 +50,8 @@ package actor Daemon: DaemonQueries {
     /// `state.json` and the journal (`DaemonServices.stateStore` in tests).
     let store: any StateStore
     var observers: [String: Task<Void, Never>] = [:]
+    /// `DaemonServices.attached`, running, in start order; nil until they start.
+    var attached: [Task<Void, Never>]?
     /// Who hears of fact changes by key, beside the `watch` clients: the webhook online gate and
     /// the portal probe.
     var subscriptions = FactSubscriptions()
@@ -169,9 +171,34 @@ package actor Daemon: DaemonQueries {
         }
 
         results.cancel()
+        await stopAttachedServices()
         for watcher in watchers.values { watcher.finish() }
         logger.notice("stopped")
         return 0
+    }
+
+    /// Starts `DaemonServices.attached` in order, each as a task of its own.
+    private func startAttachedServices() {
+        let logger = self.logger
+        attached = options.services.attached.map { service in
+            Task(executorPreference: TaskPlacement.preferred) { [self] in
+                do {
+                    try await service.run(self)
+                } catch is CancellationError {
+                } catch {
+                    logger.error("\(service.name): \(error)")
+                }
+            }
+        }
+    }
+
+    /// Stops the attached services in reverse order, each before the next.
+    private func stopAttachedServices() async {
+        for task in (attached ?? []).reversed() {
+            task.cancel()
+            await task.value
+        }
+        attached = []
     }
 
     // MARK: - Events and effects
@@ -209,6 +236,8 @@ package actor Daemon: DaemonQueries {
             case .armDeadline(let deadline):
                 arm(deadline)
             case .configureObservers(let ruleSet):
+                // The first time: the core is up, so the attached services start before the observers.
+                if attached == nil { startAttachedServices() }
                 configureObservers(for: ruleSet)
             case .stopObservers:
                 await stopObservers()

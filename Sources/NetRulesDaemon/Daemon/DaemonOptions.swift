@@ -50,6 +50,23 @@ package struct DaemonServices: Sendable {
     package var stateStore: (@Sendable (DaemonOptions) -> any StateStore)?
     /// The observers a rule set needs, each under an identity that changes with its configuration.
     package var observers: (@Sendable (RuleSet, SignalSampling, Logger) -> [ObserverPlan.Entry])?
+    /// Services that live beside the core (the control socket, the rule-file watcher, the signal
+    /// handler), started in this order once the core started and before the observers, and
+    /// stopped in reverse once the runner drained, so `status` answers while actions finish.
+    package var attached: [AttachedService] = []
 
     package init() {}
+}
+
+/// A long-running service the daemon starts and stops with itself; see `DaemonServices.attached`.
+package struct AttachedService: Sendable {
+    /// What logs call it.
+    package var name: String
+    /// Runs until its task is cancelled, given the daemon (to query, reload, shut down).
+    package var run: @Sendable (Daemon) async throws -> Void
+
+    package init(_ name: String, run: @escaping @Sendable (Daemon) async throws -> Void) {
+        self.name = name
+        self.run = run
+    }
 }
