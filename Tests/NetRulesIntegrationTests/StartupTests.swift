@@ -21,6 +21,9 @@ struct StartupTests {
             #expect(try await daemon.waitForExit() == .exited(65))
             #expect(testbed.log.contains("invalid.yaml:4:"), "no positioned diagnostic:\n\(testbed.log)")
             #expect(testbed.notify.count("READY=1") == 0)
+            #expect(
+                !FileManager.default.fileExists(atPath: testbed.path("control.sock")),
+                "the control socket bound before the rules were read is removed")
         }
     }
 }

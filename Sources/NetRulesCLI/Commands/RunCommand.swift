@@ -139,6 +139,8 @@ enum RunCommand: Command {
             },
         ]
         let code = await Daemon(options: options).run()
+        // Invalid rules at start end the daemon before it serves on the socket: remove it anyway.
+        listener.discard(at: paths.controlSocket)
         signals.finish()
         return code
     }

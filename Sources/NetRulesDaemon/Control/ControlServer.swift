@@ -63,6 +63,13 @@ package struct ControlServer: Sendable {
     package struct Listener: Sendable {
         let descriptor: FileDescriptor
         let identity: ControlSocketFile.Identity
+
+        /// Closes the socket and removes its file, if it is still this one: for a daemon that
+        /// stops before serving on it (invalid rules at start). Harmless after `run(on:)` did so.
+        package func discard(at path: String) {
+            try? descriptor.close()
+            ControlSocketFile.remove(path, ifStill: identity)
+        }
     }
 
     /// Binds the socket now, so that a daemon can refuse to start when another one answers on it.
