@@ -11,7 +11,7 @@ package enum WaitOutcome: Equatable, Sendable {
 }
 
 /// Blocks the calling thread in poll(2) until `fd` is ready for `events`, `wake` is signalled, or
-/// `deadline` passes: the one poll-plus-wake loop of the package.
+/// `deadline` passes; `waitReady` is the one poll-plus-wake loop of the package.
 ///
 /// EINTR is retried with the time that is left (`sys_poll`, see the EINTR policy in
 /// `Syscalls.swift`), so a signal neither ends the wait early nor stretches it. A deadline that
@@ -28,17 +28,36 @@ package enum WaitOutcome: Equatable, Sendable {
 package func waitReadable(
     _ fd: CInt, events: Int16 = Int16(POLLIN), wake: WakeEvent?, deadline: ContinuousClock.Instant?
 ) throws(SystemCallError) -> WaitOutcome {
-    var fds = [pollfd(fd: fd, events: events, revents: 0)]
-    if let wake { fds.append(pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)) }
+    var descriptors = [pollfd(fd: fd, events: events, revents: 0)]
+    return try waitReady(&descriptors, wake: wake, deadline: deadline)
+}
+
+/// `waitReadable` for several descriptors at once (a child's pipes and pidfd, the ICMP sockets):
+/// blocks until one of `descriptors` has an event it asks for, `wake` is signalled, or `deadline`
+/// passes. Each descriptor's `revents` then says what it has, also when the wake event wins, so
+/// a caller can handle both.
+///
+/// - Parameters:
+///   - descriptors: What to wait for; their `revents` are set on return (zero on `.timedOut`).
+///   - wake: Another thread's way to end the wait early, or nil.
+///   - deadline: When to give up, or nil to wait without limit.
+/// - Returns: `.woken` when `wake` was signalled, else `.ready` or `.timedOut`.
+/// - Throws: `SystemCallError` from poll(2).
+package func waitReady(
+    _ descriptors: inout [pollfd], wake: WakeEvent?, deadline: ContinuousClock.Instant?
+) throws(SystemCallError) -> WaitOutcome {
+    let count = descriptors.count
+    if let wake { descriptors.append(pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)) }
+    defer { if wake != nil { descriptors.removeLast() } }
     while true {
         let timeout = deadline.map(pollTimeout(until:)) ?? -1
-        for index in fds.indices { fds[index].revents = 0 }
-        let ready = try fds.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) in
+        for index in descriptors.indices { descriptors[index].revents = 0 }
+        let ready = try descriptors.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) in
             try sys_poll(buffer.baseAddress!, buffer.count, timeout).get(call: "poll")
         }
         if ready > 0 {
-            if fds.count > 1 && fds[1].revents != 0 { return .woken }
-            if fds[0].revents != 0 { return .ready }
+            if wake != nil && descriptors[count].revents != 0 { return .woken }
+            if descriptors[..<count].contains(where: { $0.revents != 0 }) { return .ready }
         } else if let deadline, ContinuousClock.now >= deadline {
             return .timedOut
         }

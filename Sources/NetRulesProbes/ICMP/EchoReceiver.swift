@@ -163,26 +163,23 @@ final class EchoReceiver: Sendable {
 
     private func receiveLoop() {
         let endpoints = [v4, v6].compactMap { $0 }
-        var pollSet = [pollfd(fd: wakeUp.fd, events: Int16(POLLIN), revents: 0)]
-        for endpoint in endpoints {
-            pollSet.append(
-                pollfd(fd: (try? endpoint.socket.withFileDescriptor { $0 }) ?? -1, events: Int16(POLLIN), revents: 0))
+        var pollSet = endpoints.map { endpoint in
+            pollfd(fd: (try? endpoint.socket.withFileDescriptor { $0 }) ?? -1, events: Int16(POLLIN), revents: 0)
         }
         var buffer = [UInt8](repeating: 0, count: 2048)
         while true {
-            let timeout = state.withLock { state -> CInt in
+            let deadline = state.withLock { state -> ContinuousClock.Instant? in
                 let next = state.entries.values.lazy.filter { $0.continuation != nil }.map(\.deadline).min()
                 state.sleepingUntil = next
-                guard let next else { return -1 }
-                return pollTimeout(until: next)
+                return next
             }
-            for index in pollSet.indices { pollSet[index].revents = 0 }
-            _ = pollSet.withUnsafeMutableBufferPointer { sys_poll($0.baseAddress!, $0.count, timeout) }
-            if pollSet[0].revents != 0 {
+            // A poll(2) failure (it cannot, short of EFAULT) is a round with nothing ready.
+            let outcome = (try? waitReady(&pollSet, wake: wakeUp, deadline: deadline)) ?? .timedOut
+            if outcome == .woken {
                 wakeUp.reset()
                 if state.withLock({ $0.stopping }) { break }
             }
-            for (index, endpoint) in endpoints.enumerated() where pollSet[index + 1].revents != 0 {
+            for (index, endpoint) in endpoints.enumerated() where pollSet[index].revents != 0 {
                 drainReplies(endpoint, buffer: &buffer)
             }
             expire()

@@ -68,10 +68,13 @@ struct ChildProcessSupervisor {
         watch(child.pidfd, CInt(POLLIN), .exit)
         if !stopped { watch(stop?.descriptor, CInt(POLLIN), .stop) }
 
-        var timeout = deadline.map(pollTimeout(until:)) ?? -1
-        if child.pidfd == nil { timeout = timeout < 0 ? 10 : min(timeout, 10) }
-        let ready = entries.withUnsafeMutableBufferPointer { sys_poll($0.baseAddress!, $0.count, timeout) }
-        if case .success(let count) = ready, count > 0 {
+        var until = deadline
+        if child.pidfd == nil {
+            // No pidfd (an old kernel): look for the child's end every 10 ms.
+            let soon = ContinuousClock.now + .milliseconds(10)
+            until = min(until ?? soon, soon)
+        }
+        if case .ready = (try? waitReady(&entries, wake: nil, deadline: until)) ?? .timedOut {
             for (entry, role) in zip(entries, roles) where entry.revents != 0 {
                 switch role {
                 case .input: feedInput()
