@@ -36,6 +36,24 @@ struct WaitReadableTests {
         #expect(try waitReadable(pipe.read, wake: wake, deadline: nil) == .ready)
     }
 
+    @Test func severalDescriptorsSayWhichIsReadyAlsoWhenTheWakeWins() throws {
+        let quiet = try Pipe()
+        let busy = try Pipe()
+        let wake = try WakeEvent()
+        defer { wake.close() }
+        var descriptors = [quiet.read, busy.read].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        busy.send()
+        #expect(try waitReady(&descriptors, wake: wake, deadline: nil) == .ready)
+        #expect(descriptors.count == 2, "the wake event's entry is not left behind")
+        #expect(descriptors[0].revents == 0 && descriptors[1].revents & Int16(POLLIN) != 0)
+        wake.signal()
+        #expect(try waitReady(&descriptors, wake: wake, deadline: nil) == .woken)
+        #expect(descriptors[1].revents & Int16(POLLIN) != 0, "the ready pipe is still reported")
+        wake.reset()
+        var none = [pollfd(fd: quiet.read, events: Int16(POLLIN), revents: 0)]
+        #expect(try waitReady(&none, wake: wake, deadline: ContinuousClock.now + .milliseconds(20)) == .timedOut)
+    }
+
     @Test func theDeadlineEndsAQuietWait() throws {
         let pipe = try Pipe()
         let started = ContinuousClock.now
