@@ -77,7 +77,9 @@ extension Daemon {
         if let entry = entries.first(where: { $0.portal != nil }) {
             // A probe whose settings did not change keeps running: keep the subscription of that one.
             if observers[entry.identity] == nil, let portal = entry.portal {
-                subscriptions.subscribe("portal", keys: Self.networkKeys, namespaces: ["interfaces"]) { _ in
+                subscriptions.subscribe(
+                    "portal", keys: PortalProbe.recheckKeys, namespaces: PortalProbe.recheckNamespaces
+                ) { _ in
                     portal.recheck()
                 }
             }

@@ -34,9 +34,6 @@ package actor Daemon: DaemonQueries {
         case drained
     }
 
-    /// Keys whose change means "the network changed": the portal probe checks again.
-    static let networkKeys: Set<FactKey> = [.ip, .gateway, .gateway6, .ssid, .bssid, .network]
-
     let options: DaemonOptions
     let logger: Logger
     let clock = ContinuousClock()

@@ -14,6 +14,11 @@ import NetRulesHTTP
 package struct PortalProbe: Observer {
     package let name = "portal"
 
+    /// The facts whose change means "the network changed": whoever runs the probe calls
+    /// `recheck()` when one of them, or any `interfaces.NAME`, changes.
+    package static let recheckKeys: Set<FactKey> = [.ip, .gateway, .gateway6, .ssid, .bssid, .network]
+    package static let recheckNamespaces: Set<Substring> = ["interfaces"]
+
     /// What is probed and what counts as online.
     package let settings: ConnectivitySettings
     private let clock: any Clock<Duration>
