@@ -20,6 +20,11 @@ package final class CapturingLogSink: LogSink {
     /// The messages of the records so far, oldest first.
     package var messages: [String] { records.map(\.message) }
 
+    /// Forgets every record.
+    package func removeAll() {
+        storage.withLock { $0.removeAll() }
+    }
+
     /// A logger that writes every level to this sink.
     package func logger(label: String = "test") -> Logger {
         Logger(label: label, level: .trace, sink: self)

@@ -1,6 +1,7 @@
 import Foundation
 import NetRulesActions
 import NetRulesCore
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon
@@ -26,7 +27,7 @@ struct DaemonServiceTests {
         let actions = RecordingActions()
         let store: MemoryStateStore
         let observer = ScriptedObserver()
-        let log = InMemoryLogSink()
+        let log = CapturingLogSink()
         let running: Task<Int32, Never>
 
         init(

@@ -92,18 +92,10 @@ struct DirectCommand: Equatable, Sendable {
         reset("OPTIND", to: "1")
         reset("PPID", to: String(getpid()))
 
-        let directory = workingDirectory ?? "."
-        guard case .success(let here) = sys_stat(directory) else { return nil }
         let pwd = Array("PWD".utf8)
-        let inherited = values[pwd].map { String(decoding: $0, as: UTF8.self) }
-        let keepsInherited =
-            inherited.map { path in
-                guard path.hasPrefix("/"), case .success(let there) = sys_stat(path) else { return false }
-                return there.st_dev == here.st_dev && there.st_ino == here.st_ino
-            } ?? false
-        if !keepsInherited {
-            guard case .success(let physical) = sys_realpath(directory) else { return nil }
-            if values.updateValue(Array(physical.utf8), forKey: pwd) == nil { names.append(pwd) }
+        guard let choice = exportedPWD(inherited: values[pwd], workingDirectory: workingDirectory) else { return nil }
+        if case .set(let physical) = choice, values.updateValue(Array(physical.utf8), forKey: pwd) == nil {
+            names.append(pwd)
         }
         return names.map { $0 + [UInt8(ascii: "=")] + values[$0]! }
     }
@@ -134,20 +126,35 @@ struct DirectCommand: Equatable, Sendable {
             default: exported.append(Array(entry))
             }
         }
-        let directory = workingDirectory ?? "."
-        guard case .success(let here) = sys_stat(directory) else { return nil }
-        let inherited = pwdIndex.map { String(decoding: exported[$0].dropFirst(4), as: UTF8.self) }
-        let keepsInherited =
-            inherited.map { path in
-                guard path.hasPrefix("/"), case .success(let there) = sys_stat(path) else { return false }
-                return there.st_dev == here.st_dev && there.st_ino == here.st_ino
-            } ?? false
-        if !keepsInherited {
-            guard case .success(let physical) = sys_realpath(directory) else { return nil }
+        let inherited = pwdIndex.map { Array(exported[$0].dropFirst(4)) }
+        guard let choice = exportedPWD(inherited: inherited, workingDirectory: workingDirectory) else { return nil }
+        if case .set(let physical) = choice {
             let entry = Array("PWD=\(physical)".utf8)
             if let pwdIndex { exported[pwdIndex] = entry } else { exported.append(entry) }
         }
         return exported
+    }
+
+    /// What dash does with `PWD`: keeps an inherited one that is absolute and names the working
+    /// directory, else sets the directory's physical path.
+    private enum PWDChoice {
+        case keep
+        case set(String)
+    }
+
+    /// The `PWD` dash exports given the inherited value; nil when the working directory cannot be
+    /// examined.
+    private static func exportedPWD(inherited: [UInt8]?, workingDirectory: String?) -> PWDChoice? {
+        let directory = workingDirectory ?? "."
+        guard case .success(let here) = sys_stat(directory) else { return nil }
+        if let inherited, inherited.first == UInt8(ascii: "/"),
+            case .success(let there) = sys_stat(String(decoding: inherited, as: UTF8.self)),
+            there.st_dev == here.st_dev && there.st_ino == here.st_ino
+        {
+            return .keep
+        }
+        guard case .success(let physical) = sys_realpath(directory) else { return nil }
+        return .set(physical)
     }
 
     /// dash's `is_name`/`is_in_name` (ASCII; dash sets no locale).

@@ -13,7 +13,7 @@ struct LogSinkTests {
     private func record(
         _ message: String, level: Logger.Level = .notice, metadata: [(String, String)] = []
     ) -> Logger.Record {
-        let memory = InMemoryLogSink()
+        let memory = CapturingLogSink()
         Logger(label: "netrules.daemon", level: .trace, sink: memory).log(level, message, metadata: metadata)
         return memory.records[0]
     }
@@ -62,7 +62,7 @@ struct LogSinkTests {
     }
 
     @Test func inMemorySinkKeepsRecordsInOrder() {
-        let memory = InMemoryLogSink()
+        let memory = CapturingLogSink()
         let logger = Logger(label: "netrules.test", level: .info, sink: memory)
         logger.debug("dropped")
         logger.info("one", metadata: [("rule.id", "office")])
