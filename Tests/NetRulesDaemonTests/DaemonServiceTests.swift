@@ -106,6 +106,13 @@ struct DaemonServiceTests {
         harness.daemon.shutdown()
         harness.daemon.shutdown()
         #expect(await harness.running.value == 0)
+
+        // Asked once the daemon stopped, a reload is refused at once, not left waiting forever.
+        let daemon = harness.daemon
+        let late = try await withGuard(seconds: 5, "a reload asked after the daemon stopped") {
+            await daemon.reloadOnRequest()
+        }
+        #expect(!late.reloaded && late.diagnostics.contains("stopping"), "\(late)")
     }
 
     @Test func aRestartResubmitsWhatTheLastRunLeftInFlight() async throws {

@@ -38,13 +38,16 @@ extension Daemon {
         return (result, false, rendered)
     }
 
+    /// The answer to a reload asked once shutdown began.
+    var notReloadedWhileStopping: ReloadOutcome {
+        ReloadOutcome(
+            reloaded: false, rules: core.ruleSet.rules.count, diagnostics: "netrules is stopping: not reloaded\n")
+    }
+
     /// Re-reads the rules and swaps them in atomically, or keeps the running ones.
     @discardableResult
     func reloadRules() async -> ReloadOutcome {
-        guard core.phase == .running else {
-            return ReloadOutcome(
-                reloaded: false, rules: core.ruleSet.rules.count, diagnostics: "netrules is stopping: not reloaded\n")
-        }
+        guard core.phase == .running else { return notReloadedWhileStopping }
         options.notify("RELOADING=1\nMONOTONIC_USEC=\(sys_monotonicMicroseconds())")
         let (result, _, rendered) = load()
         guard let loaded = result else {

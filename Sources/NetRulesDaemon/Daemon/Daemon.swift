@@ -142,7 +142,8 @@ package actor Daemon: DaemonQueries {
         let count = DaemonCore.count(core.ruleSet.rules.count, "rule")
         logger.notice("ready: \(count), state in \(options.paths.stateDirectory)")
 
-        for await event in events {
+        var pending = events.makeAsyncIterator()
+        while let event = await pending.next() {
             switch event {
             case .facts(let update):
                 await perform(.facts(update))
@@ -167,6 +168,13 @@ package actor Daemon: DaemonQueries {
             if core.phase == .stopped { break }
         }
 
+        // Nothing handles events any more: refuse the reloads still queued (and, through
+        // `reloadOnRequest`, those that come), so a control client never waits on a stopped daemon
+        // (and the control service it waits in can stop).
+        eventSink.finish()
+        while let event = await pending.next() {
+            if case .reloadRequested(let reply) = event { reply.resume(returning: notReloadedWhileStopping) }
+        }
         results.cancel()
         await stopAttachedServices()
         for watcher in watchers.values { watcher.finish() }
@@ -323,7 +331,11 @@ package actor Daemon: DaemonQueries {
     /// The facts as observers reported them (the engine's own `clock.local` left out).
     /// Reloads in the event loop's order, as SIGHUP does, and answers with what happened.
     package func reloadOnRequest() async -> ReloadOutcome {
-        await withCheckedContinuation { eventSink.yield(.reloadRequested($0)) }
+        let refused = notReloadedWhileStopping
+        return await withCheckedContinuation { reply in
+            // Once the event loop ended nothing would answer: say so rather than wait forever.
+            if case .terminated = eventSink.yield(.reloadRequested(reply)) { reply.resume(returning: refused) }
+        }
     }
 
     package func facts() async -> FactStore {
