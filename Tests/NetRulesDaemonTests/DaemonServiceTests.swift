@@ -10,15 +10,7 @@ import Testing
 /// an in-memory state store. The wiring (event order, effects, shutdown's drain, reload through
 /// the control request) runs for real, without root, a network or child processes.
 struct DaemonServiceTests {
-    static let rules = """
-        version: 1
-        rules:
-          - name: office
-            when: { ssid: Office }
-            do:
-              - run: echo one
-              - run: echo two
-        """
+    static let rules = DaemonCoreTests.twoActions()
 
     /// A daemon on `rules` in a fresh directory, with its stand-ins.
     struct Harness {

@@ -116,7 +116,8 @@ struct DirectCommand: Equatable, Sendable {
             if let previous, !previous.lexicographicallyPrecedes(name) { return nil }
             previous = name
             guard isShellName(name) else { continue }
-            switch String(decoding: name, as: UTF8.self) {
+            // Only the names dash resets are worth a String; most are longer than six bytes.
+            switch name.count <= 6 ? String(decoding: name, as: UTF8.self) : "" {
             case "IFS": exported.append(Array("IFS= \t\n".utf8))
             case "OPTIND": exported.append(Array("OPTIND=1".utf8))
             case "PPID": exported.append(Array("PPID=\(getpid())".utf8))

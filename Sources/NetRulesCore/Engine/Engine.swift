@@ -37,6 +37,8 @@ public struct Engine: Sendable {
     /// Whether `clock.local` must be set at the next update or tick (new rules, a new clock).
     private var clockStale = false
     private var rulesByKey: [FactKey: [Int]] = [:]
+    /// Each rule's index by name (the first, should names repeat), so a lookup per firing costs O(1).
+    private var indexByName: [String: Int] = [:]
     private var holdDeadlines: [Int: Instant] = [:]
     private var visitMarks: [UInt32] = []
     private var visitGeneration: UInt32 = 0
@@ -69,7 +71,7 @@ public struct Engine: Sendable {
 
     /// The index of the rule called `name`.
     public func index(ofRule name: String) -> Int? {
-        rules.firstIndex { $0.name == name }
+        indexByName[name]
     }
 
     /// Applies a partial fact update at `now` and returns the firings, in rule order.
@@ -184,6 +186,7 @@ public struct Engine: Sendable {
         durableStateVersion &+= 1
         rulesByKey = [:]
         holdDeadlines = [:]
+        indexByName = Dictionary(newRules.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         for (index, rule) in newRules.enumerated() {
             for key in Set(rule.condition.readKeys) {
                 rulesByKey[key, default: []].append(index)

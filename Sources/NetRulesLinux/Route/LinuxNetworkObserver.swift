@@ -74,15 +74,16 @@ package struct LinuxNetworkObserver: Observer {
         var reported: [FactKey: FactState] = [:]
         // Whether each link is wireless, by index and name: sysfs is asked once per link, not for
         // every link at every event (a new link, or a renamed one, is asked again).
-        var wirelessByLink: [String: Bool] = [:]
+        var wirelessByLink: [Int32: (name: String, isWireless: Bool)] = [:]
         func report() {
             let table = session.table
             var wireless: Set<String> = []
-            var seen: [String: Bool] = [:]
+            var seen: [Int32: (name: String, isWireless: Bool)] = [:]
             for (index, link) in table.links {
-                let key = "\(index)/\(link.name)"
-                let isWireless = wirelessByLink[key] ?? WirelessInterfaces.isWireless(link.name)
-                seen[key] = isWireless
+                let known = wirelessByLink[index]
+                let isWireless =
+                    known?.name == link.name ? known!.isWireless : WirelessInterfaces.isWireless(link.name)
+                seen[index] = (link.name, isWireless)
                 if isWireless { wireless.insert(link.name) }
             }
             wirelessByLink = seen
