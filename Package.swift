@@ -159,7 +159,7 @@ let package = Package(
         // Runs the built `netrules` binary as a daemon inside network namespaces (needs root).
         .testTarget(
             name: "NetRulesIntegrationTests",
-            dependencies: ["NetRulesCLI", "NetRulesTesting"],
+            dependencies: ["NetRulesCLI", "NetRulesSystem", "NetRulesTesting"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -232,73 +232,33 @@ enum IdleBenchmark {
     }
 }
 
-/// The daemon under measurement: spawned with `posix_spawn` in its own process group, its output
-/// appended to a log file; `stop()` ends it (SIGTERM, SIGKILL after 5 s) and reaps it.
-///
+/// The daemon under measurement: a `BackgroundProcess` (its own process group, its output
+/// appended to a log file); `stop()` ends it (SIGTERM, SIGKILL after 5 s) and reaps it.
 private final class BenchDaemon: Sendable {
-    let pid: pid_t
-    let log: String
-    /// The wait status once reaped.
-    private let reaped = Mutex<CInt?>(nil)
+    let process: BackgroundProcess
+    var pid: pid_t { process.pid }
+    var log: String { process.log }
 
     init(argv: [String], environment: [String: String], log: String) throws {
-        self.log = log
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        let cEnvironment: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            cArguments.forEach { free($0) }
-            cEnvironment.forEach { free($0) }
-        }
-        switch sys_posix_spawn(argv[0], &actions, &attributes, cArguments, cEnvironment) {
-        case .success(let child): pid = child
-        case .failure(let error): throw CommandError.runtime("cannot start \(argv[0]): \(error.message)")
+        do {
+            process = try BackgroundProcess(argv, environment: environment.map { "\($0.key)=\($0.value)" }, log: log)
+        } catch {
+            throw CommandError.runtime("cannot start \(argv[0]): \(error.errno.message)")
         }
     }
 
     /// How the process ended ("exit status N", "signal N"), or nil while it runs; reaps it.
     func exitStatus() -> String? {
-        let reaped = self.reaped.withLock { reaped in
-            if reaped == nil {
-                var status: CInt = 0
-                if case .success(pid) = sys_waitpid(pid, &status, WNOHANG) { reaped = status }
-            }
-            return reaped
+        switch process.termination {
+        case nil: nil
+        case .exited(let status): "exit status \(status)"
+        case .signaled(let signal): "signal \(signal)"
         }
-        guard let status = reaped else { return nil }
-        return status & 0x7f == 0 ? "exit status \((status >> 8) & 0xff)" : "signal \(status & 0x7f)"
     }
 
     /// SIGTERM, up to 5 s for a clean exit, then SIGKILL to its process group; always reaps.
     func stop() {
-        guard exitStatus() == nil else { return }
-        _ = sys_kill(pid, SIGTERM)
-        for _ in 0..<500 {
-            if exitStatus() != nil { return }
-            usleep(10_000)
-        }
-        _ = sys_kill(-pid, SIGKILL)
-        reaped.withLock { reaped in
-            var status: CInt = 0
-            if reaped == nil, case .success(pid) = sys_waitpid(pid, &status, 0) { reaped = status }
-        }
+        process.stop(grace: .seconds(5))
     }
 
     /// The last lines of the daemon's log, for an error message.

@@ -144,7 +144,7 @@ package struct ChildProcess: Sendable {
         let errorRead = errors.map { FileDescriptor(taking: $0.read) }
         let errorWrite = errors.map { FileDescriptor(taking: $0.write) }
 
-        let pid = try withSpawnArguments { fileActions, attributes, argv, envp in
+        let pid = try Self.withSpawnArguments(arguments, environment) { fileActions, attributes, argv, envp in
             // dup2 onto 0/1/2 clears close-on-exec on the copies only; our ends stay close-on-exec.
             posix_spawn_file_actions_adddup2(fileActions, input.read, 0)
             posix_spawn_file_actions_adddup2(fileActions, output.write, 1)
@@ -175,8 +175,10 @@ package struct ChildProcess: Sendable {
         )
     }
 
-    /// Builds the C arrays and spawn attributes `posix_spawn` needs and frees them afterwards.
-    private func withSpawnArguments(
+    /// Builds the C arrays and spawn attributes `posix_spawn` needs and frees them afterwards:
+    /// a process group of the child's own, an empty signal mask, default dispositions.
+    static func withSpawnArguments(
+        _ arguments: [[UInt8]], _ environment: [[UInt8]],
         _ body: (
             UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafeMutablePointer<posix_spawnattr_t>,
             UnsafePointer<UnsafeMutablePointer<CChar>?>, UnsafePointer<UnsafeMutablePointer<CChar>?>

@@ -1,5 +1,6 @@
 import Foundation
 @preconcurrency import Glibc
+import NetRulesSystem
 
 /// python-dbusmock's NetworkManager template on a private `dbus-daemon`, for tests of the
 /// NetworkManager observer: the harness GNOME projects test NetworkManager clients with.
@@ -22,8 +23,8 @@ package final class NetworkManagerMock: @unchecked Sendable {
 
     package let directory: String
     package let address: String
-    private var busPID: pid_t = 0
-    private var mockPID: pid_t = 0
+    private var bus: BackgroundProcess?
+    private var mock: BackgroundProcess?
 
     /// The script that drives the mock.
     static let controlScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -36,7 +37,7 @@ package final class NetworkManagerMock: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let socket = directory + "/bus"
         address = "unix:path=" + socket
-        busPID = try Self.spawn(
+        bus = try Self.spawn(
             ["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=\(address)"], environment: [:])
         for _ in 0..<100 where access(socket, F_OK) != 0 { usleep(20_000) }
         guard access(socket, F_OK) == 0 else { throw MockError("dbus-daemon did not create \(socket)") }
@@ -47,7 +48,7 @@ package final class NetworkManagerMock: @unchecked Sendable {
 
     /// NetworkManager (the mock) joins the bus with a Wi-Fi device and nothing connected.
     package func startNetworkManager() throws {
-        mockPID = try Self.spawn(
+        mock = try Self.spawn(
             ["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", "networkmanager"],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": address], output: directory + "/mock.log")
         for _ in 0..<250 {
@@ -63,11 +64,8 @@ package final class NetworkManagerMock: @unchecked Sendable {
 
     /// NetworkManager leaves the bus.
     package func stopNetworkManager() {
-        guard mockPID > 0 else { return }
-        kill(mockPID, SIGKILL)
-        var status: CInt = 0
-        waitpid(mockPID, &status, 0)
-        mockPID = 0
+        mock?.kill()
+        mock = nil
     }
 
     /// Runs `nm-mock ARGUMENTS…` against this bus.
@@ -85,38 +83,24 @@ package final class NetworkManagerMock: @unchecked Sendable {
     /// Kills the mock and the bus and removes the directory.
     package func stop() {
         stopNetworkManager()
-        if busPID > 0 {
-            kill(busPID, SIGKILL)
-            var status: CInt = 0
-            waitpid(busPID, &status, 0)
-            busPID = 0
-        }
+        bus?.kill()
+        bus = nil
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     private static func environment(_ address: String) -> String { "DBUS_SYSTEM_BUS_ADDRESS='\(address)'" }
 
     private static func spawn(_ argv: [String], environment: [String: String], output: String = "/dev/null") throws
-        -> pid_t
+        -> BackgroundProcess
     {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            cArgs.forEach { free($0) }
-            cEnv.forEach { free($0) }
+        do {
+            return try BackgroundProcess(
+                argv, environment: env.map { "\($0.key)=\($0.value)" }, log: output, logMode: 0o644)
+        } catch {
+            throw MockError("cannot start \(argv[0]): \(error)")
         }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv)
-        guard result == 0 else { throw MockError("cannot start \(argv[0]): errno \(result)") }
-        return pid
     }
 }
 
