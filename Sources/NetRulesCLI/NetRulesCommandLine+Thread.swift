@@ -13,7 +13,13 @@ extension NetRulesCommandLine {
     package static func runOnCurrentThread(
         arguments: [String], stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String]
     ) -> Int32 {
-        let executor = ThreadExecutor()
+        let executor: ThreadExecutor
+        do {
+            executor = try ThreadExecutor()
+        } catch {
+            stderr.write("netrules: cannot start: \(error)\n")
+            return ExitCode.failure
+        }
         TaskPlacement.prefer(executor)
         let exitCode = ExitCodeBox()
         Task(executorPreference: executor) {

@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
 
-/// A task executor that runs every job on one OS thread, which sleeps on a condition variable
-/// while there is nothing to run.
+/// A task executor that runs every job on one OS thread, and between jobs waits in `poll(2)` for
+/// the descriptors it was asked to watch: the daemon's event loop.
 ///
 /// Why it exists: on Linux, the first job that reaches Swift's global concurrent executor starts
 /// libdispatch's worker pool, whose manager thread then re-arms a 1 s timer for as long as the
@@ -10,31 +10,58 @@
 /// when something happens. Structured child tasks and default actors follow a task's preference;
 /// unstructured tasks do not, so each one on the daemon's path names `TaskPlacement.preferred`.
 ///
-/// The thread that calls ``run()`` runs the jobs, in the order they were enqueued, until
-/// ``stop()``. No job may block that thread: blocking work goes to `DedicatedThread`.
+/// Why it watches descriptors: an observer whose reader runs here (the netlink observer, see
+/// ``watch(_:_:)``) reads a kernel event, and the daemon's tasks it wakes (the engine, the journal
+/// line, the action's spawn) run right after on the same thread. A reader on a thread of its own
+/// would have to wake this one and wait for a CPU to run it, which on a busy machine costs more than
+/// all the work in between (design note 0004).
 ///
-/// `@unchecked Sendable`: `jobs`, `isWaiting` and `isStopping` are only touched with `mutex`
-/// held; the mutex and condition are allocated once and freed in `deinit`, after the last
-/// reference (and so the last `enqueue`) is gone.
+/// The thread that calls ``run()`` runs the jobs, in the order they were enqueued, until
+/// ``stop()``. No job and no watch handler may block that thread: blocking work goes to
+/// `DedicatedThread`.
+///
+/// `@unchecked Sendable`: `jobs`, `idleWork`, `watches`, `isWaiting`, `isStopping` and `runningWatch` are only
+/// touched with `mutex` held; the mutex and condition are allocated once and freed in `deinit`,
+/// after the last reference (and so the last `enqueue`) is gone.
 package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Signalled when a watch handler returns, for an `unwatch` from another thread.
+    private let handlerReturned = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Ends the loop's `poll` when a job is enqueued or the watches change.
+    private let wake: WakeEvent
     private var jobs: [UnownedJob] = []
-    /// Whether ``run()`` sleeps on the condition, so `enqueue` signals only when someone waits.
+    /// Work to do once no job is left (`whenIdle`), in the order it was asked for.
+    private var idleWork: [@Sendable () -> Void] = []
+    private var watches: [DescriptorWatch: Watched] = [:]
+    private var nextWatch = 0
+    /// The watch whose handler runs now, so `unwatch` can wait for it to return.
+    private var runningWatch: DescriptorWatch?
+    /// Whether ``run()`` waits in `poll`, so `enqueue` writes to the eventfd only when someone waits.
     private var isWaiting = false
     private var isStopping = false
+    /// The kernel id of the thread in ``run()``, 0 before it started.
+    private var loopThread: pid_t = 0
+
+    /// A descriptor to watch and what to do when it is readable.
+    private struct Watched {
+        var descriptor: CInt
+        var handler: @Sendable () -> Void
+    }
 
     /// Creates an executor; jobs run once some thread calls ``run()``.
-    package init() {
+    /// - Throws: `SystemCallError` from eventfd(2).
+    package init() throws(SystemCallError) {
+        wake = try WakeEvent()
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
+        pthread_cond_init(handlerReturned, nil)
     }
 
     deinit {
-        pthread_cond_destroy(condition)
+        pthread_cond_destroy(handlerReturned)
         pthread_mutex_destroy(mutex)
-        condition.deallocate()
+        handlerReturned.deallocate()
         mutex.deallocate()
+        wake.close()
     }
 
     /// Starts a thread of its own (named `name`, as `ps -L` shows it) that runs the executor's jobs.
@@ -42,11 +69,18 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// The thread holds the executor and runs until ``stop()``.
     /// - Parameter name: The thread's name (the kernel keeps 15 bytes).
     /// - Returns: The executor.
-    /// - Throws: `SystemCallError` from `pthread_create`.
+    /// - Throws: `SystemCallError` from eventfd(2) or `pthread_create`.
     package static func spawn(name: String) throws(SystemCallError) -> ThreadExecutor {
-        let executor = ThreadExecutor()
+        let executor = try ThreadExecutor()
         try DedicatedThread.spawn(name: name) { executor.run() }
         return executor
+    }
+
+    /// The kernel id of the executor's thread (for `/proc/self/task/TID/status`), 0 until it runs.
+    package var threadID: pid_t {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return loopThread
     }
 
     /// Queues `job`; it runs on the executor's thread after the jobs already queued.
@@ -54,32 +88,121 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
         let job = UnownedJob(job)
         pthread_mutex_lock(mutex)
         jobs.append(job)
-        let wake = isWaiting
+        let waiting = isWaiting
+        isWaiting = false
         pthread_mutex_unlock(mutex)
-        if wake { pthread_cond_signal(condition) }
+        if waiting { wake.signal() }
     }
 
-    /// Runs jobs on the calling thread until ``stop()``, sleeping while there are none.
+    /// Runs `work` on the executor's thread once no job is queued, before it waits again: for work
+    /// that must not delay what the jobs queued now do (a route dump after the event that asked for
+    /// it, while the actions that event triggered are still to start).
+    /// - Parameter work: The work; it must not block.
+    package func whenIdle(_ work: @escaping @Sendable () -> Void) {
+        pthread_mutex_lock(mutex)
+        idleWork.append(work)
+        let waiting = isWaiting
+        isWaiting = false
+        pthread_mutex_unlock(mutex)
+        if waiting { wake.signal() }
+    }
+
+    /// Calls `handler` on the executor's thread each time `descriptor` is readable (or reports an
+    /// error or hang-up), until ``unwatch(_:)``.
+    ///
+    /// The watch is level-triggered: the handler must read what is there (a non-blocking descriptor,
+    /// read until `EAGAIN`) or stop watching, or it is called again at once. It must not block.
+    /// The caller keeps `descriptor` open until `unwatch` returned.
+    /// - Parameters:
+    ///   - descriptor: The descriptor to watch.
+    ///   - handler: What to do when it is readable; runs between jobs, never beside one.
+    /// - Returns: The watch, for `unwatch`.
+    package func watch(_ descriptor: CInt, _ handler: @escaping @Sendable () -> Void) -> DescriptorWatch {
+        pthread_mutex_lock(mutex)
+        let watch = DescriptorWatch(id: nextWatch)
+        nextWatch += 1
+        watches[watch] = Watched(descriptor: descriptor, handler: handler)
+        let waiting = isWaiting
+        isWaiting = false
+        pthread_mutex_unlock(mutex)
+        // A loop already in poll must look again, with this descriptor too.
+        if waiting { wake.signal() }
+        return watch
+    }
+
+    /// Stops calling the handler of `watch`. Once this returns, the handler is not running and never
+    /// runs again (from the handler itself: it is not called again), so its descriptor may be closed.
+    /// - Parameter watch: What ``watch(_:_:)`` returned; a watch already removed is ignored.
+    package func unwatch(_ watch: DescriptorWatch) {
+        pthread_mutex_lock(mutex)
+        watches[watch] = nil
+        if sys_gettid() != loopThread {
+            while runningWatch == watch { pthread_cond_wait(handlerReturned, mutex) }
+        }
+        let waiting = isWaiting
+        isWaiting = false
+        pthread_mutex_unlock(mutex)
+        // The loop's poll may still hold the descriptor's number: make it look again without it.
+        if waiting { wake.signal() }
+    }
+
+    /// Runs jobs on the calling thread until ``stop()``, and between them waits for a job or a
+    /// watched descriptor, without a timeout: an idle loop never wakes up.
     ///
     /// Returns once `stop()` was called and no job is left. Call it from one thread at a time.
     package func run() {
         var batch: [UnownedJob] = []
+        var descriptors: [pollfd] = []
+        var ready: [DescriptorWatch] = []
         pthread_mutex_lock(mutex)
+        loopThread = sys_gettid()
         while true {
-            while jobs.isEmpty && !isStopping {
-                isWaiting = true
-                pthread_cond_wait(condition, mutex)
-                isWaiting = false
+            if !jobs.isEmpty {
+                swap(&batch, &jobs)
+                pthread_mutex_unlock(mutex)
+                let executor = asUnownedTaskExecutor()
+                for job in batch { job.runSynchronously(on: executor) }
+                batch.removeAll(keepingCapacity: true)
+                pthread_mutex_lock(mutex)
+                continue
             }
-            if jobs.isEmpty { break }
-            swap(&batch, &jobs)
+            if !idleWork.isEmpty {
+                let work = idleWork
+                idleWork = []
+                pthread_mutex_unlock(mutex)
+                for item in work { item() }
+                pthread_mutex_lock(mutex)
+                continue
+            }
+            if isStopping { break }
+            let watched = watches.map { ($0.key, $0.value.descriptor) }
+            isWaiting = true
             pthread_mutex_unlock(mutex)
-            let executor = asUnownedTaskExecutor()
-            for job in batch { job.runSynchronously(on: executor) }
-            batch.removeAll(keepingCapacity: true)
+
+            descriptors.removeAll(keepingCapacity: true)
+            for (_, descriptor) in watched {
+                descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+            }
+            let outcome = (try? waitReady(&descriptors, wake: wake, deadline: nil)) ?? .woken
+            if outcome == .woken { wake.reset() }
+            ready.removeAll(keepingCapacity: true)
+            for (entry, (watch, _)) in zip(descriptors, watched) where entry.revents != 0 { ready.append(watch) }
+
             pthread_mutex_lock(mutex)
+            isWaiting = false
+            for watch in ready {
+                // Removed while the loop waited: its descriptor may be closed, or another by now.
+                guard let handler = watches[watch]?.handler else { continue }
+                runningWatch = watch
+                pthread_mutex_unlock(mutex)
+                handler()
+                pthread_mutex_lock(mutex)
+                runningWatch = nil
+                pthread_cond_broadcast(handlerReturned)
+            }
         }
         isStopping = false
+        loopThread = 0
         pthread_mutex_unlock(mutex)
     }
 
@@ -87,8 +210,14 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     package func stop() {
         pthread_mutex_lock(mutex)
         isStopping = true
-        let wake = isWaiting
+        let waiting = isWaiting
+        isWaiting = false
         pthread_mutex_unlock(mutex)
-        if wake { pthread_cond_signal(condition) }
+        if waiting { wake.signal() }
     }
+}
+
+/// A descriptor a `ThreadExecutor` watches, returned by `watch` and ended by `unwatch`.
+package struct DescriptorWatch: Hashable, Sendable {
+    fileprivate let id: Int
 }

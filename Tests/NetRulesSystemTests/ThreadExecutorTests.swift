@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesSystem
+import Synchronization
 import Testing
 
 /// The daemon's executor: every job of a task that prefers it, and of its children, actors and
@@ -36,7 +37,7 @@ struct ThreadExecutorTests {
     }
 
     @Test func runReturnsOnceStoppedAndTheQueueIsEmpty() async throws {
-        let executor = ThreadExecutor()
+        let executor = try ThreadExecutor()
         let ran = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             DedicatedThread.start {
                 executor.run()
@@ -45,5 +46,76 @@ struct ThreadExecutorTests {
             Task(executorPreference: executor) { executor.stop() }
         }
         #expect(ran)
+    }
+
+    /// Waits up to 5 s for `condition`, checking every 2 ms.
+    private func eventually(_ condition: () -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition() {
+            if ContinuousClock.now > deadline { return false }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return true
+    }
+
+    @Test func aWatchedDescriptorsHandlerRunsOnTheExecutorsThreadUntilUnwatched() async throws {
+        let executor = try ThreadExecutor.spawn(name: "nr-test-watch")
+        defer { executor.stop() }
+        let event = try WakeEvent()
+        defer { event.close() }
+        let calls = Mutex<[pid_t]>([])
+        let watch = executor.watch(event.fd) {
+            event.reset()
+            calls.withLock { $0.append(sys_gettid()) }
+        }
+        event.signal()
+        #expect(try await eventually { calls.withLock { $0.count } == 1 })
+        #expect(calls.withLock { $0 } == [executor.threadID])
+        #expect(executor.threadID != sys_gettid())
+
+        event.signal()
+        #expect(try await eventually { calls.withLock { $0.count } == 2 })
+        executor.unwatch(watch)
+        event.signal()
+        // A handler that still ran would have been called within this wait (the loop is idle).
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(calls.withLock { $0.count } == 2)
+    }
+
+    @Test func unwatchFromAnotherThreadWaitsForTheRunningHandler() async throws {
+        let executor = try ThreadExecutor.spawn(name: "nr-test-unwatch")
+        defer { executor.stop() }
+        let event = try WakeEvent()
+        defer { event.close() }
+        let state = Mutex((started: false, finished: false))
+        let watch = executor.watch(event.fd) {
+            event.reset()
+            state.withLock { $0.started = true }
+            usleep(100_000)
+            state.withLock { $0.finished = true }
+        }
+        event.signal()
+        #expect(try await eventually { state.withLock { $0.started } })
+        executor.unwatch(watch)
+        #expect(state.withLock { $0.finished }, "unwatch returned while the handler still ran")
+    }
+
+    private final class Order: Sendable {
+        let steps = Mutex<[String]>([])
+        func append(_ step: String) { steps.withLock { $0.append(step) } }
+        var all: [String] { steps.withLock { $0 } }
+    }
+
+    @Test func idleWorkWaitsForTheJobsQueuedBeforeAndAfterIt() async throws {
+        let executor = try ThreadExecutor.spawn(name: "nr-test-idle")
+        defer { executor.stop() }
+        let order = Order()
+        await Task(executorPreference: executor) {
+            executor.whenIdle { order.append("idle") }
+            Task(executorPreference: executor) { order.append("later job") }
+            order.append("job")
+        }.value
+        #expect(try await eventually { order.all.count == 3 })
+        #expect(order.all == ["job", "later job", "idle"])
     }
 }
