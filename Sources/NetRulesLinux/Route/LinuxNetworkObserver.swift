@@ -55,59 +55,26 @@ package struct LinuxNetworkObserver: Observer {
     }
 
     /// Reports the facts until the task is cancelled.
+    ///
+    /// The socket is opened and the first dump read on a thread of its own (in `namespacePath`
+    /// when set); events are then read on the daemon's event loop, the `ThreadExecutor` its tasks
+    /// prefer (`TaskPlacement`), so the engine and the actions an event triggers run on the same
+    /// thread right after the read. Without one (tests, in-process callers) the observer runs a
+    /// loop of its own, `netrules-netlink`.
     /// - Throws: `SystemCallError` when the netlink socket cannot be opened or fails.
     package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
-        let wake = try WakeEvent()
-        try await withTaskCancellationHandler {
-            try await DedicatedThread.spawnAndWait(name: "netrules-netlink", networkNamespace: namespacePath) {
-                try readLoop(wake: wake, updates: updates)
-            }
-        } onCancel: {
-            wake.signal()
+        let reader = try await DedicatedThread.spawnAndWait(name: "netrules-netlink", networkNamespace: namespacePath) {
+            [self] in
+            try NetlinkEventReader(
+                session: RouteNetlinkSession(subscribe: true, receiveBufferSize: receiveBufferSize, logger: logger),
+                updates: updates, statistics: statistics)
         }
-    }
-
-    private func readLoop(wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation) throws {
-        statistics.record(threadID: sys_gettid())
-        let session = try RouteNetlinkSession(subscribe: true, receiveBufferSize: receiveBufferSize, logger: logger)
-        try session.resyncAll()
-        var reported: [FactKey: FactState] = [:]
-        // Whether each link is wireless, by index and name: sysfs is asked once per link, not for
-        // every link at every event (a new link, or a renamed one, is asked again).
-        var wirelessByLink: [Int32: (name: String, isWireless: Bool)] = [:]
-        func report() {
-            let table = session.table
-            var wireless: Set<String> = []
-            var seen: [Int32: (name: String, isWireless: Bool)] = [:]
-            for (index, link) in table.links {
-                let known = wirelessByLink[index]
-                let isWireless =
-                    known?.name == link.name ? known!.isWireless : WirelessInterfaces.isWireless(link.name)
-                seen[index] = (link.name, isWireless)
-                if isWireless { wireless.insert(link.name) }
-            }
-            wirelessByLink = seen
-            let facts = table.facts(wireless: wireless)
-            let update = NetworkTable.changes(from: reported, to: facts)
-            statistics.record(overflowResyncs: session.overflowResyncs)
-            guard !update.isEmpty else { return }
-            for (key, state) in update.changes { reported[key] = state }
-            statistics.recordReport()
-            updates.yield(update)
-        }
-        report()
-        while true {
-            do {
-                guard try session.socket.waitReadable(wake: wake) else { continue }
-            } catch is CancellationError {
-                return
-            }
-            let drained = try session.drainEvents()
-            if drained.changed { report() }
-            if drained.routesNeedResync {
-                try session.resync([.routes])
-                report()
-            }
+        if let loop = TaskPlacement.preferred as? ThreadExecutor {
+            try await reader.readEvents(on: loop)
+        } else {
+            let loop = try ThreadExecutor.spawn(name: "netrules-netlink")
+            defer { loop.stop() }
+            try await reader.readEvents(on: loop)
         }
     }
 }

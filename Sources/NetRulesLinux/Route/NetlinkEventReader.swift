@@ -1,0 +1,133 @@
+import NetRulesCore
+import NetRulesSystem
+import Synchronization
+
+/// The netlink observer's reader: keeps the session's table, turns it into facts, and reports
+/// what changed; `readEvents(on:)` does so for each kernel event, on an event loop's thread.
+///
+/// `@unchecked Sendable`: created (socket opened, first dump read, first report made) on the
+/// thread that joined the observed namespace, then used only by the loop's watch handler, on the
+/// loop's thread; `watch` publishes it to that thread under the loop's lock. `ending` has its own
+/// lock.
+final class NetlinkEventReader: @unchecked Sendable {
+    private let session: RouteNetlinkSession
+    private let updates: AsyncStream<FactUpdate>.Continuation
+    private let statistics: LinuxNetworkObserver.Statistics
+    /// The facts last reported, to report only what changed.
+    private var reported: [FactKey: FactState] = [:]
+    /// Whether each link is wireless, by index and name: sysfs is asked once per link, not for
+    /// every link at every event (a new link, or a renamed one, is asked again).
+    private var wirelessByLink: [Int32: (name: String, isWireless: Bool)] = [:]
+    private var recordedThread = false
+    /// Whether a route dump waits for the loop to be idle.
+    private var routeResyncPending = false
+    /// How `readEvents` ends: its continuation and watch, once both exist, or that it was cancelled.
+    private let ending = Mutex(Ending())
+
+    private struct Ending {
+        var continuation: CheckedContinuation<Void, any Error>?
+        var watch: DescriptorWatch?
+        var loop: ThreadExecutor?
+        var outcome: Result<Void, any Error>?
+    }
+
+    /// Reads the whole table and reports it.
+    init(
+        session: RouteNetlinkSession, updates: AsyncStream<FactUpdate>.Continuation,
+        statistics: LinuxNetworkObserver.Statistics
+    ) throws {
+        self.session = session
+        self.updates = updates
+        self.statistics = statistics
+        try session.resyncAll()
+        report()
+    }
+
+    /// Reports each kernel event until the task is cancelled (returns) or the socket fails (throws).
+    func readEvents(on loop: ThreadExecutor) async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let fd = (try? session.socket.descriptor.withFileDescriptor { $0 }) ?? -1
+                let watch = loop.watch(fd) { [self] in
+                    do {
+                        try readQueuedEvents(on: loop)
+                    } catch {
+                        end(.failure(error))
+                    }
+                }
+                let outcome = ending.withLock { ending in
+                    ending.continuation = continuation
+                    ending.watch = watch
+                    ending.loop = loop
+                    return ending.outcome
+                }
+                // Cancelled (or failed) before the watch was in place.
+                if let outcome { end(outcome) }
+            }
+        } onCancel: {
+            end(.success(()))
+        }
+    }
+
+    /// Ends `readEvents` once: the watch is removed (its handler no longer runs) before it returns.
+    private func end(_ outcome: Result<Void, any Error>) {
+        let taken = ending.withLock { ending in
+            if ending.outcome == nil { ending.outcome = outcome }
+            defer {
+                ending.continuation = nil
+                ending.watch = nil
+            }
+            return (ending.continuation, ending.watch, ending.loop)
+        }
+        guard let continuation = taken.0, let watch = taken.1, let loop = taken.2 else { return }
+        loop.unwatch(watch)
+        continuation.resume(with: outcome)
+    }
+
+    /// Applies what the kernel queued and reports the change. When an event calls for the routes
+    /// to be dumped again, the dump waits until the loop is idle: what the report set off (the
+    /// engine, the actions it fired) goes first, and facts that do not depend on routes (an
+    /// interface going down) are not held back by it.
+    private func readQueuedEvents(on loop: ThreadExecutor) throws {
+        if !recordedThread {
+            recordedThread = true
+            statistics.record(threadID: sys_gettid())
+        }
+        let drained = try session.drainEvents()
+        if drained.changed { report() }
+        if drained.routesNeedResync && !routeResyncPending {
+            routeResyncPending = true
+            loop.whenIdle { [self] in
+                routeResyncPending = false
+                // Ended meanwhile: the socket may be closing.
+                guard ending.withLock({ $0.outcome == nil }) else { return }
+                do {
+                    try session.resync([.routes])
+                    report()
+                } catch {
+                    end(.failure(error))
+                }
+            }
+        }
+    }
+
+    private func report() {
+        let table = session.table
+        var wireless: Set<String> = []
+        var seen: [Int32: (name: String, isWireless: Bool)] = [:]
+        for (index, link) in table.links {
+            let known = wirelessByLink[index]
+            let isWireless = known?.name == link.name ? known!.isWireless : WirelessInterfaces.isWireless(link.name)
+            seen[index] = (link.name, isWireless)
+            if isWireless { wireless.insert(link.name) }
+        }
+        wirelessByLink = seen
+        let facts = table.facts(wireless: wireless)
+        let update = NetworkTable.changes(from: reported, to: facts)
+        statistics.record(overflowResyncs: session.overflowResyncs)
+        guard !update.isEmpty else { return }
+        for (key, state) in update.changes { reported[key] = state }
+        statistics.recordReport()
+        updates.yield(update)
+    }
+}
