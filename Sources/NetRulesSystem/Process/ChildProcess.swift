@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import Synchronization
 
 /// A program to start in its own process group, feed on stdin, watch, and reap: the one way the
 /// package starts a program (`run:` actions, action plugins, observer plugins, benchmarks).
@@ -31,6 +32,8 @@ package struct ChildProcess: Sendable {
     /// Whether the child writes to our own standard error (the journal under systemd) instead of a
     /// captured pipe.
     package var standardErrorPassesThrough = false
+    /// Whether to start with posix_spawn(3) even where the clone3 start works (tests compare both).
+    package var usesPosixSpawn = false
 
     /// A program to start: `executablePath` with `arguments` (argv[0] included) and `environment`
     /// (`NAME=value` entries), killed after `timeout` (nil: never).
@@ -79,13 +82,13 @@ package struct ChildProcess: Sendable {
     /// does: SIGTERM to its group, SIGKILL after `terminationGrace`; the outcome says `stopped`.
     /// - Throws: `SystemCallError` when the pipes or the spawn fail (for example ENOENT).
     package func run() async throws(SystemCallError) -> ChildProcessOutcome {
-        let stop = try? WakeEvent()
-        defer { stop?.close() }
-        // Spawned on the caller's thread: posix_spawn returns once the child has exec'd (a fraction
-        // of a millisecond), so creating the supervising thread is not between an event and the
-        // program's start. The dedicated thread only feeds, reads and reaps.
+        // Spawned on the caller's thread: the spawn returns once the child has exec'd (a fraction
+        // of a millisecond), so creating the supervising thread (and its stop event) is not
+        // between an event and the program's start. The dedicated thread only feeds, reads and reaps.
         let start = ContinuousClock.now
         let spawned = try spawn()
+        let stop = try? WakeEvent()
+        defer { stop?.close() }
         return await withTaskCancellationHandler {
             await DedicatedThread.run {
                 Self.blockBrokenPipeSignal()
@@ -144,11 +147,57 @@ package struct ChildProcess: Sendable {
         let errorRead = errors.map { FileDescriptor(taking: $0.read) }
         let errorWrite = errors.map { FileDescriptor(taking: $0.write) }
 
+        let started = try start(
+            standardInput: input.read, standardOutput: output.write, standardError: errors?.write ?? -1)
+
+        // The child holds its own copies; ours must go, or EOF never comes.
+        try? inputRead.close()
+        try? outputWrite.close()
+        try? errorWrite?.close()
+        _ = sys_setNonBlocking(input.write)
+        _ = sys_setNonBlocking(output.read)
+        if let errors { _ = sys_setNonBlocking(errors.read) }
+        let pid = started.pid
+        // A pidfd of an unreaped child is valid even if it has already exited. Without one
+        // (ENOSYS on old kernels) the supervisor falls back to polling waitpid every 10 ms.
+        let pidfd = started.pidfd ?? (try? sys_pidfd_open(pid).get(call: "pidfd_open"))
+        return SpawnedChild(
+            pid: pid, pidfd: pidfd.map(FileDescriptor.init(taking:)), standardInput: inputWrite,
+            standardOutput: outputRead, standardError: errorRead
+        )
+    }
+
+    /// Whether the clone3 start is known not to work here (an old kernel, another architecture, a
+    /// seccomp filter): posix_spawn is then used without trying again.
+    private static let cloneUnavailable = Atomic(false)
+
+    /// Starts the child with the three descriptors as its stdin, stdout and stderr (-1: ours):
+    /// with `sys_spawn` (clone3: the same child in fewer system calls) unless `usesPosixSpawn` or
+    /// it is unavailable, else with posix_spawn(3). Only the clone3 start returns a pidfd.
+    private func start(
+        standardInput: CInt, standardOutput: CInt, standardError: CInt
+    ) throws(SystemCallError) -> (pid: pid_t, pidfd: CInt?) {
+        if !usesPosixSpawn, !Self.cloneUnavailable.load(ordering: .relaxed) {
+            let argv = CStringArray(arguments)
+            let envp = CStringArray(environment)
+            defer {
+                argv.free()
+                envp.free()
+            }
+            switch sys_spawn(
+                executablePath, argv.pointer, envp.pointer, standardInput: standardInput,
+                standardOutput: standardOutput, standardError: standardError, directory: workingDirectory)
+            {
+            case .started(let pid, let pidfd): return (pid, pidfd)
+            case .failed(let errno): throw SystemCallError(call: "posix_spawn", errno: errno)
+            case .unavailable: Self.cloneUnavailable.store(true, ordering: .relaxed)
+            }
+        }
         let pid = try Self.withSpawnArguments(arguments, environment) { fileActions, attributes, argv, envp in
             // dup2 onto 0/1/2 clears close-on-exec on the copies only; our ends stay close-on-exec.
-            posix_spawn_file_actions_adddup2(fileActions, input.read, 0)
-            posix_spawn_file_actions_adddup2(fileActions, output.write, 1)
-            if let errors { posix_spawn_file_actions_adddup2(fileActions, errors.write, 2) }
+            posix_spawn_file_actions_adddup2(fileActions, standardInput, 0)
+            posix_spawn_file_actions_adddup2(fileActions, standardOutput, 1)
+            if standardError >= 0 { posix_spawn_file_actions_adddup2(fileActions, standardError, 2) }
             if let workingDirectory {
                 if case .failure(let error) = sys_posix_spawn_file_actions_addchdir_np(fileActions, workingDirectory) {
                     return .failure(error)
@@ -158,21 +207,7 @@ package struct ChildProcess: Sendable {
             _ = sys_posix_spawn_file_actions_addclosefrom_np(fileActions, 3)
             return sys_posix_spawn(executablePath, fileActions, attributes, argv, envp)
         }.get(call: "posix_spawn")
-
-        // The child holds its own copies; ours must go, or EOF never comes.
-        try? inputRead.close()
-        try? outputWrite.close()
-        try? errorWrite?.close()
-        _ = sys_setNonBlocking(input.write)
-        _ = sys_setNonBlocking(output.read)
-        if let errors { _ = sys_setNonBlocking(errors.read) }
-        // A pidfd of an unreaped child is valid even if it has already exited. Without one
-        // (ENOSYS on old kernels) the supervisor falls back to polling waitpid every 10 ms.
-        let pidfd = try? sys_pidfd_open(pid).get(call: "pidfd_open")
-        return SpawnedChild(
-            pid: pid, pidfd: pidfd.map(FileDescriptor.init(taking:)), standardInput: inputWrite,
-            standardOutput: outputRead, standardError: errorRead
-        )
+        return (pid, nil)
     }
 
     /// Builds the C arrays and spawn attributes `posix_spawn` needs and frees them afterwards:
