@@ -7,7 +7,7 @@ enum ControlTarget {
         switch ControlRequest.parse(bytes) {
         case .success(let request):
             // What a client sends for a request must read back as the same request.
-            let line = Array(request.document.compact.utf8)
+            let line = request.document.compactBytes
             require(ControlRequest.parse(line) == .success(request), "\(request) does not survive its own document")
         case .failure(let error):
             keep(error)

@@ -36,7 +36,7 @@ enum WebhookRendering {
         case .none:
             body = nil
         case .json(let value):
-            let json = Array(FiringDocument.json(value, context: context, secrets: secrets).compact.utf8)
+            let json = FiringDocument.json(value, context: context, secrets: secrets).compactBytes
             body = json
             usesSecrets = usesSecrets || secrets.occurs(in: json)
             contentType = "application/json"

@@ -34,60 +34,73 @@ public indirect enum JSONValue: Hashable, Sendable {
 
     /// The document on one line, as JSON Lines need.
     public var compact: String {
-        var out = ""
+        String(decoding: compactBytes, as: UTF8.self)
+    }
+
+    /// `compact` as UTF-8 bytes, for a line that goes to a file or a socket as is.
+    public var compactBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         write(to: &out, indent: nil, depth: 0)
         return out
     }
 
     /// The document with two-space indentation.
     public var pretty: String {
-        var out = ""
-        write(to: &out, indent: "  ", depth: 0)
-        return out
+        var out: [UInt8] = []
+        write(to: &out, indent: Array("  ".utf8), depth: 0)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(to out: inout String, indent: String?, depth: Int) {
+    // The writer appends UTF-8 bytes: appending to a String scalar by scalar cost several times
+    // more, and this runs between an event and its action (the journal line of each firing).
+    private func write(to out: inout [UInt8], indent: [UInt8]?, depth: Int) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += JSONValue.format(n)
-        case .literal(let text): out += text
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
+        case .number(let n): out.append(contentsOf: JSONValue.format(n).utf8)
+        case .literal(let text): out.append(contentsOf: text.utf8)
         case .string(let s): JSONValue.quote(s, into: &out)
-        case .bytes(let b): JSONValue.quote(bytes: b, into: &out)
+        case .bytes(let b):
+            out.append(UInt8(ascii: "\""))
+            JSONValue.escape(bytes: b, into: &out)
+            out.append(UInt8(ascii: "\""))
         case .array(let items):
             if items.isEmpty {
-                out += "[]"
+                out.append(contentsOf: "[]".utf8)
                 return
             }
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, indent, depth + 1)
                 item.write(to: &out, indent: indent, depth: depth + 1)
             }
             newline(&out, indent, depth)
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
             if members.isEmpty {
-                out += "{}"
+                out.append(contentsOf: "{}".utf8)
                 return
             }
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in members.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, indent, depth + 1)
                 JSONValue.quote(key, into: &out)
-                out += indent == nil ? ":" : ": "
+                out.append(UInt8(ascii: ":"))
+                if indent != nil { out.append(UInt8(ascii: " ")) }
                 value.write(to: &out, indent: indent, depth: depth + 1)
             }
             newline(&out, indent, depth)
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private func newline(_ out: inout String, _ indent: String?, _ depth: Int) {
+    private func newline(_ out: inout [UInt8], _ indent: [UInt8]?, _ depth: Int) {
         guard let indent else { return }
-        out += "\n" + String(repeating: indent, count: depth)
+        out.append(UInt8(ascii: "\n"))
+        for _ in 0..<depth { out.append(contentsOf: indent) }
     }
 
     /// Integral values print without a fraction (`3`), others in shortest round-trip form.
@@ -96,59 +109,91 @@ public indirect enum JSONValue: Hashable, Sendable {
         return FactValue.format(n)
     }
 
-    static func quote(_ s: String, into out: inout String) {
-        out += "\""
+    private static func quote(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
         escape(s, into: &out)
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
-    static func quote(bytes: [UInt8], into out: inout String) {
-        out += "\""
-        escape(bytes: bytes, into: &out)
-        out += "\""
+    private static func escape(_ s: String, into out: inout [UInt8]) {
+        var s = s
+        s.withUTF8 { escape(validUTF8: $0, into: &out) }
     }
 
-    private static func escape(_ s: String, into out: inout String) {
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}" {
-                    out += "\\u" + hex(scalar.value, digits: 4)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
+    /// Escapes valid UTF-8: `"`, `\\` and the C0 controls as JSON requires, DEL and the line and
+    /// paragraph separators (U+2028, U+2029, which end a line for some readers) as `\uXXXX`;
+    /// everything else is copied as is.
+    private static func escape(validUTF8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        var index = 0
+        var copied = 0
+        func copyRun() {
+            if copied < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<index])) }
         }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte != 0x7F && byte != 0xE2 {
+                index += 1
+                continue
+            }
+            if byte == 0xE2 {
+                // U+2028 and U+2029 are E2 80 A8 and E2 80 A9; any other E2 sequence is plain text.
+                guard index + 2 < bytes.count, bytes[index + 1] == 0x80, bytes[index + 2] & 0xFE == 0xA8 else {
+                    index += 1
+                    continue
+                }
+                copyRun()
+                out.append(contentsOf: (bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
+                index += 3
+                copied = index
+                continue
+            }
+            copyRun()
+            switch byte {
+            case 0x22: out.append(contentsOf: "\\\"".utf8)
+            case 0x5C: out.append(contentsOf: "\\\\".utf8)
+            case 0x0A: out.append(contentsOf: "\\n".utf8)
+            case 0x0D: out.append(contentsOf: "\\r".utf8)
+            case 0x09: out.append(contentsOf: "\\t".utf8)
+            case 0x08: out.append(contentsOf: "\\b".utf8)
+            case 0x0C: out.append(contentsOf: "\\f".utf8)
+            default:
+                out.append(contentsOf: "\\u00".utf8)
+                appendHex(byte, into: &out)
+            }
+            index += 1
+            copied = index
+        }
+        copyRun()
     }
 
     /// Valid UTF-8 runs are escaped as text; every other byte is `\udcXX`.
-    private static func escape(bytes: [UInt8], into out: inout String) {
-        var index = 0
-        var start = 0
-        while index < bytes.count {
-            let length = validSequenceLength(bytes, at: index)
-            if length > 0 {
-                index += length
-                continue
+    private static func escape(bytes: [UInt8], into out: inout [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var index = 0
+            var start = 0
+            while index < buffer.count {
+                let length = validSequenceLength(bytes, at: index)
+                if length > 0 {
+                    index += length
+                    continue
+                }
+                escape(validUTF8: UnsafeBufferPointer(rebasing: buffer[start..<index]), into: &out)
+                out.append(contentsOf: "\\udc".utf8)
+                appendHex(buffer[index], into: &out)
+                index += 1
+                start = index
             }
-            escape(String(decoding: bytes[start..<index], as: UTF8.self), into: &out)
-            out += "\\udc" + hex(UInt32(bytes[index]), digits: 2)
-            index += 1
-            start = index
+            escape(validUTF8: UnsafeBufferPointer(rebasing: buffer[start..<index]), into: &out)
         }
-        escape(String(decoding: bytes[start..<index], as: UTF8.self), into: &out)
     }
 
-    private static func hex(_ value: UInt32, digits: Int) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    /// Two lowercase hexadecimal digits.
+    private static func appendHex(_ byte: UInt8, into out: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { digits in
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
     }
 
     /// The length of the valid UTF-8 sequence starting at `index`, or 0 when the byte starts none.
@@ -180,17 +225,17 @@ public indirect enum JSONValue: Hashable, Sendable {
     /// A string escaped as the inside of a JSON string literal (without the quotes), for
     /// substituting values into JSON templates.
     public static func escapedContents(_ s: String) -> String {
-        var out = ""
+        var out: [UInt8] = []
         escape(s, into: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Bytes escaped as the inside of a JSON string literal (without the quotes), `\udcXX` for
     /// those that are not UTF-8: a value substituted into a webhook's `json:` body.
     package static func escapedContents(bytes: [UInt8]) -> String {
-        var out = ""
+        var out: [UInt8] = []
         escape(bytes: bytes, into: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Text from bytes: `.string` when they are valid UTF-8, else `.bytes`.

@@ -149,7 +149,7 @@ package struct PersistedState {
         if !retiredFirings.isEmpty { members.append(("retired", .array(retiredFirings.map(JSONValue.string)))) }
         members += [("rules", .object(ruleMembers)), ("version", .number(1))]
         let document: JSONValue = .object(members)
-        return Array(document.compact.utf8)
+        return document.compactBytes
     }
 
     /// A fact state as the state file stores it (see `decode(_:)` for the shapes).
