@@ -26,6 +26,8 @@ package actor ActionRunner {
     }
 
     private let environment: [String: String]
+    /// `environment` as processes inherit it, prepared once rather than for each firing.
+    private let baseEnvironment: FiringEnvironment.Base
     private let concurrency: Int
     private let logger: Logger
     let executors: Executors
@@ -81,6 +83,7 @@ package actor ActionRunner {
         terminationGrace: Duration = .seconds(2)
     ) {
         self.environment = environment
+        baseEnvironment = FiringEnvironment.Base(environment)
         self.concurrency = max(1, concurrency)
         let logger = logger.child("netrules.actions")
         self.logger = logger
@@ -195,7 +198,9 @@ package actor ActionRunner {
                 continue
             }
             runningRules.insert(pending.firing.rule)
-            let context = ActionContext(firing: pending.firing, wallTime: pending.wallTime, environment: environment)
+            let context = ActionContext(
+                firing: pending.firing, wallTime: pending.wallTime, environment: environment,
+                baseEnvironment: baseEnvironment)
             track { await self.perform(context) }
         }
         while queueHead < queue.count, queue[queueHead] == nil { queueHead += 1 }

@@ -8,6 +8,18 @@ struct ActionContext: Sendable {
     var wallTime: String
     /// The daemon's environment: passed to processes and read by `{{env.NAME}}`.
     var environment: [String: String]
+    /// `environment` as processes inherit it, prepared once by the runner.
+    var baseEnvironment: FiringEnvironment.Base
+
+    init(
+        firing: Firing, wallTime: String, environment: [String: String],
+        baseEnvironment: FiringEnvironment.Base? = nil
+    ) {
+        self.firing = firing
+        self.wallTime = wallTime
+        self.environment = environment
+        self.baseEnvironment = baseEnvironment ?? FiringEnvironment.Base(environment)
+    }
 
     var templateContext: TemplateContext {
         TemplateContext(

@@ -91,13 +91,28 @@ extension FactKey {
     /// `NETRULES_` and the key upper-cased, with every character other than A–Z and 0–9 as `_`:
     /// `hosts.intranet` becomes `NETRULES_HOSTS_INTRANET`.
     public var environmentVariable: String {
-        "NETRULES_"
-            + String(
-                String.UnicodeScalarView(
-                    rawValue.uppercased().unicodeScalars.map {
-                        ("A"..."Z").contains($0) || ("0"..."9").contains($0) ? $0 : "_"
-                    }
-                )
-            )
+        String(decoding: environmentVariableBytes, as: UTF8.self)
+    }
+
+    /// `environmentVariable` as bytes, for an environment entry.
+    public var environmentVariableBytes: [UInt8] {
+        var name = Array("NETRULES_".utf8)
+        let raw = rawValue.utf8
+        name.reserveCapacity(name.count + raw.count)
+        guard raw.allSatisfy({ $0 < 0x80 }) else {
+            // Upper-casing beyond ASCII can change the length ("ß" is "SS"): let String do it.
+            for scalar in rawValue.uppercased().unicodeScalars {
+                name.append(("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) ? UInt8(scalar.value) : 0x5F)
+            }
+            return name
+        }
+        for byte in raw {
+            switch byte {
+            case 0x41...0x5A, 0x30...0x39: name.append(byte)
+            case 0x61...0x7A: name.append(byte - 0x20)
+            default: name.append(0x5F)
+            }
+        }
+        return name
     }
 }
