@@ -64,8 +64,9 @@ struct DaemonCore {
             begin(start, into: &effects)
         case (.running, .facts(let update)):
             let step = engine.step(update, at: now)
-            if !step.changes.isEmpty { effects.append(.factsChanged(step.changes)) }
             dispatch(step.firings, into: &effects)
+            // After the firings' submissions: `watch` clients and subscribers can wait for their actions.
+            if !step.changes.isEmpty { effects.append(.factsChanged(step.changes)) }
         case (.running, .deadline):
             armedDeadline = nil
             dispatch(engine.tick(at: now), into: &effects)
