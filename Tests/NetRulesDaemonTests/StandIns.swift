@@ -73,7 +73,7 @@ struct ScriptedObserver: Observer {
 
     func report(_ values: [FactKey: FactValue?]) { continuation.yield(FactUpdate(values: values)) }
 
-    func run(reporting output: AsyncStream<FactUpdate>.Continuation) async throws {
+    func run(reporting output: FactReporter) async throws {
         for await update in updates {
             if Task.isCancelled { break }
             output.yield(update)

@@ -178,7 +178,7 @@ struct NL80211Tests {
         let log = CapturingLogSink()
         let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
         let observer = WiFiObserver(logger: log.logger())
-        let running = Task { try await observer.run(reporting: continuation) }
+        let running = Task { try await observer.run(reporting: FactReporter(continuation)) }
         // The observer says so once and then reports nothing: facts it never reported stay unknown
         // (reporting them as unknown would erase what an observer plugin says about them).
         let deadline = ContinuousClock.now + .seconds(10)

@@ -43,7 +43,7 @@ struct NetworkManagerObserverTests {
                     collected.updates.withLock { $0 += 1 }
                 }
             }
-            try? await observer.run(reporting: continuation)
+            try? await observer.run(reporting: FactReporter(continuation))
             continuation.finish()
             await reader.value
         }
@@ -100,7 +100,7 @@ struct NetworkManagerObserverTests {
         let observer = NetworkManagerObserver(reportsWiFi: true, busAddress: "unix:path=/nonexistent/bus")
         let task = Task {
             let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
-            try? await observer.run(reporting: continuation)
+            try? await observer.run(reporting: FactReporter(continuation))
             continuation.finish()
             var count = 0
             for await _ in stream { count += 1 }
@@ -167,7 +167,7 @@ struct NetworkManagerLatencyBenchmark {
                     }
                 }
             }
-            try? await observer.run(reporting: continuation)
+            try? await observer.run(reporting: FactReporter(continuation))
             continuation.finish()
             await reader.value
         }

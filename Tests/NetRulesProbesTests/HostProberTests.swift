@@ -34,7 +34,7 @@ struct HostProberTests {
             hosts: hosts, clock: ContinuousClock(), pinger: pinger, executor: network.client.executor)
         #expect(prober.hosts.map(\.name) == ["peer", "gone", "web", "closed"])
         let (updates, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
-        let task = Task { try await prober.run(reporting: continuation) }
+        let task = Task { try await prober.run(reporting: FactReporter(continuation)) }
         defer { task.cancel() }
         var iterator = updates.makeAsyncIterator()
 

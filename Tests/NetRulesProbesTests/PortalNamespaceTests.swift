@@ -128,7 +128,7 @@ struct PortalNamespaceTests {
             settings: settings, clock: ManualClock(), executor: servers.network.client.executor,
             bindToDefaultRoute: true)
         let (updates, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
-        let task = Task { try await probe.run(reporting: continuation) }
+        let task = Task { try await probe.run(reporting: FactReporter(continuation)) }
         defer { task.cancel() }
         var iterator = updates.makeAsyncIterator()
         let first = await iterator.next()

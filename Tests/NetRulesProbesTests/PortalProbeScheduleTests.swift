@@ -29,7 +29,7 @@ struct PortalProbeScheduleTests {
             script.next()
         }
         let (updates, continuation) = AsyncStream.makeStream(of: FactUpdate.self, bufferingPolicy: .unbounded)
-        let task = Task { try await probe.run(reporting: continuation) }
+        let task = Task { try await probe.run(reporting: FactReporter(continuation)) }
         defer { task.cancel() }
         var sleeps = clock.sleeps.makeAsyncIterator()
         var facts = updates.makeAsyncIterator()

@@ -87,7 +87,7 @@ enum WatchSubcommand: Command {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await SystemObservers.run(
-                    reporting: continuation,
+                    reporting: FactReporter(continuation),
                     logger: Logger(label: "netrules.watch", level: .trace, sink: LineLogSink { errorOutput($0) }))
             }
             var store = FactStore()

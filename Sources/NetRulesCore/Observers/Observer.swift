@@ -1,7 +1,7 @@
 /// A source of facts about the network: netlink, Wi-Fi, probes, an external plugin, a replay.
 ///
 /// An observer is a long-running service. `run` reports partial updates through the
-/// continuation until the task is cancelled, which is the shutdown path; returning on its own
+/// reporter until the task is cancelled, which is the shutdown path; returning on its own
 /// is reported by the daemon, not ignored.
 public protocol Observer: Sendable {
     /// The name logs and plugin facts use.
@@ -13,7 +13,7 @@ public protocol Observer: Sendable {
 
     /// Runs until cancelled, reporting updates.
     /// - Throws: when the observer cannot work at all (after saying why).
-    func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws
+    func run(reporting updates: FactReporter) async throws
 }
 
 extension Observer {

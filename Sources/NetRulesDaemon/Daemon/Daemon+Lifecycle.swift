@@ -94,23 +94,20 @@ extension Daemon {
             let identity = entry.identity
             let complete = observer.completeNamespaces
             let sink = eventSink
+            // Each update goes straight onto the daemon's event stream, from the observer's thread.
+            let reporter = FactReporter { update in
+                var update = update
+                if !complete.isEmpty { update.completeNamespaces.formUnion(complete) }
+                sink.yield(.facts(update))
+            }
             observers[identity] = Task(executorPreference: TaskPlacement.preferred) {
-                let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self, bufferingPolicy: .unbounded)
-                let forward = Task(executorPreference: TaskPlacement.preferred) {
-                    for await var update in stream {
-                        if !complete.isEmpty { update.completeNamespaces.formUnion(complete) }
-                        sink.yield(.facts(update))
-                    }
-                }
                 var failure: String?
                 do {
-                    try await observer.run(reporting: continuation)
+                    try await observer.run(reporting: reporter)
                 } catch is CancellationError {
                 } catch {
                     failure = "\(error)"
                 }
-                continuation.finish()
-                await forward.value
                 if !Task.isCancelled { sink.yield(.observerEnded(identity: identity, error: failure)) }
             }
         }

@@ -44,7 +44,7 @@ package struct NetworkManagerObserver: Observer {
         return (try? NetworkManagerReader.isRunning(bus)) ?? false
     }
 
-    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: FactReporter) async throws {
         let wake = try WakeEvent()
         let (reportsWiFi, address, logger) = (self.reportsWiFi, self.busAddress, self.logger)
         try await withTaskCancellationHandler {
@@ -58,7 +58,7 @@ package struct NetworkManagerObserver: Observer {
     }
 
     private static func follow(
-        reportsWiFi: Bool, address: String?, wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation,
+        reportsWiFi: Bool, address: String?, wake: WakeEvent, updates: FactReporter,
         logger: Logger
     ) throws {
         let bus: DBusConnection

@@ -34,7 +34,7 @@ package struct ExecObserver: Observer {
     }
 
     /// Runs the plugin, restarting it, until cancelled.
-    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: FactReporter) async throws {
         var delay = initialDelay
         let clock = ContinuousClock()
         while !Task.isCancelled {

@@ -18,7 +18,7 @@ enum PluginRun {
 
     /// Runs the plugin once on a dedicated thread.
     static func run(
-        definition: ObserverDefinition, updates: AsyncStream<FactUpdate>.Continuation, logger: Logger
+        definition: ObserverDefinition, updates: FactReporter, logger: Logger
     ) async throws -> Outcome {
         let wake = try WakeEvent()
         defer { wake.close() }
@@ -43,7 +43,7 @@ enum PluginRun {
     }
 
     private static func readLines(
-        definition: ObserverDefinition, wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation, logger: Logger
+        definition: ObserverDefinition, wake: WakeEvent, updates: FactReporter, logger: Logger
     ) -> Outcome {
         var keys: Set<FactKey> = []
         var pending: [UInt8] = []

@@ -27,7 +27,7 @@ package struct ResolverObserver: Observer {
 
     /// Reports `dns` now and after every change, until cancelled.
     /// - Throws: `SystemCallError` when inotify cannot be set up.
-    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: FactReporter) async throws {
         let wake = try WakeEvent()
         let path = self.path
         try await withTaskCancellationHandler {
@@ -39,7 +39,7 @@ package struct ResolverObserver: Observer {
         }
     }
 
-    private static func watch(path: String, wake: WakeEvent, updates: AsyncStream<FactUpdate>.Continuation) throws {
+    private static func watch(path: String, wake: WakeEvent, updates: FactReporter) throws {
         let files = try FileWatcher()
         defer { files.close() }
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE)

@@ -62,7 +62,7 @@ package struct LinuxNetworkObserver: Observer {
     /// thread right after the read. Without one (tests, in-process callers) the observer runs a
     /// loop of its own, `netrules-netlink`.
     /// - Throws: `SystemCallError` when the netlink socket cannot be opened or fails.
-    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: FactReporter) async throws {
         let reader = try await DedicatedThread.spawnAndWait(name: "netrules-netlink", networkNamespace: namespacePath) {
             [self] in
             try NetlinkEventReader(

@@ -11,7 +11,7 @@ import Synchronization
 /// lock.
 final class NetlinkEventReader: @unchecked Sendable {
     private let session: RouteNetlinkSession
-    private let updates: AsyncStream<FactUpdate>.Continuation
+    private let updates: FactReporter
     private let statistics: LinuxNetworkObserver.Statistics
     /// The facts last reported, to report only what changed.
     private var reported: [FactKey: FactState] = [:]
@@ -33,7 +33,7 @@ final class NetlinkEventReader: @unchecked Sendable {
 
     /// Reads the whole table and reports it.
     init(
-        session: RouteNetlinkSession, updates: AsyncStream<FactUpdate>.Continuation,
+        session: RouteNetlinkSession, updates: FactReporter,
         statistics: LinuxNetworkObserver.Statistics
     ) throws {
         self.session = session

@@ -7,7 +7,7 @@ package enum SystemObservers {
     /// - Parameters:
     ///   - continuation: receives every update; the caller chooses its buffering.
     ///   - logger: receives observer notices and failures.
-    package static func run(reporting continuation: AsyncStream<FactUpdate>.Continuation, logger: Logger) async {
+    package static func run(reporting continuation: FactReporter, logger: Logger) async {
         let observers: [any Observer] = [
             LinuxNetworkObserver(logger: logger),
             ResolverObserver(),

@@ -36,7 +36,7 @@ package struct WiFiObserver: Observer {
     }
 
     /// Reports the Wi-Fi facts until cancelled.
-    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: FactReporter) async throws {
         // One wake event for both reasons to leave `poll`: cancellation (`stop` raised first) and
         // a new sampling interval.
         let wake = try WakeEvent()

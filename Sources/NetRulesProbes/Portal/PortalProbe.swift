@@ -67,7 +67,7 @@ package struct PortalProbe: Observer {
     }
 
     /// Probes until cancelled. Never throws: a failed probe is a verdict (`offline`).
-    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: FactReporter) async throws {
         var schedule = PortalSchedule(onlineInterval: settings.onlineInterval)
         var last: (FactValue, FactState)?
         while !Task.isCancelled {

@@ -47,7 +47,7 @@ package struct HostProber: Observer {
     ///
     /// - Throws: ``ICMPError`` when some host needs ICMP and no ICMP socket can be opened
     ///   (the message names `net.ipv4.ping_group_range`).
-    package func run(reporting updates: AsyncStream<FactUpdate>.Continuation) async throws {
+    package func run(reporting updates: FactReporter) async throws {
         var pinger = self.pinger
         if pinger == nil, hosts.contains(where: { $0.port == nil }) {
             pinger = try ICMPPinger()
@@ -61,7 +61,7 @@ package struct HostProber: Observer {
         }
     }
 
-    private func watch(_ host: HostDefinition, check: HostCheck, updates: AsyncStream<FactUpdate>.Continuation) async {
+    private func watch(_ host: HostDefinition, check: HostCheck, updates: FactReporter) async {
         var last: FactValue?
         while !Task.isCancelled {
             let value = await check.isReachable(host) ? Self.reachable : Self.unreachable

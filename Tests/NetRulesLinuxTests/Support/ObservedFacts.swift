@@ -15,7 +15,7 @@ final class ObservedFacts {
         let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self, bufferingPolicy: .unbounded)
         self.iterator = stream.makeAsyncIterator()
         self.continuation = continuation
-        task = Task { try await observer.run(reporting: continuation) }
+        task = Task { try await observer.run(reporting: FactReporter(continuation)) }
     }
 
     /// Applies updates until `predicate` holds.
