@@ -3,28 +3,52 @@ internal import CNetRulesLinux
 /// The attributes of a netlink message body: `rtattr` (rtnetlink) and `nlattr` (generic netlink)
 /// share one layout — a 16-bit length, a 16-bit type, then the payload padded to 4 bytes.
 struct NetlinkAttributes: Hashable, Sendable {
-    /// The attributes in wire order; types have the nested and byte-order flag bits removed.
-    var entries: [(type: UInt16, value: [UInt8])]
+    /// The message bytes the attributes are in, from `start` on. Attributes are found when asked
+    /// for, not copied out one by one: a link message carries some fifty (statistics, per-family
+    /// blobs), of which a reader wants three or four, on the way from a link change to its action.
+    private let bytes: [UInt8]
+    private let start: Int
 
-    /// Parses attributes from `bytes` starting at `offset`, stopping at the first malformed one.
+    /// The attributes in `bytes` from `offset` on, up to the first malformed one.
     init(_ bytes: [UInt8], from offset: Int = 0) {
-        entries = []
-        var position = offset
+        self.bytes = bytes
+        start = offset
+    }
+
+    /// Calls `body` with each well-formed attribute's type (the nested and byte-order flag bits
+    /// removed) and payload range, in wire order, until it returns false.
+    private func forEach(_ body: (UInt16, Range<Int>) -> Bool) {
+        var position = start
         let header = Int(CNetRulesLinux_NLA_HDRLEN())
         while position + header <= bytes.count {
             let length = Int(bytes.readInteger(at: position, as: UInt16.self))
             let rawType: UInt16 = bytes.readInteger(at: position + 2)
-            guard length >= header, position + length <= bytes.count else { break }
+            guard length >= header, position + length <= bytes.count else { return }
             // NLA_TYPE_MASK is a complement expression Swift cannot import; it strips these two flag bits.
             let type = rawType & ~UInt16(NLA_F_NESTED | NLA_F_NET_BYTEORDER)
-            entries.append((type, Array(bytes[(position + header)..<(position + length)])))
+            guard body(type, (position + header)..<(position + length)) else { return }
             position += Int(CNetRulesLinux_NLA_ALIGN(Int32(length)))
         }
     }
 
+    /// The attributes in wire order; types have the nested and byte-order flag bits removed.
+    var entries: [(type: UInt16, value: [UInt8])] {
+        var entries: [(type: UInt16, value: [UInt8])] = []
+        forEach { type, range in
+            entries.append((type, Array(bytes[range])))
+            return true
+        }
+        return entries
+    }
+
     /// The last value of an attribute type (the kernel sends each at most once in the messages we read).
     subscript(type: UInt16) -> [UInt8]? {
-        entries.last { $0.type == type }?.value
+        var found: Range<Int>?
+        forEach { candidate, range in
+            if candidate == type { found = range }
+            return true
+        }
+        return found.map { Array(bytes[$0]) }
     }
 
     /// Like the subscript, for a C constant.
