@@ -43,14 +43,14 @@ struct RunExecutor: Sendable {
         let extra = action.environment.map { (name: $0.name, value: context.render($0.value)) }
         let environment = FiringEnvironment.entries(for: context, extra: extra)
         let workingDirectory = action.workingDirectory.map(PathExpansion.expandingTilde)
-        let process = ChildProcess(
+        var process = ChildProcess(
             executablePath: shell,
             arguments: [Array("sh".utf8), Array("-c".utf8), Self.commandLine(action, in: context)],
             environment: environment,
             workingDirectory: workingDirectory,
-            standardInput: FiringDocument.render(context),
             timeout: action.timeout, terminationGrace: terminationGrace, outputLimit: outputLimit
         )
+        process.makeStandardInput = { FiringDocument.render(context) }
         if case .direct(let direct) = start(
             of: action, in: context, environment: environment, workingDirectory: workingDirectory)
         {

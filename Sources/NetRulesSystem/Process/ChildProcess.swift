@@ -24,6 +24,9 @@ package struct ChildProcess: Sendable {
     package var environment: [[UInt8]]
     package var workingDirectory: String?
     package var standardInput: [UInt8] = []
+    /// Makes the bytes for stdin instead of `standardInput`, on the supervising thread once the
+    /// program started: a document that is not needed to start it is not made before.
+    package var makeStandardInput: (@Sendable () -> [UInt8])?
     /// How long the child may run before its group is stopped; nil for as long as it likes.
     package var timeout: Duration?
     package var terminationGrace: Duration = .seconds(2)

@@ -10,6 +10,8 @@ struct ChildProcessSupervisor {
     private let start: ContinuousClock.Instant
 
     private var inputOffset = 0
+    /// What goes to the child's stdin: `standardInput`, or what `makeStandardInput` made.
+    private let input: [UInt8]
     private var output = CapturedOutput()
     private var errors = CapturedOutput()
     private var timedOut = false
@@ -30,7 +32,8 @@ struct ChildProcessSupervisor {
         self.stop = stop
         self.streamingOutput = streamingOutput
         deadline = process.timeout.map { start + $0 }
-        if process.standardInput.isEmpty { try? child.standardInput.close() }
+        input = process.makeStandardInput?() ?? process.standardInput
+        if input.isEmpty { try? child.standardInput.close() }
     }
 
     mutating func superviseUntilReaped() -> ChildProcessOutcome {
@@ -118,7 +121,6 @@ struct ChildProcessSupervisor {
     }
 
     private mutating func feedInput() {
-        let input = process.standardInput
         while inputOffset < input.count {
             let result =
                 (try? child.standardInput.withFileDescriptor { fd in
