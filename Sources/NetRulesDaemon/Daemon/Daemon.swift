@@ -311,18 +311,20 @@ package actor Daemon: DaemonQueries {
     /// A webhook delivered in the background (after being queued, or resumed after a restart)
     /// carries no firing id: its idempotency key finds the firing.
     func record(_ record: DaemonEffect.HistoryRecord) {
-        guard let history else { return }
+        // Read through `self.history`, never a copy of it: a copy alive while the history is
+        // changed would make each change copy all its entries.
+        guard history != nil else { return }
         switch record {
         case .fired(let firing, let time, let readKeys, let ifAbsent):
-            guard let id = firing.id, !ifAbsent || history.entry(id: id) == nil else { return }
-            self.history?.record(HistoryEntry.fired(firing, id: id, time: time, readKeys: readKeys))
+            guard let id = firing.id, !ifAbsent || history?.entry(id: id) == nil else { return }
+            history?.record(HistoryEntry.fired(firing, id: id, time: time, readKeys: readKeys))
         case .dropped(let entry):
-            self.history?.record(entry)
+            history?.record(entry)
         case .result(let result):
-            guard let id = result.firingID ?? result.idempotencyKey.flatMap({ history.id(ofDelivery: $0) }) else {
+            guard let id = result.firingID ?? result.idempotencyKey.flatMap({ history?.id(ofDelivery: $0) }) else {
                 return
             }
-            self.history?.update(id: id) { $0.apply(result) }
+            history?.update(id: id) { $0.apply(result) }
         }
     }
 
