@@ -109,8 +109,10 @@ struct DirectCommand: Equatable, Sendable {
         var exported: [[UInt8]] = []
         exported.reserveCapacity(entries.count + 1)
         var pwdIndex: Int?
-        for entry in entries {
-            let entry = entry.prefix { $0 != 0 }
+        for whole in entries {
+            // An entry is a C string: it ends at a NUL. Most have none, and are passed on as they are.
+            let entry = whole.prefix { $0 != 0 }
+            let unchanged = entry.count == whole.count
             guard let separator = entry.firstIndex(of: equals) else { continue }
             let name = entry[..<separator]
             if let previous, !previous.lexicographicallyPrecedes(name) { return nil }
@@ -124,7 +126,7 @@ struct DirectCommand: Equatable, Sendable {
             case "PWD":
                 pwdIndex = exported.count
                 exported.append(Array(entry))
-            default: exported.append(Array(entry))
+            default: exported.append(unchanged ? whole : Array(entry))
             }
         }
         let inherited = pwdIndex.map { Array(exported[$0].dropFirst(4)) }
