@@ -1,6 +1,7 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
 import NetRulesSystem
+import Synchronization
 
 /// A netlink socket: the one owner of its file descriptor (STYLE §13).
 ///
@@ -16,6 +17,11 @@ final class NetlinkSocket: Sendable {
     }
 
     let descriptor: FileDescriptor
+    /// Where `receive()` reads a datagram, kept for the socket's life: 32 KiB holds any dump chunk
+    /// (the kernel sizes them to a page or to the buffer offered, up to 32 KiB). A new 32 KiB
+    /// allocation for each message made malloc consolidate its free lists every time, a large part
+    /// of the way from a link change to its action. Pages the kernel never wrote to stay untouched.
+    private let receiveBuffer = Mutex(ReceiveBuffer())
     /// The port id the kernel assigned at `bind` (`nl_pid`); replies to our requests carry it.
     let portID: UInt32
 
@@ -94,14 +100,10 @@ final class NetlinkSocket: Sendable {
     /// - Throws: `SystemCallError` — with `Errno.noBufferSpace` when the kernel dropped messages
     ///   because the receive buffer overflowed; the caller must then resynchronise.
     func receive() throws -> Reception {
-        // 32 KiB holds any dump chunk (the kernel sizes them to a page or to the buffer we offer, up to 32 KiB).
-        // Left uninitialised: only what the kernel wrote is counted, and zeroing 32 KiB for each
-        // of the half-dozen messages one link change brings was measurable on the way to an action.
-        var received: Int?
-        let buffer = try [UInt8](unsafeUninitializedCapacity: 32 * 1024) { raw, initialized in
-            initialized = 0
-            received = try descriptor.withFileDescriptor { fd in
-                var vector = iovec(iov_base: UnsafeMutableRawPointer(raw.baseAddress), iov_len: raw.count)
+        try receiveBuffer.withLock { receiveBuffer throws in
+            let buffer = receiveBuffer.bytes
+            let received: Int? = try descriptor.withFileDescriptor { fd in
+                var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
                 return try withUnsafeMutablePointer(to: &vector) { vectorPointer in
                     var message = msghdr()
                     message.msg_iov = vectorPointer
@@ -111,10 +113,10 @@ final class NetlinkSocket: Sendable {
                     return try result.get(call: "recvmsg")
                 }
             }
-            initialized = min(received ?? 0, raw.count)
+            guard let received else { return .wouldBlock }
+            let count = min(received, buffer.count)
+            return .messages(NetlinkMessage.parse(Array(UnsafeRawBufferPointer(rebasing: buffer[..<count]))))
         }
-        guard received != nil else { return .wouldBlock }
-        return .messages(NetlinkMessage.parse(buffer))
     }
 
     /// Waits until the socket is readable, `wake` is signalled, or `timeout` passes.
@@ -128,6 +130,12 @@ final class NetlinkSocket: Sendable {
         }
         if outcome == .woken { throw CancellationError() }
         return outcome == .ready
+    }
+
+    /// The buffer `receiveBuffer` guards; freed with the socket.
+    private final class ReceiveBuffer {
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 8)
+        deinit { bytes.deallocate() }
     }
 
     /// Closes the socket; later operations throw `EBADF`.
