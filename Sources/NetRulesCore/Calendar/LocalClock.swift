@@ -119,7 +119,23 @@ public struct LocalTime: Hashable, Sendable, Comparable {
             let minutes = abs(offset) / 60
             zone = (offset < 0 ? "-" : "+") + "\(digits(minutes / 60, 2)):\(digits(minutes % 60, 2))"
         }
-        return dateText + "T" + timeText + fraction + zone
+        let (year, month, day) = date
+        let second = secondOfDay
+        var text = digits(year, 4)
+        text.reserveCapacity(32)
+        text += "-"
+        text += digits(month, 2)
+        text += "-"
+        text += digits(day, 2)
+        text += "T"
+        text += digits(second / 3_600, 2)
+        text += ":"
+        text += digits(second / 60 % 60, 2)
+        text += ":"
+        text += digits(second % 60, 2)
+        text += fraction
+        text += zone
+        return text
     }
 }
 
@@ -134,8 +150,26 @@ extension LocalClock {
 
 /// `n` in decimal, zero-padded to `width` digits.
 private func digits(_ n: Int64, _ width: Int) -> String {
+    // The usual case, a number that fits the width, without building and padding two strings:
+    // timestamps are made on the way from an event to its action.
+    if n >= 0, width <= 18, n < power(10, width) {
+        return String(unsafeUninitializedCapacity: width) { buffer in
+            var rest = n
+            for index in stride(from: width - 1, through: 0, by: -1) {
+                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            return width
+        }
+    }
     let text = String(n)
     return String(repeating: "0", count: max(0, width - text.count)) + text
+}
+
+private func power(_ base: Int64, _ exponent: Int) -> Int64 {
+    var result: Int64 = 1
+    for _ in 0..<exponent { result *= base }
+    return result
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
