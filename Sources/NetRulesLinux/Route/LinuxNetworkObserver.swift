@@ -6,11 +6,13 @@ import Synchronization
 /// The built-in observer of interfaces, addresses, routes and neighbours, over rtnetlink.
 ///
 /// It owns the facts `interfaces.NAME`, `ip`, `gateway`, `gateway.mac`, `gateway6` and `network`.
-/// One full dump at start, then kernel events, with no polling: when idle, its reader thread sleeps
-/// in `poll` and never wakes. When the kernel reports lost events (`ENOBUFS`), it dumps everything
-/// again and reports the difference, so the facts never silently diverge from the kernel.
+/// One full dump at start, then kernel events, with no polling: when idle, the event loop that reads
+/// them (`NetlinkEventReader`) sleeps in `poll` and never wakes. When the kernel reports lost events
+/// (`ENOBUFS`), it dumps everything again and reports the difference, so the facts never silently
+/// diverge from the kernel.
 ///
-/// The reader is a dedicated thread, not a task, so a blocked read never parks the cooperative pool.
+/// Nothing here blocks a task: the first dump runs on a thread of its own, and events are read
+/// without blocking when the loop's `poll` says the socket is readable.
 package struct LinuxNetworkObserver: Observer {
     /// `netlink`.
     package let name = "netlink"
@@ -45,7 +47,8 @@ package struct LinuxNetworkObserver: Observer {
         private let state = Mutex((overflowResyncs: 0, threadID: pid_t(0), reports: 0))
 
         var overflowResyncs: Int { state.withLock { $0.overflowResyncs } }
-        /// The reader thread's kernel id, for `/proc/self/task/TID/status`.
+        /// The kernel id of the thread that reads the events (the event loop's), for
+        /// `/proc/self/task/TID/status`; 0 before the first event.
         var threadID: pid_t { state.withLock { $0.threadID } }
         var reports: Int { state.withLock { $0.reports } }
 

@@ -26,8 +26,7 @@ final class NetlinkEventReader: @unchecked Sendable {
 
     private struct Ending {
         var continuation: CheckedContinuation<Void, any Error>?
-        var watch: DescriptorWatch?
-        var loop: ThreadExecutor?
+        var watch: (id: DescriptorWatch, loop: ThreadExecutor)?
         var outcome: Result<Void, any Error>?
     }
 
@@ -45,9 +44,10 @@ final class NetlinkEventReader: @unchecked Sendable {
 
     /// Reports each kernel event until the task is cancelled (returns) or the socket fails (throws).
     func readEvents(on loop: ThreadExecutor) async throws {
+        // Open until this object goes: the session closes it in its deinit, after the watch ended.
+        let fd = try session.socket.descriptor.withFileDescriptor { $0 }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let fd = (try? session.socket.descriptor.withFileDescriptor { $0 }) ?? -1
                 let watch = loop.watch(fd) { [self] in
                     do {
                         try readQueuedEvents(on: loop)
@@ -57,8 +57,7 @@ final class NetlinkEventReader: @unchecked Sendable {
                 }
                 let outcome = ending.withLock { ending in
                     ending.continuation = continuation
-                    ending.watch = watch
-                    ending.loop = loop
+                    ending.watch = (watch, loop)
                     return ending.outcome
                 }
                 // Cancelled (or failed) before the watch was in place.
@@ -77,10 +76,10 @@ final class NetlinkEventReader: @unchecked Sendable {
                 ending.continuation = nil
                 ending.watch = nil
             }
-            return (ending.continuation, ending.watch, ending.loop)
+            return (ending.continuation, ending.watch)
         }
-        guard let continuation = taken.0, let watch = taken.1, let loop = taken.2 else { return }
-        loop.unwatch(watch)
+        guard let continuation = taken.0, let watch = taken.1 else { return }
+        watch.loop.unwatch(watch.id)
         continuation.resume(with: outcome)
     }
 

@@ -4,8 +4,9 @@ import Synchronization
 /// A program to start in its own process group, feed on stdin, watch, and reap: the one way the
 /// package starts a program (`run:` actions, action plugins, observer plugins, benchmarks).
 ///
-/// `run()` spawns with `posix_spawn(3)` (`POSIX_SPAWN_SETPGROUP`, so the child leads a new group;
-/// descriptors above 2 are closed in the child), writes `standardInput` to a pipe, captures stdout
+/// `run()` starts the child in a new group it leads, with descriptors above 2 closed and default
+/// signal dispositions: with clone3 where the kernel allows it (`sys_spawn`, design note 0008),
+/// else with `posix_spawn(3)`. It writes `standardInput` to a pipe, captures stdout
 /// and stderr up to `outputLimit` bytes each, and reaps the child with `waitpid(2)` once its pidfd
 /// says it exited. All of this happens on a dedicated thread that blocks in `poll(2)`, never on the
 /// cooperative pool. A long-lived child (an observer plugin) can instead hand its stdout to a
