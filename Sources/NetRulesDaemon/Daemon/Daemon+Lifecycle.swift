@@ -93,8 +93,8 @@ extension Daemon {
             let observer = entry.observer
             let identity = entry.identity
             let complete = observer.completeNamespaces
-            let sink = eventSink
-            // Each update goes straight onto the daemon's event stream, from the observer's thread.
+            let sink = events
+            // Each update goes straight onto the daemon's event queue, from the observer's thread.
             let reporter = FactReporter { update in
                 var update = update
                 if !complete.isEmpty { update.completeNamespaces.formUnion(complete) }

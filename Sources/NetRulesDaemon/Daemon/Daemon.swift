@@ -39,8 +39,8 @@ package actor Daemon: DaemonQueries {
     let clock = ContinuousClock()
     let startInstant: ContinuousClock.Instant
     let startWall: Date
-    let events: AsyncStream<Event>
-    let eventSink: AsyncStream<Event>.Continuation
+    /// Everything the daemon's task handles, in order: fact updates, ticks, reloads, results.
+    let events = DaemonEventQueue()
     var core: DaemonCore
     /// Where firings go: the action runner (`DaemonServices.actions` in tests).
     let runner: any ActionSink
@@ -73,7 +73,6 @@ package actor Daemon: DaemonQueries {
             ?? StateFiles(
                 directory: options.paths.stateDirectory, logger: options.logger,
                 startTime: Int(startWall.timeIntervalSince1970))
-        (events, eventSink) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
         core = DaemonCore(
             processToken: String(UInt32.random(in: .min ... .max), radix: 16), logger: options.logger,
             recordsHistory: options.historyLimit > 0)
@@ -87,7 +86,7 @@ package actor Daemon: DaemonQueries {
     }
 
     /// Asks for a reload (SIGHUP, a rule file changed). Safe from any thread.
-    package nonisolated func reload() { eventSink.yield(.reload) }
+    package nonisolated func reload() { events.yield(.reload) }
 
     /// Asks for a graceful shutdown (SIGTERM, SIGINT); asked again, stops running actions at
     /// once (the state is still saved). Safe from any thread.
@@ -97,7 +96,7 @@ package actor Daemon: DaemonQueries {
             return count == 1
         }
         if first {
-            eventSink.yield(.shutdown)
+            events.yield(.shutdown)
         } else {
             logger.notice("asked again to stop: stopping running actions now")
             let runner = self.runner
@@ -127,8 +126,8 @@ package actor Daemon: DaemonQueries {
         }
         let (restored, journalOpen) = store.open()
 
-        let results = Task(executorPreference: TaskPlacement.preferred) { [runner, eventSink] in
-            for await result in runner.results { eventSink.yield(.result(result)) }
+        let results = Task(executorPreference: TaskPlacement.preferred) { [runner, events] in
+            for await result in runner.results { events.yield(.result(result)) }
         }
         await runner.resumeOutbox()
         // `time:` windows and `once_per:` read the local wall clock; the engine gets it as numbers.
@@ -142,8 +141,7 @@ package actor Daemon: DaemonQueries {
         let count = DaemonCore.count(core.ruleSet.rules.count, "rule")
         logger.notice("ready: \(count), state in \(options.paths.stateDirectory)")
 
-        var pending = events.makeAsyncIterator()
-        while let event = await pending.next() {
+        while let event = await events.next() {
             switch event {
             case .facts(let update):
                 await perform(.facts(update))
@@ -171,8 +169,8 @@ package actor Daemon: DaemonQueries {
         // Nothing handles events any more: refuse the reloads still queued (and, through
         // `reloadOnRequest`, those that come), so a control client never waits on a stopped daemon
         // (and the control service it waits in can stop).
-        eventSink.finish()
-        while let event = await pending.next() {
+        events.finish()
+        while let event = await events.next() {
             if case .reloadRequested(let reply) = event { reply.resume(returning: notReloadedWhileStopping) }
         }
         results.cancel()
@@ -247,9 +245,9 @@ package actor Daemon: DaemonQueries {
             case .stopObservers:
                 await stopObservers()
             case .drainRunner:
-                Task(executorPreference: TaskPlacement.preferred) { [eventSink] in
+                Task(executorPreference: TaskPlacement.preferred) { [events] in
                     await self.drainRunner()
-                    eventSink.yield(.drained)
+                    events.yield(.drained)
                 }
             case .notify(let state):
                 options.notify(state)
@@ -296,11 +294,11 @@ package actor Daemon: DaemonQueries {
             return
         }
         let target = startInstant + deadline.offset
-        timer = Task(executorPreference: TaskPlacement.preferred) { [eventSink] in
+        timer = Task(executorPreference: TaskPlacement.preferred) { [events] in
             do {
                 // QuietClock: a hold of hours costs no wake-ups while it waits.
                 try await QuietClock().sleep(until: target, tolerance: .milliseconds(1))
-                eventSink.yield(.tick)
+                events.yield(.tick)
             } catch {
                 // Cancelled: a newer deadline replaced this one.
             }
@@ -336,7 +334,7 @@ package actor Daemon: DaemonQueries {
         let refused = notReloadedWhileStopping
         return await withCheckedContinuation { reply in
             // Once the event loop ended nothing would answer: say so rather than wait forever.
-            if case .terminated = eventSink.yield(.reloadRequested(reply)) { reply.resume(returning: refused) }
+            if case .terminated = events.yield(.reloadRequested(reply)) { reply.resume(returning: refused) }
         }
     }
 
