@@ -298,4 +298,14 @@ write("icmp", "raw-v4-options.bin", bytes([0x46]) + IP_HEADER[1:] + bytes([1, 1,
 write("icmp", "v6-reply.bin", bytes([129, 0, 0x12, 0x34, 0, 1, 0, 2, 9]))
 write("icmp", "v4-request.bin", bytes([8, 0, 0, 0, 0, 1, 0, 1]))
 write("icmp", "unreachable.bin", bytes([3, 1, 0, 0, 0, 0, 0, 0]))
+write("portal-http", "apple-success.txt",
+      "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 68\r\n\r\n"
+      "<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>")
+write("portal-http", "generate-204.txt", "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nDate: Tue, 01 Dec 2026 12:00:00 GMT\r\n\r\n")
+write("portal-http", "redirect-relative.txt", "HTTP/1.1 302 Found\r\nLocation: ../login?next=$(id)\r\nContent-Length: 0\r\n\r\n")
+write("portal-http", "chunked-login.txt", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "6;x=y\r\n<form>\r\n7\r\nLog in.\r\n0\r\nX-Trailer: 1\r\n\r\n")
+write("portal-http", "interim-then-511.txt", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 511 Network Authentication Required\n"
+      "Location: //portal.test/\n\nlog in")
+write("portal-http", "probe-url.txt", "http://[2001:db8::1]:81/generate_204#frag")
 write("icmp", "raw-udp.bin", bytes([0x45, 0, 0, 28, 0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1]) + bytes(8))

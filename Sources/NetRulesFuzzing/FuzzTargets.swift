@@ -16,6 +16,7 @@ package enum FuzzTargets {
         "netlink": NetlinkTarget.run,
         "nl80211": NL80211Target.run,
         "icmp": ICMPTarget.run,
+        "portal-http": PortalHTTPTarget.run,
     ]
 
     /// The target names, sorted.

@@ -142,6 +142,13 @@ package func sys_setsockopt<T>(_ fd: CInt, _ level: CInt, _ name: CInt, _ value:
     }
 }
 
+/// setsockopt(2) with `bytes` as the option value: a name, such as `SO_BINDTODEVICE`'s interface.
+package func sys_setsockopt_bytes(_ fd: CInt, _ level: CInt, _ name: CInt, _ bytes: [UInt8]) -> Result<CInt, Errno> {
+    bytes.withUnsafeBytes { bytes in
+        retryingOnEINTR { setsockopt(fd, level, name, bytes.baseAddress, socklen_t(bytes.count)) }
+    }
+}
+
 /// getsockopt(2) for an `int` option.
 package func sys_getsockopt_int(_ fd: CInt, _ level: CInt, _ name: CInt) -> Result<CInt, Errno> {
     var value: CInt = 0
@@ -507,6 +514,15 @@ package func sys_realtimeNanoseconds() -> Int64 {
 /// Why getaddrinfo(3) failed, in gai_strerror(3)'s words (its codes are not errnos).
 package struct AddressLookupFailure: Error {
     package let message: String
+}
+
+/// getifaddrs(3): calls `body` with the list of the interfaces' addresses, freed afterwards;
+/// nil when it failed.
+package func sys_getifaddrs<T>(_ body: (UnsafePointer<ifaddrs>?) -> T) -> T? {
+    var list: UnsafeMutablePointer<ifaddrs>?
+    guard getifaddrs(&list) == 0 else { return nil }
+    defer { freeifaddrs(list) }
+    return body(list)
 }
 
 /// getaddrinfo(3) for `name`, IPv4 and IPv6 with one entry per address (`SOCK_STREAM` hints), in

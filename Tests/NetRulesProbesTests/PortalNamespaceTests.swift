@@ -47,8 +47,8 @@ struct PortalNamespaceTests {
         func classify(_ probes: [ConnectivitySettings.Probe], timeout: Duration = .milliseconds(800)) async
             -> PortalVerdict
         {
-            let client = HTTPClient(executor: network.client.executor)
-            return await PortalClassifier(client: client, timeout: timeout, interface: "nrc0").classify(probes)
+            await PortalClassifier(executor: network.client.executor, timeout: timeout, interface: "nrc0").classify(
+                probes)
         }
     }
 
@@ -105,8 +105,8 @@ struct PortalNamespaceTests {
         let servers = try Servers(defaultRoute: false)
         defer { servers.stop() }
         // Inside the client namespace no packet can leave: the resolver fails and 10.88.0.1 has no route.
-        let client = HTTPClient(executor: servers.network.client.executor)
-        let classifier = PortalClassifier(client: client, timeout: .seconds(2), interface: nil)
+        let classifier = PortalClassifier(
+            executor: servers.network.client.executor, timeout: .seconds(2), interface: nil)
         let unresolved = await classifier.classify([Self.page("http://nrp-no-such-host.invalid/hotspot-detect.html")])
         #expect(unresolved.connectivity == .offline)
         #expect(unresolved.evidence.first?.error?.hasPrefix("could not resolve") == true)

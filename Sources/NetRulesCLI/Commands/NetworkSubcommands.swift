@@ -260,7 +260,7 @@ enum PortalSubcommand: Command {
     ) async -> Int32 {
         let probes = urls.isEmpty ? ConnectivitySettings.defaultProbes : urls.map(probe(for:))
         guard !probes.isEmpty else { return ExitCode.failure }
-        let classifier = PortalClassifier(client: HTTPClient(), timeout: timeout, interface: interface)
+        let classifier = PortalClassifier(timeout: timeout, interface: interface)
         let verdict = await classifier.classify(probes)
         output(json ? PortalDocument.json(verdict) : PortalDocument.text(verdict))
         return ExitCode.success

@@ -3,24 +3,24 @@ import NetRulesHTTP
 
 /// Runs the captive-portal probes of a ``ConnectivitySettings`` in parallel and classifies.
 ///
-/// Each probe is a plain-HTTP GET whose redirect is never followed. The first conclusive
-/// answer wins and cancels the rest:
+/// Each probe is a plain-HTTP GET whose redirect is never followed (`PortalFetch`, without
+/// libcurl). The first conclusive answer wins and cancels the rest:
 /// - the expected status with the expected page text (or an empty body when none is
 ///   configured) means `online`;
 /// - a 3xx, a 511, or a 2xx with other content means `portal`, and the redirect target (else
 ///   the probe's own URL) becomes `portal.url`;
 /// - other statuses and errors prove nothing. When nothing is conclusive the verdict is `offline`.
 package struct PortalClassifier: Sendable {
-    var client: HTTPClient
+    var executor: BlockingExecutor
     var timeout: Duration
     var interface: String?
 
     /// - Parameters:
-    ///   - client: the HTTP client the probes use.
+    ///   - executor: where the probes' blocking work runs (tests use a namespace).
     ///   - timeout: the limit on each probe.
     ///   - interface: bind the probes to this interface; nil lets routing choose.
-    package init(client: HTTPClient, timeout: Duration, interface: String? = nil) {
-        self.client = client
+    package init(executor: BlockingExecutor = .dedicatedThreads, timeout: Duration, interface: String? = nil) {
+        self.executor = executor
         self.timeout = timeout
         self.interface = interface
     }
@@ -59,7 +59,7 @@ package struct PortalClassifier: Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         do {
-            let response = try await client.send(request)
+            let response = try await PortalFetch.send(request, executor: executor)
             return PortalVerdict.Evidence(
                 url: probe.url, status: response.status, location: response.location, error: nil,
                 duration: response.duration, conclusion: Self.conclusion(for: response, expecting: probe))

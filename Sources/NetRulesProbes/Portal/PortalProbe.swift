@@ -41,10 +41,9 @@ package struct PortalProbe: Observer {
     package init(
         settings: ConnectivitySettings, clock: any Clock<Duration>, executor: BlockingExecutor, bindToDefaultRoute: Bool
     ) {
-        let client = HTTPClient(executor: executor)
         self.init(settings: settings, clock: clock) {
             let interface = bindToDefaultRoute ? await executor.run { DefaultRoute.interfaceName() } : nil
-            let classifier = PortalClassifier(client: client, timeout: settings.timeout, interface: interface)
+            let classifier = PortalClassifier(executor: executor, timeout: settings.timeout, interface: interface)
             return await classifier.classify(settings.probes)
         }
     }

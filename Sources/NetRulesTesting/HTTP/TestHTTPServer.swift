@@ -32,6 +32,9 @@ package final class TestHTTPServer: @unchecked Sendable {
         case response(status: Int, reason: String = "", headers: [(String, String)] = [], body: [UInt8] = [])
         /// Accept and read the request, then never answer (the socket stays open until `stop`).
         case hang
+        /// These bytes as they are, nothing added (a hostile or broken server); then the connection
+        /// closes, or with `hold` stays open until `stop`.
+        case raw([UInt8], hold: Bool = false)
     }
 
     private struct State {
@@ -132,6 +135,16 @@ package final class TestHTTPServer: @unchecked Sendable {
             let bytes = Array(text.utf8) + body
             _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             close(fd)
+        case .raw(let bytes, let hold):
+            // The client may stop reading (a body past its limit): give up after the 2 s timeout.
+            var timeout = timeval(tv_sec: 2, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if hold {
+                state.withLock { $0.held.append(fd) }
+            } else {
+                close(fd)
+            }
         }
     }
 
