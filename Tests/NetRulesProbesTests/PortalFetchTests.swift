@@ -76,6 +76,10 @@ struct PortalFetchTests {
                 "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n4;ext=1\r\nSucc\r\n3\r\ness\r\n0\r\nX-Trailer: t\r\n\r\n",
                 close: false))
         #expect(chunked?.body == "Success")
+        // A server that closes after the last chunk without the final blank line still sent the whole body.
+        #expect(
+            Self.complete(Self.read("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n"))?.body
+                == "ok")
         let untilClose = Self.complete(Self.read("HTTP/1.0 200 OK\nServer: x\n\nSuccess"))
         #expect(untilClose?.body == "Success")
         // A HEAD answer, 204 and 304 have no body whatever their headers say; a 100 is skipped.

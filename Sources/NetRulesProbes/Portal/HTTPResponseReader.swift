@@ -122,7 +122,8 @@ package struct HTTPResponseReader {
     package mutating func end() -> Progress {
         guard outcome == .needMore else { return outcome }
         switch phase {
-        case .untilClose, .done: finishBody()
+        // After the last chunk only trailers can follow: the body is whole even if they are cut off.
+        case .untilClose, .done, .trailers: finishBody()
         case .head: outcome = .failed("the connection closed before the response's header section ended")
         default: outcome = .failed("the connection closed before the response's body ended")
         }
