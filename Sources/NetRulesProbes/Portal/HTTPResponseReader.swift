@@ -75,10 +75,8 @@ package struct HTTPResponseReader {
             case .head:
                 input = readHead(input)
             case .fixed(let remaining):
-                let taken = input.prefix(remaining)
-                keep(taken)
-                input = input.dropFirst(taken.count)
-                phase = remaining == taken.count ? .done : .fixed(remaining: remaining - taken.count)
+                let left = takeBody(&input, upTo: remaining)
+                phase = left == 0 ? .done : .fixed(remaining: left)
             case .untilClose:
                 keep(input)
                 input = input.dropFirst(input.count)
@@ -95,10 +93,8 @@ package struct HTTPResponseReader {
                 }
                 phase = size == 0 ? .trailers : .chunkData(remaining: size)
             case .chunkData(let remaining):
-                let taken = input.prefix(remaining)
-                keep(taken)
-                input = input.dropFirst(taken.count)
-                phase = remaining == taken.count ? .chunkDataEnd : .chunkData(remaining: remaining - taken.count)
+                let left = takeBody(&input, upTo: remaining)
+                phase = left == 0 ? .chunkDataEnd : .chunkData(remaining: left)
             case .chunkDataEnd:
                 guard let line = takeLine(&input, limit: 2) else { continue }
                 if !line.isEmpty { outcome = .failed("a chunk longer than its size") }
@@ -135,6 +131,14 @@ package struct HTTPResponseReader {
     private mutating func finishBody() {
         guard let head else { return }
         outcome = .complete(head, body: body, truncated: truncated)
+    }
+
+    /// Takes up to `count` body bytes from `input`; returns how many are still to come.
+    private mutating func takeBody(_ input: inout ArraySlice<UInt8>, upTo count: Int) -> Int {
+        let taken = input.prefix(count)
+        keep(taken)
+        input = input.dropFirst(taken.count)
+        return count - taken.count
     }
 
     /// Keeps body bytes up to the limit; past it the response is complete and truncated.

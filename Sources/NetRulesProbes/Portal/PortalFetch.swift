@@ -226,11 +226,7 @@ private struct Exchange {
             switch result {
             case .success(let count): sent += count
             case .failure(.wouldBlock):
-                switch try wait(fd, for: Int16(POLLOUT), until: deadline) {
-                case .ready: continue
-                case .woken: throw PortalFetch.cancelled
-                case .timedOut: throw PortalFetch.timedOut(request.timeout)
-                }
+                try waitUntilReady(fd, for: Int16(POLLOUT))
             case .failure(let errno):
                 throw HTTPError(code: .other, message: "sending the request to \(url.authority) failed: \(errno)")
             }
@@ -250,14 +246,20 @@ private struct Exchange {
                 let progress = reader.consume(buffer[..<count])
                 if progress != .needMore { return progress }
             case .failure(.wouldBlock):
-                switch try wait(fd, for: Int16(POLLIN), until: deadline) {
-                case .ready: continue
-                case .woken: throw PortalFetch.cancelled
-                case .timedOut: throw PortalFetch.timedOut(request.timeout)
-                }
+                try waitUntilReady(fd, for: Int16(POLLIN))
             case .failure(let errno):
                 throw HTTPError(code: .other, message: "reading the answer from \(url.authority) failed: \(errno)")
             }
+        }
+    }
+
+    /// Waits for `events` on `fd` until the exchange's deadline; throws when it passes or the
+    /// caller went away.
+    private func waitUntilReady(_ fd: CInt, for events: Int16) throws(HTTPError) {
+        switch try wait(fd, for: events, until: deadline) {
+        case .ready: return
+        case .woken: throw PortalFetch.cancelled
+        case .timedOut: throw PortalFetch.timedOut(request.timeout)
         }
     }
 
