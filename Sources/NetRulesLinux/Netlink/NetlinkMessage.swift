@@ -31,7 +31,8 @@ package struct NetlinkMessage: Hashable, Sendable {
     package var errorCode: Errno? {
         guard type == UInt16(NLMSG_ERROR), payload.count >= 4 else { return nil }
         let code: Int32 = payload.readInteger(at: 0)
-        return Errno(rawValue: -code)
+        // The kernel sends a negated errno; Int32.min (from no kernel) must not trap on negation.
+        return Errno(rawValue: 0 &- code)
     }
 
     /// Splits a datagram into messages, with the kernel's `NLMSG_OK`/`NLMSG_NEXT` bounds checks.
