@@ -23,6 +23,19 @@ struct DaemonEventQueueTests {
         #expect(seen == Array(0..<100))
     }
 
+    /// A consumer that stays a few events behind for 100,000 events: what it took is let go.
+    @Test func eventsAlreadyTakenAreNotKeptWhileTheQueueNeverEmpties() async {
+        let queue = DaemonEventQueue()
+        for number in 0..<4 { queue.yield(Self.event(number)) }
+        var inOrder = true
+        for number in 4..<100_004 {
+            queue.yield(Self.event(number))
+            if Self.number(await queue.next()) != number - 4 { inOrder = false }
+        }
+        #expect(inOrder)
+        #expect(queue.storedCount <= 2_100, "holds \(queue.storedCount) events for 5 queued")
+    }
+
     @Test func aWaitingConsumerIsWokenByTheNextEvent() async {
         let queue = DaemonEventQueue()
         let consumer = Task { await queue.next() }

@@ -31,12 +31,19 @@ final class DaemonEventQueue: Sendable {
             if head == buffer.count {
                 buffer.removeAll(keepingCapacity: buffer.count <= 1_024)
                 head = 0
+            } else if head > 1_024, head * 2 > buffer.count {
+                // A consumer that never quite catches up must not keep every event it took.
+                buffer.removeFirst(head)
+                head = 0
             }
             return event
         }
     }
 
     private let state = Mutex(State())
+
+    /// How many events the buffer holds, taken ones included (tests check it stays bounded).
+    var storedCount: Int { state.withLock { $0.buffer.count } }
 
     /// Queues `event` (or hands it to the waiting `next()`), unless the queue was finished.
     /// Safe from any thread; never blocks beyond a short lock.
