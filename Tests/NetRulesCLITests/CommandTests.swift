@@ -40,6 +40,13 @@ struct CommandTests {
         #expect(r.stderr == "")
     }
 
+    @Test func portalRefusesAURLItCannotProbe() async {
+        let r = await Self.run("portal", "--url", "https://192.0.2.1/hotspot-detect.html")
+        #expect(r.code == 1)
+        #expect(r.stdout == "")
+        #expect(r.stderr.contains("--url 'https://192.0.2.1/hotspot-detect.html': only http:// URLs can be probed"))
+    }
+
     @Test func checkRejectsABrokenFileWithExit65() async throws {
         let file = Self.path("Tests/NetRulesConfigTests/Golden/unknown-keys.yaml")
         let r = await Self.run("check", file)

@@ -1,6 +1,5 @@
 import NetRulesCore
 import NetRulesDaemon
-import NetRulesHTTP
 import NetRulesLinux
 import NetRulesProbes
 internal import NetRulesSystem
@@ -239,9 +238,18 @@ enum PortalSubcommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
         let timeout = try PingSubcommand.seconds(arguments.value("timeout") ?? "5", option: "--timeout")
+        let urls = arguments.values("url").filter { !$0.isEmpty }
+        // As in a rule file's `connectivity:` section: a portal can only intercept plain HTTP.
+        for url in urls {
+            do {
+                _ = try ProbeURL(url)
+            } catch {
+                throw CommandError.runtime("--url '\(url)': \(error.reason); a portal probe URL must be plain http://")
+            }
+        }
         let out = io.stdout
         return await classify(
-            urls: arguments.values("url").filter { !$0.isEmpty }, json: arguments.flag("json"),
+            urls: urls, json: arguments.flag("json"),
             interface: arguments.value("interface"), timeout: timeout, output: { out.write($0 + "\n") })
     }
 
