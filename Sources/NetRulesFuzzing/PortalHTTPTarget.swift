@@ -1,3 +1,4 @@
+import NetRulesCore
 import NetRulesProbes
 
 /// `portal-http`: what a captive portal answers to the portal probe's GET, read as the probe reads

@@ -52,6 +52,30 @@ struct RuleLoaderTests {
         #expect(result.ruleSet.demand.needsConnectivity)
     }
 
+    @Test func portalProbeURLsMustBeProbeable() {
+        let result = Self.load(
+            """
+            version: 1
+            connectivity:
+              probes:
+                - { url: "https://192.0.2.1/hotspot-detect.html" }
+                - { url: "http://user@192.0.2.1/hotspot-detect.html" }
+                - { url: "http://192.0.2.1:99999/" }
+                - { url: "http://192.0.2.1/generate_204", status: 204 }
+            rules:
+              - name: r
+                when: { connectivity: online }
+                do: [ { run: "true" } ]
+            """)
+        let messages = result.diagnostics.map { "\($0.mark.line):\($0.mark.column): \($0.message)" }
+        #expect(
+            messages == [
+                "4:14: a portal probe URL must be plain http://",
+                "5:14: a portal probe URL that cannot be probed: the URL names a user",
+                "6:14: a portal probe URL that cannot be probed: the port is not a number from 1 to 65535",
+            ], "\(result.renderedDiagnostics())")
+    }
+
     @Test func yaml11WordsStayStrings() {
         let result = Self.load(
             """

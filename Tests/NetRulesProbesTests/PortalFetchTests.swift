@@ -1,4 +1,5 @@
 import Foundation
+import NetRulesCore
 import NetRulesHTTP
 import NetRulesTesting
 import Testing

@@ -116,6 +116,15 @@ extension ValidationContext {
                             "a portal probe URL must be plain http://", at: urlNode.mark, path: p.key("url"),
                             hint: "a captive portal can only intercept unencrypted HTTP")
                         ok = false
+                    } else {
+                        do {
+                            _ = try ProbeURL(url)
+                        } catch {
+                            self.error(
+                                "a portal probe URL that cannot be probed: \(error.reason)", at: urlNode.mark,
+                                path: p.key("url"))
+                            ok = false
+                        }
                     }
                     var status = 200
                     if let s = pm["status"] {

@@ -1,6 +1,9 @@
 /// A portal probe's `http://` URL, split for a request: the host to connect to, the port and the
 /// request target.
 ///
+/// One definition of a usable probe URL for the rule file's `connectivity:` section (refused
+/// with its position), `netrules portal --url` and the probe itself (`PortalFetch`).
+///
 /// Only what a probe needs: plain `http`, a host name or IP literal (IPv6 in brackets), an
 /// optional port, a path and a query. A fragment is dropped (it never reaches a server). Bytes that
 /// could end the request line or a header early (controls, spaces, DEL) and user information
