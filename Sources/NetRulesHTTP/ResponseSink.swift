@@ -65,9 +65,10 @@ final class ResponseSink {
     }
 }
 
-extension Substring {
-    /// Drops leading and trailing spaces, tabs, CR and LF (no Foundation here).
-    func trimmingSpaces() -> String {
+extension StringProtocol {
+    /// Drops leading and trailing spaces, tabs, CR and LF (no Foundation here): a header field's
+    /// value as HTTP reads it (curl's headers here, the portal probe's own in `NetRulesProbes`).
+    package func trimmingSpaces() -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
             return ""

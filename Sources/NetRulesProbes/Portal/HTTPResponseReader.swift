@@ -1,3 +1,5 @@
+import NetRulesHTTP
+
 /// Reads an HTTP/1.x response from the bytes a server sends, as they arrive, for the portal probe.
 ///
 /// A captive portal is a hostile server by definition, so every part is bounded: the header
@@ -200,11 +202,12 @@ package struct HTTPResponseReader {
     private func framing(of head: Head) -> Phase {
         if isHead || head.status < 200 || head.status == 204 || head.status == 304 { return .done }
         if let coding = head.value(of: "Transfer-Encoding"),
-            coding.split(separator: ",").last?.trimmingCharacters(in: " \t").lowercased() == "chunked"
+            coding.split(separator: ",").last?.trimmingSpaces().lowercased() == "chunked"
         {
             return .chunkSize
         }
-        if let length = head.value(of: "Content-Length").map({ $0.trimmingCharacters(in: " \t") }),
+        // Field values are trimmed when the header section is parsed.
+        if let length = head.value(of: "Content-Length"),
             !length.isEmpty, length.count <= 18, length.allSatisfy({ $0.isASCII && $0.isNumber }),
             let count = Int(length)
         {
@@ -256,7 +259,7 @@ package struct HTTPResponseReader {
                 continue
             }
             let name = String(decoding: line[..<colon], as: UTF8.self)
-            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: " \t")
+            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingSpaces()
             headers.append(.init(name: name, value: value))
         }
         return Head(status: status, headers: headers)
@@ -266,17 +269,4 @@ package struct HTTPResponseReader {
 extension UInt8 {
     fileprivate var isDigit: Bool { self >= 0x30 && self <= 0x39 }
     fileprivate var isHexDigit: Bool { isDigit || (self | 0x20 >= 0x61 && self | 0x20 <= 0x66) }
-}
-
-extension String {
-    /// Without the leading and trailing characters in `set` (a few ASCII characters).
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        guard let first = firstIndex(where: { !set.contains($0) }), let last = lastIndex(where: { !set.contains($0) })
-        else { return "" }
-        return String(self[first...last])
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
 }
