@@ -249,11 +249,7 @@ private final class BenchDaemon: Sendable {
 
     /// How the process ended ("exit status N", "signal N"), or nil while it runs; reaps it.
     func exitStatus() -> String? {
-        switch process.termination {
-        case nil: nil
-        case .exited(let status): "exit status \(status)"
-        case .signaled(let signal): "signal \(signal)"
-        }
+        process.termination?.description
     }
 
     /// SIGTERM, up to 5 s for a clean exit, then SIGKILL to its process group; always reaps.

@@ -7,18 +7,8 @@ import Synchronization
 /// dispositions), with standard input from /dev/null and standard output and error appended to a
 /// log file. It is reaped when ``termination`` is asked after it ended, or by ``stop(grace:)``.
 package final class BackgroundProcess: Sendable {
-    /// How a reaped process ended.
-    package enum Termination: Equatable, Sendable, CustomStringConvertible {
-        case exited(Int32)
-        case signaled(Int32)
-
-        package var description: String {
-            switch self {
-            case .exited(let code): "exited with \(code)"
-            case .signaled(let signal): "killed by signal \(signal)"
-            }
-        }
-    }
+    /// How a reaped process ended: the same as an action's process.
+    package typealias Termination = ChildProcessOutcome.Termination
 
     package let pid: pid_t
     /// Where its standard output and error go.
@@ -48,7 +38,7 @@ package final class BackgroundProcess: Sendable {
         reaped.withLock { reaped in
             if reaped == nil {
                 var status: CInt = 0
-                if case .success(pid) = sys_waitpid(pid, &status, WNOHANG) { reaped = Self.decode(status) }
+                if case .success(pid) = sys_waitpid(pid, &status, WNOHANG) { reaped = Termination(waitStatus: status) }
             }
             return reaped
         }
@@ -81,12 +71,9 @@ package final class BackgroundProcess: Sendable {
         _ = sys_kill(-pid, SIGKILL)
         reaped.withLock { reaped in
             var status: CInt = 0
-            if reaped == nil, case .success(pid) = sys_waitpid(pid, &status, 0) { reaped = Self.decode(status) }
+            if reaped == nil, case .success(pid) = sys_waitpid(pid, &status, 0) {
+                reaped = Termination(waitStatus: status)
+            }
         }
-    }
-
-    // WIFEXITED and friends are macros Swift does not import; this is their glibc layout.
-    private static func decode(_ status: CInt) -> Termination {
-        status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
     }
 }

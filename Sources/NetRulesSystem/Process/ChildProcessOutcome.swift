@@ -13,6 +13,12 @@ package struct ChildProcessOutcome: Sendable {
             case .signaled(let signal): "signal \(signal)"
             }
         }
+
+        /// Decodes a waitpid(2) status (WIFEXITED and friends are macros Swift does not import;
+        /// this is their glibc layout).
+        package init(waitStatus status: CInt) {
+            self = status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F)
+        }
     }
 
     package var pid: Int32

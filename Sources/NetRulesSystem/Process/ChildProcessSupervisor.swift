@@ -48,8 +48,7 @@ struct ChildProcessSupervisor {
         try? child.standardOutput.close()
         try? child.standardError?.close()
         try? child.pidfd?.close()
-        let termination: ChildProcessOutcome.Termination =
-            Self.exited(status!) ? .exited(Self.exitStatus(status!)) : .signaled(Self.terminatingSignal(status!))
+        let termination = ChildProcessOutcome.Termination(waitStatus: status!)
         return ChildProcessOutcome(
             pid: child.pid, termination: termination, timedOut: timedOut, standardOutput: output,
             standardError: errors, duration: ContinuousClock.now - start, stopped: stopped,
@@ -176,6 +175,4 @@ struct ChildProcessSupervisor {
 
     // The W* macros of <sys/wait.h> are not imported into Swift.
     private static func exited(_ status: CInt) -> Bool { status & 0x7F == 0 }
-    private static func exitStatus(_ status: CInt) -> Int32 { (status >> 8) & 0xFF }
-    private static func terminatingSignal(_ status: CInt) -> Int32 { status & 0x7F }
 }
