@@ -57,13 +57,13 @@ package enum NetRulesCommandLine {
             do {
                 return try await command.run(parsed, io)
             } catch CommandError.runtime(let message) {
-                io.printError("Error: \(message)")
+                io.printError("Error: " + TerminalText.escapedLines(message))
                 return ExitCode.failure
             } catch let error as RuleFiles.ReadError {
-                io.printError("Error: \(error)")
+                io.printError("Error: " + TerminalText.escapedLines("\(error)"))
                 return ExitCode.failure
             } catch {
-                io.printError("Error: \(error)")
+                io.printError("Error: " + TerminalText.escapedLines("\(error)"))
                 return ExitCode.failure
             }
         }

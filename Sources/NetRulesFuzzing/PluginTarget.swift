@@ -12,7 +12,7 @@ enum PluginTarget {
             case .success(let update):
                 facts.apply(update)
             case .failure(let malformed):
-                keep("skipped a malformed line (\(malformed)): \(FactValue.escaped(Array(line.prefix(200))))")
+                keep("skipped a malformed line (\(malformed)): \(TerminalText.escaped(bytes: Array(line.prefix(200))))")
             }
         }
         keep(facts.known.map { "\($0.key) \($0.state)" })

@@ -25,7 +25,7 @@ struct DirectCommandTests {
 
         var description: String {
             let listed = files.sorted { $0.key < $1.key }.map {
-                "\($0.key): \(FactValue.escaped($0.value))"
+                "\($0.key): \(TerminalText.escaped(bytes: $0.value))"
             }
             return "\(outcome) exit=\(exitStatus.map(String.init) ?? "-") signal=\(signal.map(String.init) ?? "-")"
                 + " output=\(output ?? "-")\n" + listed.joined(separator: "\n")
@@ -318,7 +318,8 @@ struct DirectCommandTests {
             plain += 1
             let direct = await Self.run(command, direct: true, sandbox: sandbox, context: context)
             let shell = await Self.run(command, direct: false, sandbox: sandbox, context: context)
-            #expect(direct.files["args"] != nil && direct == shell, "\(FactValue.escaped(Array(command.utf8)))")
+            #expect(
+                direct.files["args"] != nil && direct == shell, "\(TerminalText.escaped(bytes: Array(command.utf8)))")
         }
         #expect(plain >= 100, "only \(plain) random commands were plain")
     }

@@ -57,7 +57,7 @@ struct PluginTests {
         #expect(parsed["facts_hex"]?["ssid"] == .string(Array("220aff2428".utf8)))
         #expect(parsed["options"]?["message"] == .string(Array("joined ".utf8) + ssid))
         #expect(parsed["options"]?["urgent"] == .bool(true))
-        #expect(results.first?.output == "stdout: record \"\\x0a\\xff$(")
+        #expect(results.first?.output == "stdout: record \"\\n\\xff$(")
     }
 
     @Test func aMissingPluginFailsTheAction() async {

@@ -223,12 +223,23 @@ struct YAMLDocumentDiagnosticTests {
     }
 
     @Test func controlCharactersArePlacedExactly() {
+        // The excerpt shows the BEL as an escape, and the caret stands under the escape.
         #expect(
-            renderedDiagnostics("a: ok\nb: bé\u{7}l\n") == """
+            renderedDiagnostics("a: ok\nb: bé\u{7}l\n") == #"""
                 rules.yaml:2:6: error: control character U+0007 is not allowed in YAML
-                b: bé\u{7}l
+                b: bé\x07l
                      ^
-                """
+                """#
+        )
+    }
+
+    @Test func theCaretStandsPastEscapesBeforeTheColumn() {
+        #expect(
+            renderedDiagnostics("a: ok\nb: \u{202E}x\u{7}\n") == #"""
+                rules.yaml:2:8: error: control character U+0007 is not allowed in YAML
+                b: \u{202E}x\x07
+                              ^
+                """#
         )
     }
 

@@ -4,7 +4,8 @@ import NetRulesCore
 /// running anything: `simulate` prints it under each firing.
 ///
 /// Secrets (`{{env.NAME}}`) show as `<secret>` wherever they stand. Bytes that are not UTF-8 show
-/// as U+FFFD here (the action itself gets the exact bytes).
+/// as U+FFFD here (the action itself gets the exact bytes). The lines for people go through
+/// ``TerminalText`` (a rendered SSID or portal URL cannot drive the terminal); the JSON is exact.
 package struct ActionPreview: Sendable {
     /// The action's kind (`run`, `webhook`, `write`, or the plugin's name).
     package var kind: String
@@ -24,7 +25,7 @@ package struct ActionPreview: Sendable {
         case .run(let run):
             let command = text(run.command.render(masked))
             return ActionPreview(
-                kind: "run", summary: "run: \(command)", details: [],
+                kind: "run", summary: "run: " + TerminalText.escaped(command), details: [],
                 json: .object([("run", .object([("command", .string(command))]))]))
         case .webhook(let webhook):
             let entry = WebhookRendering.entry(for: webhook, in: context, actionIndex: 0)
@@ -36,10 +37,11 @@ package struct ActionPreview: Sendable {
                     entry.secretNonce.map { SecretTokens(nonce: $0).substitute(in: Array(bytes), environment: nil) }
                         ?? Array(bytes))
             }
-            var details = headers.map { "\($0.0): \($0.1)" }
-            if let body { details.append(body) }
+            var details = headers.map { TerminalText.escaped("\($0.0): \($0.1)") }
+            if let body { details.append(TerminalText.escaped(body)) }
             return ActionPreview(
-                kind: "webhook", summary: "webhook: \(entry.method) \(entry.displayURL)", details: details,
+                kind: "webhook", summary: "webhook: " + TerminalText.escaped("\(entry.method) \(entry.displayURL)"),
+                details: details,
                 json: .object([
                     (
                         "webhook",
@@ -54,8 +56,8 @@ package struct ActionPreview: Sendable {
             let content = text(write.content.renderBytes(masked))
             return ActionPreview(
                 kind: "write",
-                summary: "write: \(write.path) (\(write.append ? "append" : "replace")): "
-                    + FactValue.escaped(Array(content.utf8)),
+                summary: "write: " + TerminalText.escaped(write.path) + " (\(write.append ? "append" : "replace")): "
+                    + TerminalText.escaped(content),
                 details: [],
                 json: .object([
                     (
@@ -69,7 +71,8 @@ package struct ActionPreview: Sendable {
         case .plugin(let plugin):
             let path = plugin.executablePath ?? "(not found)"
             return ActionPreview(
-                kind: plugin.name, summary: "\(plugin.name): the plugin \(path), the firing as JSON on its input",
+                kind: plugin.name,
+                summary: TerminalText.escaped("\(plugin.name): the plugin \(path), the firing as JSON on its input"),
                 details: [], json: .object([(plugin.name, .object([("plugin", .string(path))]))]))
         }
     }

@@ -7,7 +7,7 @@ extension CapturedOutput {
         var trimmed = bytes[...]
         while let last = trimmed.last, last == 0x0A || last == 0x0D { trimmed = trimmed.dropLast() }
         // Escaped, so a process cannot forge log lines with newlines or terminal escapes.
-        var text = FactValue.escaped(Array(trimmed))
+        var text = TerminalText.escaped(bytes: Array(trimmed))
         if discardedCount > 0 { text += " … (\(discardedCount) more bytes)" }
         return text
     }

@@ -1,3 +1,5 @@
+import NetRulesCore
+
 /// Parses command lines against a tree of ``CommandSpec``s and renders help and usage errors.
 ///
 /// It behaves like swift-argument-parser, which we cannot depend on: long options as `--opt value` or
@@ -92,7 +94,8 @@ package struct ArgumentParser: Sendable {
     package func errorText(_ error: UsageError) -> String {
         let stack = commandStack(for: error.commandPath)
         let name = stack.map(\.name).joined(separator: " ")
-        var text = "Error: \(error.message)\n"
+        // The message quotes what was typed, which a script may have taken from anywhere.
+        var text = "Error: " + TerminalText.escapedLines(error.message) + "\n"
         if let helpLine = error.helpLine {
             text += "Help:  \(helpLine)\n"
         }

@@ -47,7 +47,7 @@ enum CheckCommand: Command {
         if !result.diagnostics.isEmpty {
             io.stderr.write(result.renderedDiagnostics())
         }
-        for problem in distrusted { io.printError("error: \(problem)") }
+        for problem in distrusted { io.printError("error: " + TerminalText.escaped(problem)) }
         if failed {
             let errors = result.errorCount + distrusted.count
             io.printError("\(errors) error\(errors == 1 ? "" : "s") found")

@@ -95,9 +95,12 @@ enum FactsCommand: Command {
                 switch state {
                 case .unknown: value = "(unknown)"
                 case .absent: value = "(absent)"
-                case .value(let v): value = v.plainText
+                case .value(let v): value = TerminalText.escaped(v.plainText)
                 }
-                return [key.rawValue, entry?.type ?? "plugin value", source, value]
+                return [
+                    TerminalText.escaped(key.rawValue), entry?.type ?? "plugin value", TerminalText.escaped(source),
+                    value,
+                ]
             }
             for line in Table.render([["KEY", "TYPE", "SOURCE", "VALUE"]] + table) { io.print(line) }
         }

@@ -168,7 +168,7 @@ enum PingSubcommand: Command {
         do {
             pinger = try ICMPPinger()
         } catch {
-            io.printError("Error: \(error.message)")
+            io.printError("Error: " + TerminalText.escaped(error.message))
             return ExitCode.failure
         }
         defer { pinger.close() }

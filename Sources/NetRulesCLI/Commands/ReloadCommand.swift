@@ -29,7 +29,7 @@ enum ReloadCommand: Command {
         if arguments.flag("json") {
             io.print(answer.compact)
         } else {
-            if !diagnostics.isEmpty { io.stderr.write(diagnostics) }
+            if !diagnostics.isEmpty { io.stderr.write(TerminalText.escapedLines(diagnostics)) }
             io.print(
                 reloaded
                     ? "reloaded: \(rules) rule\(rules == 1 ? "" : "s") running"

@@ -33,9 +33,12 @@ struct DoctorCheck: Sendable {
     }
 
     /// `warning  networkmanager: NetworkManager is not on the system bus. Fix: …`
+    ///
+    /// Details quote what the system and the rules hold (paths, plugin names, interface names), so
+    /// the line goes through ``TerminalText``.
     var text: String {
         let label = status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
-        return "\(label) \(name): \(detail)" + (fix.map { ". Fix: \($0)" } ?? "")
+        return TerminalText.escaped("\(label) \(name): \(detail)" + (fix.map { ". Fix: \($0)" } ?? ""))
     }
 }
 

@@ -14,12 +14,12 @@ enum ExplainDocument {
     ///   - document: an `explain` answer (`ControlDocuments.explain`).
     ///   - source: where the facts came from: `daemon` or `snapshot`.
     static func text(_ document: JSONValue, source: String) -> String {
-        let rule = document.member("rule")?.stringValue ?? "?"
-        let truth = document.member("truth")?.stringValue ?? "unknown"
+        let rule = document.member("rule")?.plainText ?? "?"
+        let truth = document.member("truth")?.plainText ?? "unknown"
         var lines = ["rule \(rule): \(truth.uppercased()) (source: \(source))"]
         func walk(_ node: JSONValue, depth: Int) {
-            let truth = node.member("truth")?.stringValue ?? "unknown"
-            let condition = node.member("condition")?.stringValue ?? ""
+            let truth = node.member("truth")?.plainText ?? "unknown"
+            let condition = node.member("condition")?.plainText ?? ""
             // The same columns as `Explanation.text`: the truth padded to 8, two spaces per level.
             let padded = truth.count >= 8 ? truth + " " : truth + String(repeating: " ", count: 8 - truth.count)
             lines.append(String(repeating: "  ", count: depth) + padded + condition)
@@ -31,10 +31,10 @@ enum ExplainDocument {
         lines += waits(document.member("state"))
         var facts: [(String, String)] = []
         if case .object(let known)? = document.member("facts") {
-            facts += known.map { ($0.0, JSONValue.stateText($0.1)) }
+            facts += known.map { (TerminalText.escaped($0.0), JSONValue.stateText($0.1)) }
         }
         if case .array(let unknown)? = document.member("unknown") {
-            facts += unknown.compactMap { $0.stringValue.map { ($0, "unknown") } }
+            facts += unknown.compactMap { $0.stringValue.map { (TerminalText.escaped($0), "unknown") } }
         }
         facts.sort { $0.0 < $1.0 }
         lines.append("facts read:" + (facts.isEmpty ? " none" : ""))
@@ -49,7 +49,7 @@ enum ExplainDocument {
     static func waits(_ state: JSONValue?) -> [String] {
         guard let state else { return [] }
         var lines: [String] = []
-        if let hold = state.member("hold"), let edge = hold.member("edge")?.stringValue {
+        if let hold = state.member("hold"), let edge = hold.member("edge")?.stringValue.map(TerminalText.escaped) {
             if let left = hold.member("deadline_in_seconds")?.numberValue {
                 lines.append("pending: \(edge) in \(spoken(seconds: left)) (for:)")
             } else {
@@ -63,7 +63,7 @@ enum ExplainDocument {
         }
         if case .array(let edges)? = state.member("once_per") {
             for entry in edges {
-                let edge = entry.member("edge")?.stringValue ?? "?"
+                let edge = entry.member("edge")?.plainText ?? "?"
                 lines.append(
                     "once_per: \(edge) dropped until "
                         + until(entry.member("until"), left: entry.member("in_seconds")))
@@ -75,7 +75,7 @@ enum ExplainDocument {
     /// `04:00 (in 3 h 12 min)` within a day, else `2026-12-07 00:00 (in 5 d 2 h)`, from an RFC 3339
     /// local time; the local time the daemon computed, so the text matches its `once_per:` days.
     static func until(_ time: JSONValue?, left: JSONValue?) -> String {
-        guard let text = time?.stringValue, text.count >= 16 else { return "unknown" }
+        guard let text = time?.plainText, text.count >= 16 else { return "unknown" }
         let date = String(text.prefix(10))
         let clock = String(text.dropFirst(11).prefix(5))
         guard let seconds = left?.numberValue else { return date + " " + clock }

@@ -9,7 +9,8 @@ enum PingDocument {
         case .reply(let rtt):
             "reply from \(event.address): icmp_seq=\(event.sequence) time=\(formatMilliseconds(rtt)) ms"
         case .timeout: "no reply from \(event.address): icmp_seq=\(event.sequence) timed out"
-        case .error(let message, _): "error for \(event.address): icmp_seq=\(event.sequence) \(message)"
+        case .error(let message, _):
+            "error for \(event.address): icmp_seq=\(event.sequence) " + TerminalText.escaped(message)
         }
     }
 
@@ -32,7 +33,7 @@ enum PingDocument {
     /// ping(8)'s statistics: the header, transmitted/received/loss and min/avg/max when any reply came.
     static func text(_ summary: HostPing.Summary) -> String {
         var lines = [
-            "--- \(summary.host) ping statistics ---",
+            "--- \(TerminalText.escaped(summary.host)) ping statistics ---",
             "\(summary.transmitted) packets transmitted, \(summary.rtts.count) received, "
                 + (summary.errors > 0 ? "+\(summary.errors) errors, " : "") + "\(summary.lossPercent)% packet loss",
         ]

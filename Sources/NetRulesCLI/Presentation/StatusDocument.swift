@@ -72,8 +72,8 @@ struct StatusDocument {
     var text: String {
         let values = Dictionary(facts, uniquingKeysWith: { first, _ in first })
         let keys = interfaces == nil ? facts.map(\.0) : Self.order.map(\.rawValue)
-        let interfaceKeys = (interfaces ?? []).map { "interfaces.\($0.name)" }
-        let width = ((interfaceKeys + keys).map(\.count).max() ?? 0) + 2
+        let interfaceKeys = (interfaces ?? []).map { "interfaces." + TerminalText.escaped($0.name) }
+        let width = ((interfaceKeys + keys.map(TerminalText.escaped)).map(\.count).max() ?? 0) + 2
         func pad(_ text: String) -> String { text + String(repeating: " ", count: max(1, width - text.count)) }
         func show(_ key: String) -> String {
             let text: String
@@ -86,7 +86,7 @@ struct StatusDocument {
                     ? "unknown (no Wi-Fi information from the kernel)" : "unknown"
             }
             switch FactKey(key) {
-            case .gateway: return text + (gatewayInterface.map { " via \($0)" } ?? "")
+            case .gateway: return text + (gatewayInterface.map { " via " + TerminalText.escaped($0) } ?? "")
             case .signal: return text + " dBm"
             case .frequency: return text + " MHz"
             default: return text
@@ -95,8 +95,10 @@ struct StatusDocument {
         var lines: [String] = []
         if interfaces == nil { lines.append("netrules daemon: \(facts.count) fact\(facts.count == 1 ? "" : "s")") }
         for interface in interfaces ?? [] {
+            // Interface names are the kernel's, but any process with CAP_NET_ADMIN chooses them.
             lines.append(
-                pad("interfaces.\(interface.name)") + interface.state + (interface.mac.map { "  mac \($0)" } ?? ""))
+                pad("interfaces." + TerminalText.escaped(interface.name)) + TerminalText.escaped(interface.state)
+                    + (interface.mac.map { "  mac " + TerminalText.escaped($0) } ?? ""))
             for address in interface.ipv4 {
                 lines.append(
                     pad("") + "inet  \(address.cidr)  netmask \(address.netmask)"
@@ -104,7 +106,7 @@ struct StatusDocument {
             }
             for address in interface.ipv6 { lines.append(pad("") + "inet6 \(address)") }
         }
-        for key in keys { lines.append(pad(key) + show(key)) }
+        for key in keys { lines.append(pad(TerminalText.escaped(key)) + show(key)) }
         return lines.map { $0.trailingSpacesRemoved }.joined(separator: "\n") + "\n"
     }
 }

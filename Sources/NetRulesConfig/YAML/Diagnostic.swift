@@ -1,3 +1,5 @@
+import NetRulesCore
+
 /// A problem found in a rule file, with where it is and how to fix it.
 ///
 /// Every stage of loading a rule file reports problems as diagnostics and keeps going, so a user sees all of them
@@ -74,15 +76,20 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The diagnostic on one line: `rules/office.yaml:12:7: error: message`.
+    ///
+    /// A message may quote a value from the file (an unknown key, a bad SSID) and the file is named
+    /// as the user named it, so both go through ``TerminalText``; `check --json` keeps them exact.
     public var description: String {
-        "\(file):\(mark.line):\(mark.column): \(severity.rawValue): \(message)"
+        "\(TerminalText.escaped(file)):\(mark.line):\(mark.column): \(severity.rawValue): \(TerminalText.escaped(message))"
     }
 
     /// The diagnostic as a user should see it: the one-line form, the source line, a caret, and the hint.
     ///
     /// The caret line copies each tab that comes before the column in the source line and turns every other
     /// scalar into a space, so the caret lands under the column whatever the terminal's tab width. Columns are
-    /// Unicode scalars, so a caret after wide characters (CJK, emoji) may sit a little left of the spot.
+    /// Unicode scalars, so a caret after wide characters (CJK, emoji) may sit a little left of the spot. Other
+    /// control and bidirectional scalars of the source line show as ``TerminalText`` escapes, with the caret
+    /// moved past each escape's width.
     ///
     /// - Parameter source: The text of the file. When it is `nil`, belongs to another file, or has no line at
     ///   the mark, only the one-line form and the hint are rendered.
@@ -91,11 +98,12 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
         var lines = [description]
         if let source, source.file == file, let line = source.line(mark.line) {
             let (excerpt, column) = Self.window(of: line, around: mark.column)
-            lines.append(excerpt)
-            lines.append(Self.caretLine(under: column, in: excerpt))
+            let (shown, caret) = Self.shown(excerpt, caretUnder: column)
+            lines.append(shown)
+            lines.append(caret)
         }
         if let hint {
-            lines.append("  hint: \(hint)")
+            lines.append("  hint: " + TerminalText.escaped(hint))
         }
         return lines.joined(separator: "\n")
     }
@@ -116,16 +124,21 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
         return (excerpt, column - start + (start > 0 ? 1 : 0))
     }
 
-    private static func caretLine(under column: Int, in line: String) -> String {
+    /// The excerpt as shown (tabs kept, other scalars that need it escaped) and its caret line.
+    private static func shown(_ line: String, caretUnder column: Int) -> (String, String) {
+        var shown = ""
         var padding = ""
         var remaining = column - 1
-        for scalar in line.unicodeScalars where remaining > 0 {
-            padding.unicodeScalars.append(scalar == "\t" ? "\t" : " ")
+        for scalar in line.unicodeScalars {
+            let text = scalar == "\t" ? "\t" : TerminalText.escaped(String(scalar))
+            shown += text
+            guard remaining > 0 else { continue }
+            padding += scalar == "\t" ? "\t" : String(repeating: " ", count: text.unicodeScalars.count)
             remaining -= 1
         }
         if remaining > 0 {
             padding += String(repeating: " ", count: remaining)
         }
-        return padding + "^"
+        return (shown, padding + "^")
     }
 }

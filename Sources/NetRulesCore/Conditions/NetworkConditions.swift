@@ -39,7 +39,7 @@ public struct SSIDCondition: Condition {
     /// The test as `explain` shows it: `ssid in [Office]` or `ssid matches /Guest-.*/`.
     public var description: String {
         switch test {
-        case .oneOf(let names): "ssid in [\(names.map { FactValue.escaped($0) }.joined(separator: ", "))]"
+        case .oneOf(let names): "ssid in [\(names.map { TerminalText.escaped(bytes: $0) }.joined(separator: ", "))]"
         case .matches(let pattern): "ssid matches /\(pattern.source)/"
         }
     }

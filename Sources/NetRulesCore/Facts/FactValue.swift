@@ -30,7 +30,7 @@ public enum FactValue: Hashable, Sendable {
     public var stringValue: String? {
         switch self {
         case .string(let s): s
-        case .bytes(let b): FactValue.escaped(b)
+        case .bytes(let b): TerminalText.escaped(bytes: b)
         default: nil
         }
     }
@@ -56,7 +56,7 @@ public enum FactValue: Hashable, Sendable {
     public var plainText: String {
         switch self {
         case .string(let s): s
-        case .bytes(let b): FactValue.escaped(b)
+        case .bytes(let b): TerminalText.escaped(bytes: b)
         case .number(let n): FactValue.format(n)
         case .bool(let b): b ? "true" : "false"
         case .list(let items): items.map(\.plainText).joined(separator: " ")
@@ -88,29 +88,8 @@ public enum FactValue: Hashable, Sendable {
         return String(n)
     }
 
-    /// Escapes bytes for a person to read: printable ASCII stays, valid UTF-8 stays, the rest is `\xNN`.
-    public static func escaped(_ bytes: [UInt8]) -> String {
-        if let s = String(validating: bytes, as: UTF8.self), !s.unicodeScalars.contains(where: isControl) {
-            return s
-        }
-        var out = ""
-        for byte in bytes {
-            if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\") {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else if byte == UInt8(ascii: "\\") {
-                out += "\\\\"
-            } else {
-                out += "\\x" + hexByte(byte)
-            }
-        }
-        return out
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || scalar.value == 0x7F
-    }
-
-    /// The two lower-case hex digits of `byte`, as the `\xNN` escapes of non-UTF-8 text write them.
+    /// The two lower-case hex digits of `byte`, as hex spellings of bytes (MACs, the `\xNN`
+    /// escapes of ``TerminalText``) write them.
     public static func hexByte(_ byte: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])

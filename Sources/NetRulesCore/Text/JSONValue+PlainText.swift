@@ -1,27 +1,18 @@
 extension JSONValue {
-    /// A scalar as a person reads it; control characters escaped (`\xNN`) so a value cannot forge lines.
+    /// A scalar as a person reads it, through ``TerminalText`` so a value cannot forge lines or
+    /// drive the terminal.
     ///
     /// The text renderers of `status`, `watch`, `explain` and `history` read their JSON documents
     /// through this, so a daemon's answer and a direct reading print alike.
     package var plainText: String {
         switch self {
-        case .string(let s):
-            var out = ""
-            for scalar in s.unicodeScalars {
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\x" + (hex.count == 1 ? "0" : "") + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-            return out
-        case .bytes(let b): return FactValue.escaped(b)
+        case .string(let s): return TerminalText.escaped(s)
+        case .bytes(let b): return TerminalText.escaped(bytes: b)
         case .null: return "null"
         case .bool(let b): return b ? "true" : "false"
         case .number(let n): return FactValue.format(n)
         case .literal(let text): return text
-        case .array, .object: return compact
+        case .array, .object: return TerminalText.escaped(compact)
         }
     }
 

@@ -95,7 +95,7 @@ package enum HistoryText {
             return key != "ssid" && isWord(text) ? text : quoted(text)
         case .bytes(let bytes):
             // Text that is not UTF-8 (history.jsonl keeps it as `\udcXX`): quoted, its bytes as `\xNN`.
-            return "\"" + FactValue.escaped(bytes).replacing("\"", with: "\\\"") + "\""
+            return TerminalText.quoted(bytes: bytes)
         case .array(let items): return "[" + items.map { self.value($0, key: key) }.joined(separator: ", ") + "]"
         default: return value.plainText
         }
@@ -110,10 +110,8 @@ package enum HistoryText {
             }
     }
 
-    private static func quoted(_ text: String) -> String {
-        "\"" + plain(text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")) + "\""
-    }
+    private static func quoted(_ text: String) -> String { TerminalText.quoted(text) }
 
-    /// Text with control characters escaped (`\x1b`), so a value cannot forge lines.
-    private static func plain(_ text: String) -> String { JSONValue.string(text).plainText }
+    /// Text through ``TerminalText``, so a value cannot forge lines or drive the terminal.
+    private static func plain(_ text: String) -> String { TerminalText.escaped(text) }
 }

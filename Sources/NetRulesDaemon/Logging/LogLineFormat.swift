@@ -38,9 +38,9 @@ package struct LogLineFormat: Sendable, Equatable {
         if includesPriorityPrefix { line += "<\(Self.syslogPriority(of: record.level))>" }
         if includesTimestamp { line += WallClock.rfc3339(date) + " " }
         line += "\(record.level) \(record.label): "
-        line += Self.escapingControlCharacters(record.message)
+        line += TerminalText.escaped(record.message)
         for (key, value) in record.metadata {
-            line += " " + Self.escapingControlCharacters(key) + "=" + Self.quotedIfNeeded(value)
+            line += " " + TerminalText.escaped(key) + "=" + Self.quotedIfNeeded(value)
         }
         return line
     }
@@ -68,43 +68,10 @@ package struct LogLineFormat: Sendable, Equatable {
         let needsQuotes =
             value.isEmpty
             || value.unicodeScalars.contains { scalar in
-                scalar == " " || scalar == "\"" || scalar == "\\" || scalar == "=" || needsEscaping(scalar)
+                scalar == " " || scalar == "\"" || scalar == "\\" || scalar == "="
+                    || TerminalText.needsEscaping(scalar)
                     || scalar.properties.isWhitespace
             }
-        guard needsQuotes else { return value }
-        var quoted = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            default: quoted += escaped(scalar)
-            }
-        }
-        return quoted + "\""
-    }
-
-    /// The text with every control character escaped (`\n`, `\t`, `\r`, else `\u{1B}`), so it
-    /// stays on one line; everything else, including non-ASCII letters, is kept as is.
-    package static func escapingControlCharacters(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscaping) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars { result += escaped(scalar) }
-        return result
-    }
-
-    private static func escaped(_ scalar: Unicode.Scalar) -> String {
-        guard needsEscaping(scalar) else { return String(scalar) }
-        switch scalar {
-        case "\n": return "\\n"
-        case "\r": return "\\r"
-        case "\t": return "\\t"
-        default: return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-        }
-    }
-
-    /// C0 and C1 controls and DEL (general category Cc), plus the Unicode line and paragraph
-    /// separators, which some viewers break lines at.
-    private static func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
+        return needsQuotes ? TerminalText.quoted(value) : value
     }
 }

@@ -56,7 +56,7 @@ enum PluginRun {
                 if !update.isEmpty { updates.yield(update) }
             case .failure(let malformed):
                 logger.warning(
-                    "observer plugin '\(definition.name)': skipped a malformed line (\(malformed)): \(FactValue.escaped(Array(line.prefix(200))))"
+                    "observer plugin '\(definition.name)': skipped a malformed line (\(malformed)): \(TerminalText.escaped(bytes: Array(line.prefix(200))))"
                 )
             }
         }

@@ -48,9 +48,11 @@ struct LogSinkTests {
         ("a=b", #""a=b""#),
         ("line\nforged=1", #""line\nforged=1""#),
         ("tab\there", #""tab\there""#),
-        ("esc\u{1B}[31m", #""esc\u{1B}[31m""#),
+        ("esc\u{1B}[31m", #""esc\x1b[31m""#),
         ("nel\u{85}", #""nel\u{85}""#),
         ("sep\u{2028}", #""sep\u{2028}""#),
+        ("csi\u{9B}2J", #""csi\u{9B}2J""#),
+        ("rlo\u{202E}txt.exe", #""rlo\u{202E}txt.exe""#),
     ])
     func metadataQuoting(value: String, rendered: String) {
         #expect(LogLineFormat.quotedIfNeeded(value) == rendered)
