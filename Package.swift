@@ -159,7 +159,7 @@ let package = Package(
         // Runs the built `netrules` binary as a daemon inside network namespaces (needs root).
         .testTarget(
             name: "NetRulesIntegrationTests",
-            dependencies: ["NetRulesCLI", "NetRulesSystem", "NetRulesTesting"],
+            dependencies: ["NetRulesCLI", "NetRulesCore", "NetRulesSystem", "NetRulesTesting"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -3,16 +3,24 @@ import NetRulesProbes
 
 /// `portal`'s document, as text and JSON: the verdict, `portal.url`, the deciding probe and every
 /// other probe that finished.
+///
+/// The text shows what a portal sent (its `Location`, the errors its answer caused) through
+/// ``TerminalText``: a portal is a hostile server, and its words must not drive the terminal.
 enum PortalDocument {
     static func text(_ verdict: PortalVerdict) -> String {
         var lines = ["connectivity: \(verdict.connectivity.rawValue)"]
-        if let url = verdict.portalURL { lines.append("portal.url: \(url)") }
+        if let url = verdict.portalURL { lines.append("portal.url: " + TerminalText.escaped(url)) }
         lines.append("time: \(formatMilliseconds(verdict.duration)) ms")
         for item in verdict.evidence {
             let deciding = item.url == verdict.decidingProbe?.url ? " (decided)" : ""
-            var line = "probe \(item.url)\(deciding): "
-            if let status = item.status { line += "status \(status)" } else { line += item.error ?? "no answer" }
-            if let location = item.location { line += ", Location \(location)" }
+            var line = "probe " + TerminalText.escaped(item.url) + deciding + ": "
+            if let status = item.status {
+                line += "status \(status)"
+            } else {
+                line += TerminalText.escaped(item.error ?? "no answer")
+            }
+            if let location = item.location { line += ", Location " + TerminalText.escaped(location) }
+            if let refusal = item.locationRefusal { line += ", Location refused: " + TerminalText.escaped(refusal) }
             line += ", \(formatMilliseconds(item.duration)) ms"
             lines.append(line)
         }
@@ -25,6 +33,7 @@ enum PortalDocument {
             object["url"] = .string(item.url)
             object["status"] = item.status.map { .int($0) } ?? .null
             object["location"] = item.location.map { .string($0) } ?? .null
+            object["location_refused"] = item.locationRefusal.map { .string($0) } ?? .null
             object["error"] = item.error.map { .string($0) } ?? .null
             object["conclusion"] = item.conclusion.map { .string($0.rawValue) } ?? .null
             object["time_ms"] = .milliseconds(item.duration)

@@ -2,10 +2,13 @@ import NetRulesHTTP
 
 /// Reads an HTTP/1.x response from the bytes a server sends, as they arrive, for the portal probe.
 ///
-/// A captive portal is a hostile server by definition, so every part is bounded: the header
-/// section to `headerLimit` bytes, the body kept to `bodyLimit` (the rest is not waited for: the
-/// response is then marked truncated), a chunk-size line to 1 KiB. Each byte is looked at a fixed
-/// number of times, however the server splits its writes. Framing follows RFC 9112 §6.3: no body
+/// A captive portal is a hostile server by definition, so every part is bounded, and so is the
+/// whole: the header sections of the final answer, of at most `interimLimit` interim 1xx answers
+/// before it, and the chunked body's trailers share one budget of `headerLimit` bytes; the body
+/// is kept to `bodyLimit` (the rest is not waited for: the response is then marked truncated);
+/// chunk-size lines are at most 1 KiB each and `chunkFramingLimit` together. So a response is
+/// at most about `headerLimit + bodyLimit + chunkFramingLimit` bytes, whatever the server sends,
+/// and each byte is looked at a fixed number of times, however the server splits its writes. Framing follows RFC 9112 §6.3: no body
 /// for HEAD, 1xx, 204 and 304; `Transfer-Encoding: chunked`; else `Content-Length`; else until
 /// the server closes. Interim 1xx responses are skipped. Pure: no I/O (`PortalFetch` feeds it).
 package struct HTTPResponseReader {
@@ -36,6 +39,10 @@ package struct HTTPResponseReader {
 
     static let headerLimit = 64 * 1024
     static let chunkLineLimit = 1024
+    /// All chunk-size lines and the line ends after chunk data, together.
+    static let chunkFramingLimit = 64 * 1024
+    /// Interim 1xx answers (`100 Continue`, `103 Early Hints`) accepted before the final one.
+    static let interimLimit = 4
 
     private enum Phase {
         case head
@@ -59,6 +66,11 @@ package struct HTTPResponseReader {
     private var body: [UInt8] = []
     private var truncated = false
     private var outcome = Progress.needMore
+    /// What is left of `headerLimit` for header sections and trailers.
+    private var headerBudget = HTTPResponseReader.headerLimit
+    /// What is left of `chunkFramingLimit`.
+    private var chunkFramingBudget = HTTPResponseReader.chunkFramingLimit
+    private var interimCount = 0
 
     /// - Parameters:
     ///   - bodyLimit: The most body bytes kept.
@@ -84,6 +96,7 @@ package struct HTTPResponseReader {
                 input = input.dropFirst(input.count)
             case .chunkSize:
                 guard let line = takeLine(&input, limit: Self.chunkLineLimit) else { continue }
+                guard spendChunkFraming(line.count + 2) else { continue }
                 // The size is hex digits, then optional extensions after ';'.
                 let digits = line.prefix { $0 != UInt8(ascii: ";") }.filter { $0 != 0x20 && $0 != 0x09 }
                 // Only hex digits: Int(_:radix:) would also take a sign ("-1").
@@ -100,10 +113,18 @@ package struct HTTPResponseReader {
             case .chunkDataEnd:
                 guard let line = takeLine(&input, limit: 2) else { continue }
                 if !line.isEmpty { outcome = .failed("a chunk longer than its size") }
+                guard spendChunkFraming(2) else { continue }
                 phase = .chunkSize
             case .trailers:
+                // Trailers are header fields too: they spend what the header sections left (a line
+                // may overdraw it once, by at most `headerLimit`).
                 guard let line = takeLine(&input, limit: Self.headerLimit) else { continue }
-                if line.isEmpty { phase = .done }
+                headerBudget -= line.count + 2
+                if headerBudget < 0 {
+                    outcome = .failed(Self.headerBudgetSpent)
+                } else if line.isEmpty {
+                    phase = .done
+                }
             case .done:
                 input = input.dropFirst(input.count)
             }
@@ -129,6 +150,17 @@ package struct HTTPResponseReader {
     }
 
     // MARK: - Parts
+
+    private static let headerBudgetSpent =
+        "the response's header sections and trailers are longer than \(headerLimit / 1024) KiB together"
+
+    /// Spends `count` bytes of the chunk framing budget; false (and the response failed) when spent.
+    private mutating func spendChunkFraming(_ count: Int) -> Bool {
+        chunkFramingBudget -= count
+        guard chunkFramingBudget < 0 else { return true }
+        outcome = .failed("the chunked body's size lines are longer than \(Self.chunkFramingLimit / 1024) KiB together")
+        return false
+    }
 
     private mutating func finishBody() {
         guard let head else { return }
@@ -156,7 +188,7 @@ package struct HTTPResponseReader {
     /// Adds to the header section until its blank line, then parses it.
     private mutating func readHead(_ input: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         let before = pending.count
-        pending.append(contentsOf: input.prefix(Self.headerLimit - before))
+        pending.append(contentsOf: input.prefix(headerBudget - before))
         // A blank line is "\n\n" or "\n\r\n"; resume the search a few bytes back.
         var index = max(scanned - 2, 0)
         var end: Int?
@@ -175,8 +207,11 @@ package struct HTTPResponseReader {
         }
         scanned = pending.count
         guard let end else {
-            if pending.count >= Self.headerLimit {
-                outcome = .failed("the response's header section is longer than \(Self.headerLimit / 1024) KiB")
+            if pending.count >= headerBudget {
+                outcome = .failed(
+                    interimCount == 0
+                        ? "the response's header section is longer than \(Self.headerLimit / 1024) KiB"
+                        : Self.headerBudgetSpent)
             }
             return input.dropFirst(input.count)
         }
@@ -186,12 +221,18 @@ package struct HTTPResponseReader {
         let section = Array(pending[..<end])
         pending = []
         scanned = 0
+        headerBudget -= end
         guard let parsed = Self.parseHead(section) else {
             outcome = .failed("not an HTTP/1.x response")
             return input.dropFirst(input.count)
         }
         if (100..<200).contains(parsed.status) && parsed.status != 101 {
-            return input.dropFirst(used)  // an interim response: the final one follows
+            // An interim response: the final one follows, within the budget left.
+            interimCount += 1
+            if interimCount > Self.interimLimit {
+                outcome = .failed("more than \(Self.interimLimit) interim (1xx) answers")
+            }
+            return input.dropFirst(used)
         }
         head = parsed
         phase = framing(of: parsed)

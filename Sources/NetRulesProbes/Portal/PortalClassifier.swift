@@ -8,7 +8,8 @@ import NetRulesHTTP
 /// - the expected status with the expected page text (or an empty body when none is
 ///   configured) means `online`;
 /// - a 3xx, a 511, or a 2xx with other content means `portal`, and the redirect target (else
-///   the probe's own URL) becomes `portal.url`;
+///   the probe's own URL) becomes `portal.url` if ``ReportedURL`` keeps it (a refused `Location`
+///   leaves `portal.url` null, and the evidence says why);
 /// - other statuses and errors prove nothing. When nothing is conclusive the verdict is `offline`.
 package struct PortalClassifier: Sendable {
     var executor: BlockingExecutor
@@ -41,7 +42,12 @@ package struct PortalClassifier: Sendable {
                 evidence.append(item)
                 guard let conclusion = item.conclusion else { continue }
                 group.cancelAll()
-                let url = conclusion == .portal ? (item.location ?? item.url) : nil
+                var url: String?
+                if conclusion == .portal, item.locationRefusal == nil {
+                    url = item.location
+                    // The probe's own URL passed `ProbeURL`; it is checked like any reported URL all the same.
+                    if url == nil, case .success(let own) = ReportedURL.checked(item.url) { url = own }
+                }
                 return PortalVerdict(
                     connectivity: conclusion, portalURL: url, decidingProbe: item, evidence: evidence,
                     duration: clock.now - started)
@@ -60,8 +66,15 @@ package struct PortalClassifier: Sendable {
         let started = clock.now
         do {
             let response = try await PortalFetch.send(request, executor: executor)
+            var location: String?
+            var refusal: String?
+            switch response.location.map(ReportedURL.checked) {
+            case .success(let kept)?: location = kept
+            case .failure(let refused)?: refusal = refused.reason
+            case nil: break
+            }
             return PortalVerdict.Evidence(
-                url: probe.url, status: response.status, location: response.location, error: nil,
+                url: probe.url, status: response.status, location: location, locationRefusal: refusal, error: nil,
                 duration: response.duration, conclusion: Self.conclusion(for: response, expecting: probe))
         } catch {
             return PortalVerdict.Evidence(

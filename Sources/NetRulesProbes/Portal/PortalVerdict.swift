@@ -16,8 +16,11 @@ package struct PortalVerdict: Sendable {
         package var url: String
         /// The HTTP status, or nil when there was no answer.
         package var status: Int?
-        /// The redirect target, when the answer had one.
+        /// The redirect target, when the answer had one that ``ReportedURL`` keeps (resolved
+        /// against ``url`` and percent-encoded as it says).
         package var location: String?
+        /// Why the answer's `Location` was not kept, when it was not.
+        package var locationRefusal: String? = nil
         /// Why there was no answer (timeout, resolution, connection), or nil.
         package var error: String?
         /// From sending to the answer or the failure.
@@ -29,7 +32,8 @@ package struct PortalVerdict: Sendable {
     /// The classification.
     package var connectivity: Connectivity
     /// Where the portal wants the user to log in: the redirect target, else the probe's URL;
-    /// nil unless ``connectivity`` is `portal`.
+    /// nil unless ``connectivity`` is `portal`, and nil when the deciding answer's `Location` was
+    /// refused (``Evidence/locationRefusal`` says why).
     package var portalURL: String?
     /// The probe whose answer decided, or nil for `offline`.
     package var decidingProbe: Evidence?
