@@ -18,8 +18,10 @@ struct CommandTests {
         await run(arguments)
     }
 
+    /// Runs the command line as the daemon's unit would have it: the shipped rules read
+    /// `{{env.CHECKIN_TOKEN}}`, which `check` and `simulate` warn about when it is unset.
     static func run(_ arguments: [String], path: String = "/usr/bin:/bin") async -> Outcome {
-        await run(arguments, environment: ["COLUMNS": "80", "PATH": path])
+        await run(arguments, environment: ["COLUMNS": "80", "PATH": path, "CHECKIN_TOKEN": "t0ken"])
     }
 
     /// Runs the command line with exactly `environment`, capturing both outputs.

@@ -79,6 +79,9 @@ public struct RuleLoader: Sendable {
     public var findActionPlugin: @Sendable (_ name: String, _ directories: [String]) -> String?
     /// Finds `netrules-observer-NAME` likewise.
     public var findObserverPlugin: @Sendable (_ name: String, _ directories: [String]) -> String?
+    /// The environment the daemon's `{{env.NAME}}` will read, as far as the caller knows it: each
+    /// placeholder whose variable it leaves unset or empty is a warning. Nil checks nothing.
+    public var environment: [String: String]?
 
     static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "observers", "plugins", "wifi"]
     static let ruleKeys = ["name", "description", "when", "on", "for", "cooldown", "once_per", "do"]
@@ -90,14 +93,17 @@ public struct RuleLoader: Sendable {
     ///   - findActionPlugin: finds `netrules-action-NAME`, given the name and the plugin directories.
     ///     The default finds nothing, so every action that is not built in is refused.
     ///   - findObserverPlugin: finds `netrules-observer-NAME` likewise; the default finds nothing.
+    ///   - environment: the environment to check `{{env.NAME}}` against; nil (the default) checks nothing.
     public init(
         registry: Registry = .standard,
         findActionPlugin: @escaping @Sendable (String, [String]) -> String? = { _, _ in nil },
-        findObserverPlugin: @escaping @Sendable (String, [String]) -> String? = { _, _ in nil }
+        findObserverPlugin: @escaping @Sendable (String, [String]) -> String? = { _, _ in nil },
+        environment: [String: String]? = nil
     ) {
         self.registry = registry
         self.findActionPlugin = findActionPlugin
         self.findObserverPlugin = findObserverPlugin
+        self.environment = environment
     }
 
     /// Loads one or more files as one rule set.
@@ -197,6 +203,7 @@ public struct RuleLoader: Sendable {
         for (file, root) in roots {
             var context = ValidationContext(file: file)
             context.source = texts[file]
+            context.environment = environment
             if let o = root["observers"] {
                 observers += context.observers(o, .root.key("observers")) { findObserverPlugin($0, dirs) }
             }
@@ -207,6 +214,7 @@ public struct RuleLoader: Sendable {
                         // diagnostic so far) made each append copy them all, quadratic in broken rules.
                         var own = ValidationContext(file: file)
                         own.source = context.source
+                        own.environment = environment
                         var parser = RuleParser(
                             context: own, registry: registry, namedHosts: namedHosts,
                             findPlugin: { findAction($0, dirs) })

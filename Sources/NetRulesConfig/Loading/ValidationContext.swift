@@ -12,6 +12,10 @@ public struct ValidationContext: Sendable {
     /// The file's text, when the caller has it: lets a diagnostic about a piece of a block or
     /// quoted scalar point at that piece's own line and column.
     public var source: SourceText?
+    /// The environment `{{env.NAME}}` will read, when the caller knows it (`check`, `simulate`,
+    /// the daemon): each placeholder whose variable it does not set, or sets empty, is a warning.
+    /// Nil checks nothing.
+    public var environment: [String: String]?
 
     /// Creates an empty context for `file`, the file's name as the user gave it; diagnostics print it.
     public init(file: String) {

@@ -167,12 +167,33 @@ extension ValidationContext {
 
     /// Parses template text found in `scalar`.
     public mutating func template(_ text: String, at scalar: YAMLScalar, _ path: KeyPath) -> Template? {
+        let template: Template
         do {
-            return try Template(text)
+            template = try Template(text)
         } catch {
             self.error(error.message, at: mark(ofOffset: error.offset, in: scalar), path: path, hint: error.hint)
             return nil
         }
+        if let environment {
+            for (name, offset) in zip(template.names, template.placeholderOffsets) {
+                guard case .environment(let variable) = name, (environment[variable] ?? "").isEmpty else { continue }
+                let (message, hint) = Self.unsetVariable(variable, empty: environment[variable] != nil)
+                warning(message, at: mark(ofOffset: offset, in: scalar), path: path, hint: hint)
+            }
+        }
+        return template
+    }
+
+    /// The warning for `{{env.NAME}}` when `NAME` is unset or empty where the rules are checked:
+    /// it names where the daemon's own environment comes from, since that is what counts.
+    static func unsetVariable(_ name: String, empty: Bool) -> (message: String, hint: String) {
+        (
+            "\(name) is \(empty ? "empty" : "not set") in this environment; the daemon reads its environment "
+                + "from the systemd unit's EnvironmentFile=-/etc/netrules/environment (netrules.service), and "
+                + "where \(name) is unset or empty an action that reads it fails and sends or runs nothing",
+            "add \(name)=… to /etc/netrules/environment (mode 0600; for netrules-user.service, "
+                + "~/.config/netrules/environment); check sees only its own environment"
+        )
     }
 
     /// A `run:` command: a template read as `/bin/sh` will read it. Refused placeholders are

@@ -44,7 +44,8 @@ package enum RuleFiles {
 
     /// Reads and loads the files; throws only when a file cannot be read.
     ///
-    /// Plugins are found in the rule files' `plugins:` directories, then `PATH`.
+    /// Plugins are found in the rule files' `plugins:` directories, then `PATH`; `{{env.NAME}}`
+    /// reading a variable `environment` does not set (or sets empty) is a warning.
     package static func load(_ paths: [String], environment: [String: String]) throws(ReadError) -> LoadResult {
         var sources: [RuleSource] = []
         for file in try expand(paths) {
@@ -59,7 +60,8 @@ package enum RuleFiles {
             },
             findObserverPlugin: { name, dirs in
                 ActionCatalog.findExecutable("netrules-observer-\(name)", directories: dirs, path: searchPath)
-            }
+            },
+            environment: environment
         )
         return loader.load(sources)
     }
