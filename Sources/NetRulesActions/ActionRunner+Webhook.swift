@@ -90,7 +90,8 @@ extension ActionRunner {
         result.attempts = attempts
         result.duration = duration
         apply(outcome, of: entry, to: &result)
-        publish(result)
+        publish(
+            SecretRedaction(names: entry.environmentNames, environment: executors.delivery.environment).redact(result))
         // Connectivity may have dropped between the check and the attempt; park it again.
         if case .parked = outcome, entry.waitsForOnline, !gate.isOnline { parked[entry.idempotencyKey] = entry }
         startWaitingDeliveries()

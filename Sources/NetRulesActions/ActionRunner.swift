@@ -14,6 +14,10 @@ import NetRulesSystem
 /// `continue_on_error` is set. Every action, skipped ones included, yields one `ActionResult` on
 /// `results` and one line to `logger`; log lines never contain header values or bodies.
 ///
+/// In every result, the values the firing's actions read with `{{env.NAME}}` are masked as
+/// `<secret>` (`SecretRedaction`): in a process's output and in failure messages, whatever the
+/// action printed.
+///
 /// Webhooks go to the outbox before their first attempt and are delivered inline (the firing waits,
 /// so order holds), except that a `when: online` webhook while not online is parked and reported as
 /// `queued`; it is sent when `connectivityChanged(to: "online")` arrives. `resumeOutbox()` restarts
@@ -233,7 +237,9 @@ package actor ActionRunner {
                 // Shutting down: leave this action unreported so the next start runs it again.
                 break
             }
-            publish(result)
+            // Whatever the action printed or failed with, the secrets it read stay out of the log
+            // and the history.
+            publish(context.secrets.redact(result))
             if Task.isCancelled { break }
             if !result.letsFiringContinue && !spec.continueOnError {
                 stopped = "action \(index) (\(spec.kind)) failed"

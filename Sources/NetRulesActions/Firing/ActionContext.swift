@@ -10,6 +10,9 @@ struct ActionContext: Sendable {
     var environment: [String: String]
     /// `environment` as processes inherit it, prepared once by the runner.
     var baseEnvironment: FiringEnvironment.Base
+    /// The values of the variables the firing's actions read with `{{env.NAME}}`, to mask in
+    /// what they print.
+    var secrets: SecretRedaction
 
     init(
         firing: Firing, wallTime: String, environment: [String: String],
@@ -19,6 +22,7 @@ struct ActionContext: Sendable {
         self.wallTime = wallTime
         self.environment = environment
         self.baseEnvironment = baseEnvironment ?? FiringEnvironment.Base(environment)
+        secrets = SecretRedaction(actions: firing.actions, environment: environment)
     }
 
     var templateContext: TemplateContext {

@@ -26,6 +26,7 @@ struct PluginExecutor: Sendable {
             workingDirectory: nil, standardInput: FiringDocument.render(context, options: action.options),
             timeout: action.timeout, terminationGrace: terminationGrace, outputLimit: outputLimit
         )
-        return await ProcessActionReport.run(process, result: result, what: "plugin '\(action.name)'")
+        return await ProcessActionReport.run(
+            process, result: result, what: "plugin '\(action.name)'", secrets: context.secrets)
     }
 }

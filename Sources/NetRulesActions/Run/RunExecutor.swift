@@ -63,16 +63,19 @@ struct RunExecutor: Sendable {
             if let outcome = try? await directProcess.run() {
                 return ProcessActionReport.report(
                     .success(DirectCommand.reportedAsShell(outcome, outputLimit: outputLimit)),
-                    timeout: action.timeout, result: result, what: "command")
+                    timeout: action.timeout, result: result, what: "command", secrets: context.secrets)
             }
         }
-        return await ProcessActionReport.run(process, result: result, what: "command")
+        return await ProcessActionReport.run(process, result: result, what: "command", secrets: context.secrets)
     }
 }
 
 /// Runs a `ChildProcess` for an action and turns its end into an `ActionResult`.
 enum ProcessActionReport {
-    static func run(_ process: ChildProcess, result: ActionResult, what: String) async -> ActionResult {
+    /// Runs `process` and reports its end; `secrets` are masked in its output.
+    static func run(
+        _ process: ChildProcess, result: ActionResult, what: String, secrets: SecretRedaction
+    ) async -> ActionResult {
         let outcome: Result<ChildProcessOutcome, SystemCallError>
         do {
             outcome = .success(try await process.run())
@@ -80,12 +83,14 @@ enum ProcessActionReport {
             outcome = .failure(error)
         }
         // Every action has a timeout, so `?? .zero` is never used.
-        return report(outcome, timeout: process.timeout ?? .zero, result: result, what: what)
+        return report(outcome, timeout: process.timeout ?? .zero, result: result, what: what, secrets: secrets)
     }
 
-    /// The result for a process's end, or for its failure to start.
+    /// The result for a process's end, or for its failure to start; `secrets` are masked in its
+    /// output (on the raw bytes, before they are escaped for the log).
     static func report(
-        _ ended: Result<ChildProcessOutcome, SystemCallError>, timeout: Duration, result: ActionResult, what: String
+        _ ended: Result<ChildProcessOutcome, SystemCallError>, timeout: Duration, result: ActionResult, what: String,
+        secrets: SecretRedaction
     ) -> ActionResult {
         var result = result
         result.attempts = 1
@@ -98,8 +103,12 @@ enum ProcessActionReport {
         }
         result.duration = outcome.duration
         var output: [String] = []
-        if !outcome.standardOutput.bytes.isEmpty { output.append("stdout: " + outcome.standardOutput.logText) }
-        if !outcome.standardError.bytes.isEmpty { output.append("stderr: " + outcome.standardError.logText) }
+        if !outcome.standardOutput.bytes.isEmpty {
+            output.append("stdout: " + secrets.logText(of: outcome.standardOutput))
+        }
+        if !outcome.standardError.bytes.isEmpty {
+            output.append("stderr: " + secrets.logText(of: outcome.standardError))
+        }
         result.output = output.isEmpty ? nil : output.joined(separator: "\n")
         switch outcome.termination {
         case .exited(let status): result.exitStatus = status

@@ -63,6 +63,21 @@ struct OutboxEntry: Codable, Sendable {
         return secrets.substitute(in: Array(body), environment: environment)
     }
 
+    /// The variables the request reads from the environment at send time, each once, in order.
+    var environmentNames: [String] {
+        var names: [String] = []
+        for header in headers {
+            for part in header.parts {
+                if let name = part.environment, !names.contains(name) { names.append(name) }
+            }
+        }
+        if let secrets {
+            let found = secrets.names(in: Array(url.utf8)) + (body.map { secrets.names(in: Array($0)) } ?? [])
+            for name in found where !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
     /// The header fields to send, secrets read from `environment` now.
     func renderedHeaders(environment: [String: String]) -> [(String, String)] {
         headers.map { header in

@@ -72,6 +72,24 @@ struct SecretTokens: Sendable, Hashable {
         return out
     }
 
+    /// The variables the tokens in `bytes` stand for, each once, in order.
+    func names(in bytes: [UInt8]) -> [String] {
+        let prefix = self.prefix
+        var names: [String] = []
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == prefix[0], bytes[index...].starts(with: prefix),
+                let (_, name, end) = parseToken(bytes, after: index + prefix.count)
+            {
+                if !names.contains(name) { names.append(name) }
+                index = end
+            } else {
+                index += 1
+            }
+        }
+        return names
+    }
+
     private func parseToken(_ bytes: [UInt8], after start: Int) -> (Encoding, String, Int)? {
         var index = start
         var text: [UInt8] = []

@@ -51,6 +51,12 @@ package struct CapturedOutput: Sendable, Hashable {
     package var bytes: [UInt8] = []
     package var discardedCount = 0
 
+    /// Output already captured: `bytes` kept, `discardedCount` more discarded.
+    package init(bytes: [UInt8] = [], discardedCount: Int = 0) {
+        self.bytes = bytes
+        self.discardedCount = discardedCount
+    }
+
     /// Appends `chunk`, keeping at most `limit` bytes in all and counting the rest as discarded.
     package mutating func append(_ chunk: UnsafeRawBufferPointer, limit: Int) {
         let room = max(0, limit - bytes.count)
