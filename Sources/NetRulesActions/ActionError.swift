@@ -7,7 +7,7 @@ package struct ActionError: DetailedError, Sendable {
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
             case spawnFailed, timedOut, exitedWithFailure, killedBySignal, ioFailed
-            case httpStatus, transportFailed, pluginNotFound, invalidPath, dropped
+            case httpStatus, transportFailed, pluginNotFound, invalidPath, dropped, missingSecret
         }
 
         private let value: Value
@@ -33,6 +33,9 @@ package struct ActionError: DetailedError, Sendable {
         package static let invalidPath = Code(.invalidPath)
         /// The firing was dropped before it ran.
         package static let dropped = Code(.dropped)
+        /// The action reads `{{env.NAME}}` and the daemon's environment leaves NAME unset or
+        /// empty, so it was not started (nothing sent, run or written).
+        package static let missingSecret = Code(.missingSecret)
 
         package var description: String { String(describing: value) }
     }

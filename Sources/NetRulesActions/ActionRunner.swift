@@ -14,9 +14,10 @@ import NetRulesSystem
 /// `continue_on_error` is set. Every action, skipped ones included, yields one `ActionResult` on
 /// `results` and one line to `logger`; log lines never contain header values or bodies.
 ///
-/// In every result, the values the firing's actions read with `{{env.NAME}}` are masked as
-/// `<secret>` (`SecretRedaction`): in a process's output and in failure messages, whatever the
-/// action printed.
+/// An action that reads `{{env.NAME}}` while the environment leaves NAME unset or empty fails
+/// without starting (`MissingSecrets`). In every result, the values the firing's actions read
+/// with `{{env.NAME}}` are masked as `<secret>` (`SecretRedaction`): in a process's output and in
+/// failure messages, whatever the action printed.
 ///
 /// Webhooks go to the outbox before their first attempt and are delivered inline (the firing waits,
 /// so order holds), except that a `when: online` webhook while not online is parked and reported as
@@ -230,6 +231,16 @@ package actor ActionRunner {
                     outcome: .skipped(reason: stopped))
                 skipped.firingID = firing.id
                 publish(skipped)
+                continue
+            }
+            let missing = MissingSecrets.missing(spec.action.environmentNames, in: environment)
+            guard missing.isEmpty else {
+                var refused = base
+                refused.outcome = .failed(
+                    MissingSecrets.error(
+                        missing, environment: environment, outcome: MissingSecrets.outcome(of: spec.action)))
+                publish(refused)
+                if !spec.continueOnError { stopped = "action \(index) (\(spec.kind)) failed" }
                 continue
             }
             let result = await execute(spec.action, in: context, result: base)

@@ -41,6 +41,13 @@ struct WebhookDelivery: Sendable {
         var lastStatus: Int?
         var lastProblem = ""
         let attemptsBefore = entry.attemptsMade
+        // An entry a previous process stored may read a variable this one lacks: sending it with
+        // an empty value is never right, and no retry here could find the value.
+        let missing = MissingSecrets.missing(entry.environmentNames, in: environment)
+        if !missing.isEmpty {
+            let error = MissingSecrets.error(missing, environment: environment, outcome: "nothing was sent")
+            return (await fail(entry, .missingSecret, error.message, status: nil), 0)
+        }
         while true {
             if entry.waitsForOnline && !isOnline() { return (.parked, entry.attemptsMade - attemptsBefore) }
             if Task.isCancelled { return (.parked, entry.attemptsMade - attemptsBefore) }
