@@ -236,9 +236,9 @@ struct YAMLDocumentDiagnosticTests {
     @Test func theCaretStandsPastEscapesBeforeTheColumn() {
         #expect(
             renderedDiagnostics("a: ok\nb: \u{202E}x\u{7}\n") == #"""
-                rules.yaml:2:8: error: control character U+0007 is not allowed in YAML
+                rules.yaml:2:6: error: control character U+0007 is not allowed in YAML
                 b: \u{202E}x\x07
-                              ^
+                            ^
                 """#
         )
     }

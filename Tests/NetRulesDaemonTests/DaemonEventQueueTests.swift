@@ -7,11 +7,11 @@ import Testing
 /// arrival order, nothing lost between threads, a waiting consumer woken, `finish()` refusing new
 /// events but not the queued ones, and a cancelled consumer let go.
 struct DaemonEventQueueTests {
-    /// The tick events as numbers, so an order can be compared: `.observerEnded` carries one.
-    static func event(_ number: Int) -> Daemon.Event { .observerEnded(identity: String(number), error: nil) }
+    /// The tick events as numbers, so an order can be compared: `.observerRetired` carries one.
+    static func event(_ number: Int) -> Daemon.Event { .observerRetired(identity: String(number), name: "") }
 
     static func number(_ event: Daemon.Event?) -> Int? {
-        guard case .observerEnded(let identity, _)? = event else { return nil }
+        guard case .observerRetired(let identity, _)? = event else { return nil }
         return Int(identity)
     }
 

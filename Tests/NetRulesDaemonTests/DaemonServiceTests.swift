@@ -22,9 +22,10 @@ struct DaemonServiceTests {
         let log = CapturingLogSink()
         let running: Task<Int32, Never>
 
+        /// - Parameter observers: the observers to run instead of the scripted one.
         init(
             rules: String = DaemonServiceTests.rules, store: MemoryStateStore = MemoryStateStore(),
-            in directory: String? = nil
+            in directory: String? = nil, observers: [ObserverPlan.Entry]? = nil
         )
             throws
         {
@@ -41,9 +42,10 @@ struct DaemonServiceTests {
                     ruleDirectory: directory),
                 environment: [:], logger: Logger(label: "test", level: .info, sink: log))
             let (actions, store, observer) = (self.actions, store, self.observer)
+            let entries = observers ?? [ObserverPlan.Entry(identity: "scripted", observer: observer)]
             options.services.actions = { _ in actions }
             options.services.stateStore = { _ in store }
-            options.services.observers = { _, _, _ in [ObserverPlan.Entry(identity: "scripted", observer: observer)] }
+            options.services.observers = { _, _, _ in entries }
             let daemon = Daemon(options: options)
             self.daemon = daemon
             running = Task { await daemon.run() }

@@ -44,26 +44,34 @@ struct ExecObserverTests {
         }
     }
 
-    @Test func mergesFactsSkipsBadLinesAndForgetsFactsWhenThePluginExits() async throws {
+    /// One run: facts merge, a bad line is skipped with the plugin's name, and the exit ends the
+    /// run with its status (the daemon's supervision makes the facts unknown and restarts it:
+    /// `ObserverSupervisionTests`, `DaemonSupervisionTests`).
+    @Test func mergesFactsSkipsBadLinesAndEndsWithTheExitStatus() async throws {
         let script = """
             echo '{"vpn.connected": true}'; echo 'garbage'; echo '{"vpn.interface": "wg0"}'; sleep 0.2; exit 3
             """
         let log = CapturingLogSink()
-        var observer = ExecObserver(
+        let observer = ExecObserver(
             definition: ObserverDefinition(name: "vpn", command: ["/bin/sh", "-c", script]),
             logger: log.logger())
-        observer.initialDelay = .seconds(30)
         let facts = ObservedFacts(observer)
         try await facts.waitUntil("both facts") {
             $0["vpn.connected"] == .value(.bool(true)) && $0["vpn.interface"] == .text("wg0")
         }
-        try await facts.waitUntil("facts forgotten after exit") {
-            $0["vpn.connected"] == .unknown && $0["vpn.interface"] == .unknown
-        }
-        try await facts.stop()
-        let lines = log.messages
-        #expect(lines.contains { $0.contains("'vpn'") && $0.contains("malformed") && $0.contains("garbage") })
-        #expect(lines.contains { $0.contains("'vpn' exited with status 3") })
+        let ended = await facts.ending()
+        #expect((ended as? ExecObserver.Ended)?.description == "exited with status 3")
+        #expect(log.messages.contains { $0.contains("'vpn'") && $0.contains("malformed") && $0.contains("garbage") })
+    }
+
+    @Test func aPluginThatCannotStartEndsSayingWhy() async throws {
+        let observer = ExecObserver(
+            definition: ObserverDefinition(name: "gone", command: ["/nonexistent/netrules-observer-gone"]),
+            logger: .disabled)
+        let ended = await ObservedFacts(observer).ending()
+        #expect(
+            (ended as? ExecObserver.Ended)?.description.hasPrefix("could not run: ") == true,
+            "\(String(describing: ended))")
     }
 
     @Test func cancellationStopsALongRunningPlugin() async throws {

@@ -113,7 +113,7 @@ struct NetlinkFloodAndFiguresTests {
     private static func ms(_ sorted: [Duration], _ quantile: Double) -> Double {
         guard !sorted.isEmpty else { return .nan }
         let d = sorted[min(sorted.count - 1, Int(Double(sorted.count) * quantile))]
-        return (d.seconds * 10_000).rounded() / 10
+        return (d / .microseconds(100)).rounded() / 10
     }
 
     /// Voluntary plus involuntary context switches of one thread, from /proc/self/task/TID/status.

@@ -32,9 +32,9 @@ struct NetworkManagerObserverTests {
         subscript(key: FactKey) -> FactState { facts.withLock { $0[key] ?? .unknown } }
     }
 
-    private func observe(_ mock: NetworkManagerMock) -> (Collected, Task<Void, Never>) {
+    private func observe(_ mock: NetworkManagerMock, logger: Logger = .disabled) -> (Collected, Task<Void, Never>) {
         let collected = Collected()
-        let observer = NetworkManagerObserver(reportsWiFi: true, busAddress: mock.address)
+        let observer = NetworkManagerObserver(reportsWiFi: true, busAddress: mock.address, logger: logger)
         let task = Task {
             let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
             let reader = Task {
@@ -53,7 +53,8 @@ struct NetworkManagerObserverTests {
     @Test func followsJoinRoamVPNConnectivityAndNetworkManagerComingAndGoing() async throws {
         let mock = try NetworkManagerMock()
         defer { mock.stop() }
-        let (facts, task) = observe(mock)
+        let log = CapturingLogSink()
+        let (facts, task) = observe(mock, logger: log.logger())
         defer { task.cancel() }
         try await facts.wait("the first report") { $0[.ssid] == .absent && $0[.connection] == .absent }
 
@@ -94,6 +95,13 @@ struct NetworkManagerObserverTests {
         try mock.startNetworkManager()
         try mock.control("join", "ACME-Corp", "A4:2B:8C:92:47:3C")
         try await facts.wait("NetworkManager back") { $0[.ssid] == .value(.string("ACME-Corp")) }
+        let presence = log.records.filter { $0.message.contains("NetworkManager") }.map { "\($0.level) \($0.message)" }
+        #expect(
+            presence == [
+                "info networkmanager: NetworkManager is on the bus",
+                "notice networkmanager: NetworkManager left the bus; its facts are unknown until it returns",
+                "notice networkmanager: NetworkManager is on the bus again",
+            ])
     }
 
     @Test func withoutABusTheFactsStayUnknownAndCancellationEndsTheObserver() async throws {

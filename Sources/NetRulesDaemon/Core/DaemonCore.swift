@@ -43,6 +43,8 @@ struct DaemonCore {
     var persistedVersion: (engine: UInt64, inflight: UInt64)?
     /// The state as `state.json` plus the journal hold it, to append only what changed.
     var lastSaved: PersistedState?
+    /// The facts each observer reported and the restarts due, to supervise them.
+    var supervision = ObserverSupervision()
     /// The current event's instant and wall time: wall times of other instants are mapped from them.
     var now = Instant.zero
     var wallNow = WallTime(secondsSince1970: 0)
@@ -62,14 +64,16 @@ struct DaemonCore {
         switch (phase, event) {
         case (.starting, .start(let start)):
             begin(start, into: &effects)
-        case (.running, .facts(let update)):
-            let step = engine.step(update, at: now)
-            dispatch(step.firings, into: &effects)
-            // After the firings' submissions: `watch` clients and subscribers can wait for their actions.
-            if !step.changes.isEmpty { effects.append(.factsChanged(step.changes)) }
+        case (.running, .facts(let update, let source)):
+            if let source { supervision.record(update, from: source) }
+            apply(update, into: &effects)
         case (.running, .deadline):
             armedDeadline = nil
             dispatch(engine.tick(at: now), into: &effects)
+            for restart in supervision.takeDue(at: now) {
+                logger.notice("observer '\(restart.name)': starting again (attempt \(restart.attempt))")
+                effects.append(.restartObserver(identity: restart.identity))
+            }
         case (.running, .reloaded(let newRules)):
             ruleSet = newRules
             let firings = engine.replaceRules(newRules.rules, at: now)
@@ -82,8 +86,18 @@ struct DaemonCore {
             effects.append(.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules"))
         case (.running, .actionResult(let result)), (.stopping, .actionResult(let result)):
             record(result, into: &effects)
-        case (_, .observerEnded(let identity, let error)):
-            logger.error("observer '\(identity)' stopped\(error.map { ": \($0)" } ?? "")")
+        case (.running, .observerEnded(let identity, let name, let error, let ranFor)):
+            let ended = supervision.ended(identity, name: name, ranFor: ranFor, at: now, facts: engine.facts)
+            logger.error(
+                "observer '\(name)' stopped\(error.map { ": \($0)" } ?? "")\(Self.unknownNote(ended.unknown)); "
+                    + "starting it again in \(DurationSyntax.format(ended.delay))")
+            apply(ended.unknown, into: &effects)
+        case (.running, .observerRetired(let identity, let name)):
+            let unknown = supervision.retired(identity, facts: engine.facts)
+            if !unknown.isEmpty { logger.info("observer '\(name)' is no longer needed\(Self.unknownNote(unknown))") }
+            apply(unknown, into: &effects)
+        case (_, .observerEnded(_, let name, let error, _)):
+            logger.error("observer '\(name)' stopped\(error.map { ": \($0)" } ?? "")")
         case (.running, .shutdown):
             phase = .stopping
             effects.append(.notify("STOPPING=1"))
@@ -210,6 +224,25 @@ struct DaemonCore {
         }
     }
 
+    // MARK: - Facts
+
+    /// Applies an update to the engine: its firings dispatched, then its changes published.
+    private mutating func apply(_ update: FactUpdate, into effects: inout [DaemonEffect]) {
+        let step = engine.step(update, at: now)
+        dispatch(step.firings, into: &effects)
+        // After the firings' submissions: `watch` clients and subscribers can wait for their actions.
+        if !step.changes.isEmpty { effects.append(.factsChanged(step.changes)) }
+    }
+
+    /// `; its facts are unknown until it is back (ip, gateway, +3 more)`, or nothing when it had none.
+    static func unknownNote(_ update: FactUpdate) -> String {
+        guard !update.isEmpty else { return "" }
+        let keys = update.changes.keys.map(\.rawValue).sorted()
+        let shown = keys.prefix(5).joined(separator: ", ") + (keys.count > 5 ? ", +\(keys.count - 5) more" : "")
+        return
+            "; the \(count(keys.count, "fact")) it reported \(keys.count == 1 ? "is" : "are") unknown until it is back (\(shown))"
+    }
+
     // MARK: - Firings
 
     /// Records the firings as in flight, persists that (before anything runs, so a crash
@@ -281,10 +314,10 @@ struct DaemonCore {
 
     // MARK: - Time
 
-    /// Arms the earliest `for:` or `time:` deadline when it changed; none when nothing is
-    /// pending, so an idle daemon never wakes up.
+    /// Arms the earliest `for:` or `time:` deadline or observer restart when it changed; none when
+    /// nothing is pending, so an idle daemon never wakes up.
     private mutating func armDeadline(into effects: inout [DaemonEffect]) {
-        let deadline = engine.nextDeadline
+        let deadline = [engine.nextDeadline, supervision.nextRestart].compactMap { $0 }.min()
         guard deadline != armedDeadline else { return }
         armedDeadline = deadline
         effects.append(.armDeadline(deadline))

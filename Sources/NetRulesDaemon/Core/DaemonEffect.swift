@@ -19,6 +19,8 @@ enum DaemonEffect {
     case armDeadline(Instant?)
     /// Run the observers this rule set needs (start the new, stop the unneeded, keep the rest).
     case configureObservers(RuleSet)
+    /// Start this observer again (it ended, and its back-off passed), if the rules still run it.
+    case restartObserver(identity: String)
     /// Stop every observer.
     case stopObservers
     /// Wait for running actions (at most the shutdown grace), then report `DaemonEvent.drained`.

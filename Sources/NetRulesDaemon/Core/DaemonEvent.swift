@@ -5,8 +5,9 @@ import NetRulesCore
 enum DaemonEvent {
     /// The rules loaded at start and what a previous run left behind.
     case start(DaemonStart)
-    /// An observer reported; its `completeNamespaces` are already on the update.
-    case facts(FactUpdate)
+    /// An observer reported (`from` its identity, nil for a source the core does not supervise);
+    /// its `completeNamespaces` are already on the update.
+    case facts(FactUpdate, from: String? = nil)
     /// The deadline last armed (`DaemonEffect.armDeadline`) passed.
     case deadline
     /// A reload read and validated new rules.
@@ -15,8 +16,11 @@ enum DaemonEvent {
     case reloadFailed
     /// An action reported.
     case actionResult(ActionResult)
-    /// An observer's task ended on its own (not cancelled).
-    case observerEnded(identity: String, error: String?)
+    /// An observer's task ended on its own (not cancelled), after running for `ranFor`: its facts
+    /// become unknown and it starts again after a back-off (`ObserverSupervision`).
+    case observerEnded(identity: String, name: String, error: String?, ranFor: Duration)
+    /// The rules no longer need this observer and the daemon stopped it: its facts become unknown.
+    case observerRetired(identity: String, name: String)
     /// SIGTERM, SIGINT: stop observing, let running actions finish (`DaemonEffect.drainRunner`).
     case shutdown
     /// The runner finished or gave up on its actions after `shutdown`.

@@ -60,8 +60,9 @@ extension Daemon {
 
     // MARK: - Observers
 
-    /// Starts the observers the rule set needs and stops those it no longer needs; an observer
-    /// whose configuration did not change keeps running (and keeps its facts).
+    /// Starts the observers the rule set needs and stops those it no longer needs (their facts
+    /// become unknown, through the core); an observer whose configuration did not change keeps
+    /// running (and keeps its facts).
     func configureObservers(for ruleSet: RuleSet) {
         signalSampling.set(ruleSet.signalSamplingInterval(watching: !watchers.isEmpty))
         let log = logger.child("netrules.observers")
@@ -69,10 +70,11 @@ extension Daemon {
             options.services.observers?(ruleSet, signalSampling, log)
             ?? ObserverPlan(ruleSet: ruleSet, signalSampling: signalSampling, logger: log).entries
         let wanted = Set(entries.map(\.identity))
-        for (identity, task) in observers where !wanted.contains(identity) {
-            task.cancel()
-            observers[identity] = nil
+        for (identity, entry) in observerEntries where !wanted.contains(identity) {
+            observers.removeValue(forKey: identity)?.task.cancel()
+            events.yield(.observerRetired(identity: identity, name: entry.observer.name))
         }
+        observerEntries = Dictionary(entries.map { ($0.identity, $0) }, uniquingKeysWith: { first, _ in first })
         let runner = self.runner
         subscriptions.subscribe("online gate", keys: [.connectivity]) { changes in
             await runner.connectivityChanged(to: changes.last?.new.value?.plainText)
@@ -89,28 +91,44 @@ extension Daemon {
         } else {
             subscriptions.unsubscribe("portal")
         }
-        for entry in entries where observers[entry.identity] == nil {
-            let observer = entry.observer
-            let identity = entry.identity
-            let complete = observer.completeNamespaces
-            let sink = events
-            // Each update goes straight onto the daemon's event queue, from the observer's thread.
-            let reporter = FactReporter { update in
-                var update = update
-                if !complete.isEmpty { update.completeNamespaces.formUnion(complete) }
-                sink.yield(.facts(update))
+        for entry in entries where observers[entry.identity] == nil { start(entry) }
+    }
+
+    /// Starts an observer the core asked to start again, if the rules still run it and it is not running.
+    func restartObserver(_ identity: String) {
+        guard observers[identity] == nil, let entry = observerEntries[identity] else { return }
+        start(entry)
+    }
+
+    /// Runs one observer as a task of its own; its updates and its end reach the core as events.
+    private func start(_ entry: ObserverPlan.Entry) {
+        let observer = entry.observer
+        let identity = entry.identity
+        let complete = observer.completeNamespaces
+        let sink = events
+        // Each update goes straight onto the daemon's event queue, from the observer's thread.
+        let reporter = FactReporter { update in
+            var update = update
+            if !complete.isEmpty { update.completeNamespaces.formUnion(complete) }
+            sink.yield(.facts(update, from: identity))
+        }
+        let clock = self.clock
+        let started = clock.now
+        let task = Task(executorPreference: TaskPlacement.preferred) {
+            var failure: String?
+            do {
+                try await observer.run(reporting: reporter)
+            } catch is CancellationError {
+            } catch {
+                failure = "\(error)"
             }
-            observers[identity] = Task(executorPreference: TaskPlacement.preferred) {
-                var failure: String?
-                do {
-                    try await observer.run(reporting: reporter)
-                } catch is CancellationError {
-                } catch {
-                    failure = "\(error)"
-                }
-                if !Task.isCancelled { sink.yield(.observerEnded(identity: identity, error: failure)) }
+            if !Task.isCancelled {
+                sink.yield(
+                    .observerEnded(identity: identity, name: observer.name, error: failure, ranFor: clock.now - started)
+                )
             }
         }
+        observers[identity] = (task, started)
     }
 
     /// Samples `signal` while a rule or a `watch` client reads it, and not at all otherwise.
@@ -119,7 +137,7 @@ extension Daemon {
     }
 
     func stopObservers() async {
-        let tasks = Array(observers.values)
+        let tasks = observers.values.map(\.task)
         observers = [:]
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }

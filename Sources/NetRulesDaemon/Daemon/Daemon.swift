@@ -22,14 +22,16 @@ import Synchronization
 /// state is persisted.
 package actor Daemon: DaemonQueries {
     enum Event: Sendable {
-        case facts(FactUpdate)
+        /// An update from the observer with this identity.
+        case facts(FactUpdate, from: String)
         case tick
         case reload
         /// A reload asked through the control socket, which waits for its outcome.
         case reloadRequested(CheckedContinuation<ReloadOutcome, Never>)
         case shutdown
         case result(ActionResult)
-        case observerEnded(identity: String, error: String?)
+        case observerEnded(identity: String, name: String, error: String?, ranFor: Duration)
+        case observerRetired(identity: String, name: String)
         /// The runner finished (or gave up on) its actions after a shutdown.
         case drained
     }
@@ -46,7 +48,10 @@ package actor Daemon: DaemonQueries {
     let runner: any ActionSink
     /// `state.json` and the journal (`DaemonServices.stateStore` in tests).
     let store: any StateStore
-    var observers: [String: Task<Void, Never>] = [:]
+    /// The running observers by identity, with when each started.
+    var observers: [String: (task: Task<Void, Never>, started: ContinuousClock.Instant)] = [:]
+    /// The observers the rules run, by identity (running or waiting to start again).
+    var observerEntries: [String: ObserverPlan.Entry] = [:]
     /// `DaemonServices.attached`, running, in start order; nil until they start.
     var attached: [Task<Void, Never>]?
     /// Who hears of fact changes by key, beside the `watch` clients: the webhook online gate and
@@ -143,8 +148,8 @@ package actor Daemon: DaemonQueries {
 
         while let event = await events.next() {
             switch event {
-            case .facts(let update):
-                await perform(.facts(update))
+            case .facts(let update, let source):
+                await perform(.facts(update, from: source))
             case .tick:
                 await perform(.deadline)
             case .reload:
@@ -153,9 +158,11 @@ package actor Daemon: DaemonQueries {
                 reply.resume(returning: await reloadRules())
             case .result(let result):
                 await perform(.actionResult(result))
-            case .observerEnded(let identity, let error):
+            case .observerEnded(let identity, let name, let error, let ranFor):
                 observers[identity] = nil
-                await perform(.observerEnded(identity: identity, error: error))
+                await perform(.observerEnded(identity: identity, name: name, error: error, ranFor: ranFor))
+            case .observerRetired(let identity, let name):
+                await perform(.observerRetired(identity: identity, name: name))
             case .shutdown:
                 logger.notice(
                     "stopping: waiting up to \(DurationSyntax.format(options.shutdownGrace)) for running actions")
@@ -242,6 +249,8 @@ package actor Daemon: DaemonQueries {
                 // The first time: the core is up, so the attached services start before the observers.
                 if attached == nil { startAttachedServices() }
                 configureObservers(for: ruleSet)
+            case .restartObserver(let identity):
+                restartObserver(identity)
             case .stopObservers:
                 await stopObservers()
             case .drainRunner:

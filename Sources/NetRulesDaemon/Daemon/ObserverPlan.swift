@@ -6,7 +6,7 @@ import NetRulesSystem
 /// Which observers a rule set needs, each under an identity that changes when its configuration
 /// does, so a reload restarts exactly the observers whose settings changed.
 package struct ObserverPlan {
-    package struct Entry {
+    package struct Entry: Sendable {
         package var identity: String
         package var observer: any Observer
         /// The portal probe, kept so network changes can trigger a re-check.

@@ -75,9 +75,25 @@ package struct NetworkManagerObserver: Observer {
         }
         defer { bus.close() }
         var reported: [FactKey: FactState] = [:]
+        // Whether NetworkManager was on the bus at the last report: its leaving and returning are
+        // said once each, at notice (they change what rules may read), its first state at info.
+        var onBus: Bool?
         func report() {
             let facts: [FactKey: FactState]
-            if (try? NetworkManagerReader.isRunning(bus)) == true, let snapshot = try? NetworkManagerReader.read(bus) {
+            let snapshot =
+                (try? NetworkManagerReader.isRunning(bus)) == true ? try? NetworkManagerReader.read(bus) : nil
+            let present = snapshot != nil
+            switch (onBus, present) {
+            case (nil, true): logger.info("networkmanager: NetworkManager is on the bus")
+            case (nil, false):
+                logger.info("networkmanager: NetworkManager is not on the bus; its facts stay unknown until it is")
+            case (true?, false):
+                logger.notice("networkmanager: NetworkManager left the bus; its facts are unknown until it returns")
+            case (false?, true): logger.notice("networkmanager: NetworkManager is on the bus again")
+            default: break
+            }
+            onBus = present
+            if let snapshot {
                 facts = snapshot.facts(reportsWiFi: reportsWiFi)
             } else {
                 // Only what this observer said before turns unknown: a fact it never reported may

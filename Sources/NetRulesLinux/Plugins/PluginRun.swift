@@ -7,8 +7,6 @@ enum PluginRun {
     struct Outcome: Sendable {
         /// The exit status, nil when it was stopped by cancellation or never started.
         var exitStatus: Int32?
-        /// Keys the run reported, which become unknown when it ends.
-        var reportedKeys: Set<FactKey>
         /// Why it could not start.
         var failure: String?
     }
@@ -45,14 +43,12 @@ enum PluginRun {
     private static func readLines(
         definition: ObserverDefinition, wake: WakeEvent, updates: FactReporter, logger: Logger
     ) -> Outcome {
-        var keys: Set<FactKey> = []
         var pending: [UInt8] = []
         func handle(_ line: ArraySlice<UInt8>) {
             let text = String(decoding: line, as: UTF8.self)
             guard !text.allSatisfy({ $0 == " " || $0 == "\r" }) else { return }
             switch PluginLine.parse(text) {
             case .success(let update):
-                keys.formUnion(update.changes.keys)
                 if !update.isEmpty { updates.yield(update) }
             case .failure(let malformed):
                 logger.warning(
@@ -71,10 +67,10 @@ enum PluginRun {
         let outcome: ChildProcessOutcome
         switch ended {
         case .success(let ended): outcome = ended
-        case .failure(let error): return Outcome(exitStatus: nil, reportedKeys: [], failure: "\(error)")
+        case .failure(let error): return Outcome(exitStatus: nil, failure: "\(error)")
         }
-        if outcome.stopped { return Outcome(exitStatus: nil, reportedKeys: keys) }
+        if outcome.stopped { return Outcome(exitStatus: nil) }
         if !pending.isEmpty { handle(pending[...]) }
-        return Outcome(exitStatus: outcome.shellStatus, reportedKeys: keys)
+        return Outcome(exitStatus: outcome.shellStatus)
     }
 }

@@ -44,17 +44,21 @@ package struct LinuxNetworkObserver: Observer {
 
     /// Counters a test or benchmark can read while the observer runs.
     final class Statistics: Sendable {
-        private let state = Mutex((overflowResyncs: 0, threadID: pid_t(0), reports: 0))
+        private let state = Mutex((overflowResyncs: 0, threadID: pid_t(0), reports: 0, descriptor: CInt(-1)))
 
         var overflowResyncs: Int { state.withLock { $0.overflowResyncs } }
         /// The kernel id of the thread that reads the events (the event loop's), for
         /// `/proc/self/task/TID/status`; 0 before the first event.
         var threadID: pid_t { state.withLock { $0.threadID } }
         var reports: Int { state.withLock { $0.reports } }
+        /// The netlink socket's descriptor while events are read, -1 before: a test replaces it
+        /// (`dup2` of `/dev/null`) to make the observer fail as a broken socket would.
+        var descriptor: CInt { state.withLock { $0.descriptor } }
 
         func record(overflowResyncs: Int) { state.withLock { $0.overflowResyncs = overflowResyncs } }
         func record(threadID: pid_t) { state.withLock { $0.threadID = threadID } }
         func recordReport() { state.withLock { $0.reports += 1 } }
+        func record(descriptor: CInt) { state.withLock { $0.descriptor = descriptor } }
     }
 
     /// Reports the facts until the task is cancelled.

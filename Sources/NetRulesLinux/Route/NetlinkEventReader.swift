@@ -46,6 +46,7 @@ final class NetlinkEventReader: @unchecked Sendable {
     func readEvents(on loop: ThreadExecutor) async throws {
         // Open until this object goes: the session closes it in its deinit, after the watch ended.
         let fd = try session.socket.descriptor.withFileDescriptor { $0 }
+        statistics.record(descriptor: fd)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let watch = loop.watch(fd) { [self] in

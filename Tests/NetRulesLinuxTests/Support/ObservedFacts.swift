@@ -44,6 +44,16 @@ final class ObservedFacts {
         try await waitUntil("\(key) = \(state)", timeout: timeout) { $0[key] == state }
     }
 
+    /// Waits for the observer to end on its own; what it threw, nil when it returned.
+    func ending() async -> (any Error)? {
+        do {
+            try await task.value
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// Cancels the observer and waits for it to return.
     func stop() async throws {
         task.cancel()

@@ -1,0 +1,92 @@
+import NetRulesCore
+
+/// What `DaemonCore` knows of the observers, to supervise them: the facts each one reported (so
+/// they can be made unknown when it ends), and when each one that ended is due to start again.
+///
+/// An observer that ends or fails on its own is not trusted for anything it said: every fact it
+/// reported, and every fact of a namespace it reported whole (`interfaces.*` for netlink), becomes
+/// unknown at once, unless another running observer reported it too. It is started again after a
+/// delay that doubles from ``initialDelay`` to ``maximumDelay``, and starts over from
+/// ``initialDelay`` once a run lasted ``stableAfter``. A value: the core's tests walk it on
+/// virtual time.
+struct ObserverSupervision {
+    static let initialDelay: Duration = .seconds(1)
+    static let maximumDelay: Duration = .seconds(60)
+    /// A run at least this long resets the delay.
+    static let stableAfter: Duration = .seconds(30)
+
+    /// What one observer reported while it ran.
+    private struct Reports {
+        var keys: Set<FactKey> = []
+        var completeNamespaces: Set<String> = []
+    }
+
+    /// A restart that is due.
+    struct Restart: Equatable {
+        var identity: String
+        var name: String
+        /// How many times in a row it has ended quickly, this restart included.
+        var attempt: Int
+    }
+
+    private var reports: [String: Reports] = [:]
+    /// How many times in a row each observer ended before it was stable.
+    private var quickEnds: [String: Int] = [:]
+    /// Restarts waiting for their time, by identity.
+    private var pending: [String: (name: String, due: Instant, attempt: Int)] = [:]
+
+    /// Notes the keys an update from `identity` names (unknown ones included: the observer spoke of them).
+    mutating func record(_ update: FactUpdate, from identity: String) {
+        reports[identity, default: Reports()].keys.formUnion(update.changes.keys)
+        if !update.completeNamespaces.isEmpty {
+            reports[identity, default: Reports()].completeNamespaces.formUnion(update.completeNamespaces)
+        }
+    }
+
+    /// The observer `identity` ended after running for `ranFor`: the update that makes its facts
+    /// unknown (given the store as it is), and the delay before it starts again.
+    mutating func ended(
+        _ identity: String, name: String, ranFor: Duration, at now: Instant, facts: FactStore
+    ) -> (unknown: FactUpdate, delay: Duration, attempt: Int) {
+        let update = forget(identity, facts: facts)
+        let previous = ranFor >= Self.stableAfter ? 0 : quickEnds[identity, default: 0]
+        quickEnds[identity] = previous + 1
+        var delay = Self.initialDelay
+        for _ in 0..<min(previous, 16) { delay = min(delay * 2, Self.maximumDelay) }
+        pending[identity] = (name, now + delay, previous + 1)
+        return (update, delay, previous + 1)
+    }
+
+    /// The observer `identity` was stopped because the rules no longer need it: the update that
+    /// makes its facts unknown; it is not started again.
+    mutating func retired(_ identity: String, facts: FactStore) -> FactUpdate {
+        pending[identity] = nil
+        quickEnds[identity] = nil
+        return forget(identity, facts: facts)
+    }
+
+    /// The earliest pending restart, for the daemon's one deadline.
+    var nextRestart: Instant? { pending.values.map(\.due).min() }
+
+    /// The restarts due at `now`, removed from those pending, in identity order.
+    mutating func takeDue(at now: Instant) -> [Restart] {
+        let due = pending.filter { $0.value.due <= now }.sorted { $0.key < $1.key }
+        for (identity, _) in due { pending[identity] = nil }
+        return due.map { Restart(identity: $0.key, name: $0.value.name, attempt: $0.value.attempt) }
+    }
+
+    /// Forgets what `identity` reported; the update making unknown what no other observer reported.
+    private mutating func forget(_ identity: String, facts: FactStore) -> FactUpdate {
+        let ended = reports.removeValue(forKey: identity) ?? Reports()
+        var lost = ended.keys
+        if !ended.completeNamespaces.isEmpty {
+            for key in facts.keys where ended.completeNamespaces.contains(String(key.namespace)) { lost.insert(key) }
+        }
+        for other in reports.values {
+            lost.subtract(other.keys)
+        }
+        var update = FactUpdate()
+        for key in lost where facts[key].isKnown { update[key] = .unknown }
+        return update
+    }
+}
