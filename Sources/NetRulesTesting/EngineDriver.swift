@@ -10,8 +10,15 @@ package struct EngineDriver {
     package private(set) var now: Instant = .zero
     private var unconsumed: [Firing] = []
 
-    package init(rules: [Rule]) {
-        engine = Engine(rules: rules)
+    package init(rules: [Rule], places: [PlaceDefinition] = []) {
+        engine = Engine(rules: rules, places: places)
+    }
+
+    /// Records a proof's outcome for the place's current round, at `seconds`.
+    package mutating func prove(_ place: String, _ outcome: ProofOutcome, at seconds: Double) {
+        advance(to: seconds)
+        let round = engine.proofRound(ofPlace: place) ?? 0
+        unconsumed += engine.recordProof(outcome, place: place, round: round, at: now).firings
     }
 
     /// Moves the clock to `seconds` since the start and applies an update there.

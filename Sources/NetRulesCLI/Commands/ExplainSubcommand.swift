@@ -58,7 +58,7 @@ enum ExplainSubcommand: Command {
             } catch {
                 throw CommandError.runtime("cannot read the network state: \(error)")
             }
-            var engine = Engine(rules: loaded.ruleSet.rules)
+            var engine = Engine(rules: loaded.ruleSet.rules, places: loaded.ruleSet.places)
             _ = engine.apply(FactUpdate(snapshot.facts), at: .zero)
             guard let explanation = engine.explain(rule: rule) else {
                 return noRule(rule, among: loaded.ruleSet.rules.map(\.name), io)

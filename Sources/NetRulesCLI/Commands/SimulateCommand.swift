@@ -70,7 +70,8 @@ enum SimulateCommand: Command {
             start = SimulationStart.defaultStart()
         }
         let clock = LocalClock(origin: start, utcOffset: { SystemTimeZone.utcOffset(atUnixTime: $0) })
-        let replay = timeline.replay(rules: result.ruleSet.rules, clock: clock, tracing: arguments.flag("trace"))
+        let replay = timeline.replay(
+            rules: result.ruleSet.rules, places: result.ruleSet.places, clock: clock, tracing: arguments.flag("trace"))
         let firings = replay.firings
         // `{{time}}` as the daemon writes it (UTC), at the simulated wall clock.
         func wallTime(_ at: Instant) -> String {

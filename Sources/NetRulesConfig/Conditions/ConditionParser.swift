@@ -10,6 +10,10 @@ public struct ConditionParser: Sendable {
     public let namedHosts: [String: HostDefinition]
     /// Hosts written inline in conditions (`unreachable: 10.0.0.5`), by name.
     public private(set) var inlineHosts: [String: HostDefinition] = [:]
+    /// The names of the places under `places:`, in file order, which `place:` may name.
+    public var placeNames: [String] = []
+    /// Whether the condition being read is a place's `when:`, which may not read `place`.
+    public var readingPlace = false
 
     /// Creates a parser that reports into `context`.
     ///

@@ -21,8 +21,8 @@ public struct Registry: Sendable {
             SSIDConditionKind(), BSSIDConditionKind(), PortalConditionKind(), ConnectivityConditionKind(),
             HostConditionKind(reachable: true), HostConditionKind(reachable: false), InterfaceConditionKind(),
             GatewayConditionKind(), AddressConditionKind(), NetworkConditionKind(), SignalConditionKind(),
-            FactConditionKind(), TimeConditionKind(), LogicConditionKind(.all), LogicConditionKind(.any),
-            NotConditionKind(),
+            FactConditionKind(), TimeConditionKind(), PlaceConditionKind(), LogicConditionKind(.all),
+            LogicConditionKind(.any), NotConditionKind(),
         ] {
             registry.register(kind)
         }

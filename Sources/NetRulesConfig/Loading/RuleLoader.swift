@@ -83,7 +83,7 @@ public struct RuleLoader: Sendable {
     /// placeholder whose variable it leaves unset or empty is a warning. Nil checks nothing.
     public var environment: [String: String]?
 
-    static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "observers", "plugins", "wifi"]
+    static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "observers", "plugins", "wifi", "places"]
     static let ruleKeys = ["name", "description", "when", "on", "for", "cooldown", "once_per", "do"]
 
     /// Creates a loader.
@@ -193,10 +193,40 @@ public struct RuleLoader: Sendable {
             diagnostics += context.diagnostics
         }
 
+        // Stage 2b: places, whose conditions may name the hosts of any file.
+        var places: [PlaceDefinition] = []
+        var placeOrigins: [String: String] = [:]
+        var inlineHosts: [String: HostDefinition] = [:]
+        for (file, root) in roots {
+            guard let node = root["places"] else { continue }
+            var context = ValidationContext(file: file)
+            context.source = texts[file]
+            let read = context.places(node, .root.key("places"), registry: registry, namedHosts: namedHosts)
+            for (name, host) in read.inlineHosts where namedHosts[name] == nil { inlineHosts[name] = host }
+            for (place, mark) in read.places {
+                if let first = placeOrigins[place.name] {
+                    context.error(
+                        "place '\(place.name)' is defined twice (first at \(first))", at: mark,
+                        path: .root.key("places").key(place.name))
+                    continue
+                }
+                placeOrigins[place.name] = place.origin
+                places.append(place)
+            }
+            diagnostics += context.diagnostics
+        }
+        // A place that failed validation is still a name rules may use: its rules are not also
+        // refused as naming an undefined place.
+        var placeNames = places.map(\.name)
+        for (_, root) in roots {
+            for (key, _) in root["places"]?.mapping?.entries ?? [] where !placeNames.contains(key.text) {
+                placeNames.append(key.text)
+            }
+        }
+
         // Stage 3: rules and observers, each validated alone.
         var rules: [Rule] = []
         var ruleOrigins: [String: String] = [:]
-        var inlineHosts: [String: HostDefinition] = [:]
         var observers: [ObserverDefinition] = []
         let dirs = pluginDirectories
         let findAction = findActionPlugin
@@ -218,6 +248,7 @@ public struct RuleLoader: Sendable {
                         var parser = RuleParser(
                             context: own, registry: registry, namedHosts: namedHosts,
                             findPlugin: { findAction($0, dirs) })
+                        parser.placeNames = placeNames
                         let rule = parser.rule(item, at: .root.key("rules").index(i))
                         context.append(parser.context.diagnostics)
                         for (name, host) in parser.inlineHosts where namedHosts[name] == nil {
@@ -241,7 +272,7 @@ public struct RuleLoader: Sendable {
         let hosts = namedHosts.values.sorted { $0.name < $1.name } + inlineHosts.values.sorted { $0.name < $1.name }
         let ruleSet = RuleSet(
             rules: rules, hosts: hosts, connectivity: connectivity ?? ConnectivitySettings(), observers: observers,
-            pluginDirectories: pluginDirectories, wifi: wifi ?? WiFiSettings())
+            pluginDirectories: pluginDirectories, wifi: wifi ?? WiFiSettings(), places: places)
         return LoadResult(ruleSet: ruleSet, diagnostics: diagnostics.sortedByPosition(), sources: texts)
     }
 }

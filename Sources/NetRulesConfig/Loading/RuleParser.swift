@@ -5,6 +5,8 @@ struct RuleParser {
     var context: ValidationContext
     let registry: Registry
     let namedHosts: [String: HostDefinition]
+    /// The places `place:` may name.
+    var placeNames: [String] = []
     let findPlugin: @Sendable (String) -> String?
     private(set) var inlineHosts: [String: HostDefinition] = [:]
 
@@ -42,6 +44,7 @@ struct RuleParser {
         var condition: (any Condition)?
         if let w = m["when"] {
             var parser = ConditionParser(context: context, registry: registry, namedHosts: namedHosts)
+            parser.placeNames = placeNames
             condition = parser.condition(w, at: path.key("when"))
             context = parser.context
             inlineHosts.merge(parser.inlineHosts) { a, _ in a }

@@ -19,8 +19,10 @@ extension Timeline {
 
     /// Replays on `clock` (the timeline's `0s` is its origin), so `time:` windows and `once_per:`
     /// see the wall clock the caller chose; `time:` boundaries between steps are crossed in order.
-    public func replay(rules: [Rule], clock: LocalClock, tracing: Bool = false) -> Replay {
-        var engine = Engine(rules: rules)
+    public func replay(
+        rules: [Rule], places: [PlaceDefinition] = [], clock: LocalClock, tracing: Bool = false
+    ) -> Replay {
+        var engine = Engine(rules: rules, places: places)
         engine.setClock(clock)
         engine.tracing = tracing
         var firings: [Firing] = []

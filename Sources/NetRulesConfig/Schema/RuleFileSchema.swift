@@ -84,6 +84,26 @@ public enum RuleFileSchema {
                     "tries": Schema.number("Tries per round (default: 3)."),
                 ], required: ["address"]),
         ])
+        let proof = Schema.object(
+            [
+                "https": Schema.string(
+                    "HOST, HOST:PORT (default port 443) or an https:// URL to make a TLS handshake to."),
+                "pin": Schema.stringOrList(
+                    "The accepted public keys: sha256// and the base64 SHA-256 of the SubjectPublicKeyInfo "
+                        + "('netrules pin HOST' prints it); several allow a rotation."),
+            ], required: ["https", "pin"])
+        let place = Schema.object(
+            [
+                "when": .object([("$ref", .string("#/$defs/condition"))]),
+                "verify": .object([
+                    ("type", .string("array")),
+                    ("description", .string("Proofs that must all pass for the place to be here.")),
+                    ("items", proof),
+                ]),
+                "verify_interval": Schema.duration("How often the proofs run again while 'when' holds (default: 15m)."),
+                "timeout": Schema.duration("How long one proof may take (default: 3s)."),
+                "description": Schema.string("Free text for people."),
+            ], required: ["when"])
         return .object([
             ("$schema", .string("https://json-schema.org/draft/2020-12/schema")),
             ("$id", .string("https://netrules.dev/schema/rules-v1.json")),
@@ -162,6 +182,7 @@ public enum RuleFileSchema {
                         ])
                     ),
                     ("plugins", Schema.stringOrList("Directories searched for plugins before PATH.")),
+                    ("places", .object([("type", .string("object")), ("additionalProperties", place)])),
                 ])
             ),
             ("$defs", .object([("condition", condition)])),

@@ -28,6 +28,8 @@ public struct Engine: Sendable {
     /// Holds started and cancelled and firings dropped, while `tracing`; see `takeTrace()`.
     public private(set) var trace: [TraceEvent] = []
 
+    /// `places:`, and the facts derived from them (`places.NAME`, `place`).
+    private var placeDerivation = PlaceDerivation()
     /// The rules' conditions, apart from `rules` so the hot path touches nothing else.
     private var conditions: [any Condition] = []
     /// Every `time:` window of the loaded rules, for the next calendar boundary.
@@ -43,9 +45,41 @@ public struct Engine: Sendable {
     private var visitMarks: [UInt32] = []
     private var visitGeneration: UInt32 = 0
 
-    /// Creates an engine for `rules`, every fact unknown.
-    public init(rules: [Rule]) {
+    /// Creates an engine for `rules` and `places`, every fact unknown.
+    public init(rules: [Rule], places: [PlaceDefinition] = []) {
+        placeDerivation = PlaceDerivation(places: places)
         load(rules, keeping: [:])
+    }
+
+    /// The places whose `places.NAME` the engine derives, in file order.
+    public var places: [PlaceDefinition] { placeDerivation.places }
+
+    /// The current round of place `name`'s proofs: it moves on whenever their outcome goes stale
+    /// (the network changed), and `recordProof` accepts an outcome only for the current round.
+    public func proofRound(ofPlace name: String) -> UInt64? {
+        placeDerivation.index(of: name).map { placeDerivation.rounds[$0] }
+    }
+
+    /// Records what place `name`'s proofs concluded in `round`, at `now`: `places.NAME.proof`
+    /// becomes `passed` or `failed` (with `places.NAME.reason`), and the place `here` or
+    /// `claimed`. An outcome for another round (the network changed since it started), or for a
+    /// place whose condition does not hold, is dropped: the step is empty.
+    public mutating func recordProof(_ outcome: ProofOutcome, place name: String, round: UInt64, at now: Instant)
+        -> Step
+    {
+        guard let index = placeDerivation.index(of: name), placeDerivation.rounds[index] == round,
+            facts[.placeProof(name)].isKnown
+        else { return step(FactUpdate(), at: now) }
+        var update = FactUpdate()
+        switch outcome {
+        case .passed:
+            update[.placeProof(name)] = .value(.string(ProofState.passed.rawValue))
+            update[.placeReason(name)] = .absent
+        case .failed(let reason):
+            update[.placeProof(name)] = .value(.string(ProofState.failed.rawValue))
+            update[.placeReason(name)] = .value(.string(reason))
+        }
+        return step(update, at: now)
     }
 
     /// The earliest pending deadline (a `for:` hold, or a `time:` window's boundary): when the
@@ -98,7 +132,7 @@ public struct Engine: Sendable {
         var before: [FactKey: FactState] = [:]
         before.reserveCapacity(update.changes.count)
         for key in update.changes.keys { before[key] = facts[key] }
-        let changed = facts.apply(update)
+        let changed = applyDeriving(update, before: &before)
         guard !changed.isEmpty else { return Step(firings: firings, changes: []) }
         for index in affectedRules(by: changed) {
             evaluate(index, at: now, into: &firings)
@@ -148,14 +182,41 @@ public struct Engine: Sendable {
 
     /// Swaps in a new rule set, keeping the state of every rule whose name and fingerprint are
     /// unchanged (so a reload causes no spurious `enter`), then evaluates the new and changed rules.
-    public mutating func replaceRules(_ newRules: [Rule], at now: Instant) -> [Firing] {
+    ///
+    /// With `places`, the places are replaced too: a place whose name and fingerprint are
+    /// unchanged keeps its proofs' outcome; the others' go stale (`pending`). Places no longer
+    /// defined become unknown.
+    public mutating func replaceRules(_ newRules: [Rule], places: [PlaceDefinition]? = nil, at now: Instant)
+        -> [Firing]
+    {
         var kept: [String: RuleState] = [:]
         for (rule, state) in zip(rules, states) where !rule.fingerprint.isEmpty {
             kept[rule.name + "\u{0}" + rule.fingerprint] = state
         }
+        var changedFacts: [FactKey] = []
+        if let places {
+            let old = placeDerivation
+            placeDerivation = PlaceDerivation(places: places)
+            let stale = placeDerivation.keepRounds(of: old)
+            var gone = FactUpdate()
+            let names = Set(places.map(\.name))
+            for place in old.places where !names.contains(place.name) {
+                for key in [FactKey.placeStatus(place.name), .placeProof(place.name), .placeReason(place.name)] {
+                    gone[key] = .unknown
+                }
+            }
+            changedFacts = facts.apply(gone)
+            changedFacts += facts.apply(placeDerivation.derive(after: [], stale: stale, facts: facts))
+            let current: FactState =
+                placeDerivation.places.isEmpty
+                ? .unknown : PlaceDerivation.currentPlace(placeDerivation.places) { facts[$0] }
+            changedFacts += facts.apply(FactUpdate([.place: current]))
+        }
         load(newRules, keeping: kept)
         var firings: [Firing] = []
-        for index in rules.indices where states[index].current == .unknown && states[index].confirmed == nil {
+        let affected = Set(affectedRules(by: changedFacts))
+        for index in rules.indices
+        where affected.contains(index) || (states[index].current == .unknown && states[index].confirmed == nil) {
             evaluate(index, at: now, into: &firings)
         }
         return firings
@@ -232,7 +293,8 @@ public struct Engine: Sendable {
     private mutating func moveClock(to time: Instant, into firings: inout [Firing]) {
         clockStale = false
         let local = clock.local(at: time)
-        let changed = facts.apply(FactUpdate([.localClock: .value(.number(Double(local.seconds)))]))
+        var before: [FactKey: FactState] = [:]
+        let changed = applyDeriving(FactUpdate([.localClock: .value(.number(Double(local.seconds)))]), before: &before)
         var next = timeWindows.map { clock.instant(ofLocal: $0.nextBoundary(after: local)) }.min()
         // A clock that maps a boundary to the past (a DST change, a bad offset) must still move on.
         if let n = next, n <= time { next = time + .seconds(1) }
@@ -240,6 +302,17 @@ public struct Engine: Sendable {
         for index in affectedRules(by: changed) {
             evaluate(index, at: time, into: &firings)
         }
+    }
+
+    /// Applies `update`, then the facts derived from it (`places.NAME`, `place`), and returns every
+    /// key that changed; `before` gains the old state of each derived key.
+    private mutating func applyDeriving(_ update: FactUpdate, before: inout [FactKey: FactState]) -> [FactKey] {
+        var changed = facts.apply(update)
+        guard !changed.isEmpty, !placeDerivation.places.isEmpty else { return changed }
+        let derived = placeDerivation.derive(after: changed, named: update.changes, facts: facts)
+        for key in derived.changes.keys where before[key] == nil { before[key] = facts[key] }
+        for key in facts.apply(derived) where update.changes[key] == nil { changed.append(key) }
+        return changed
     }
 
     /// The rules reading any of `keys`, each once, in rule order.

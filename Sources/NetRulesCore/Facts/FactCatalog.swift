@@ -36,15 +36,27 @@ public enum FactCatalog {
         Entry(key: "interfaces.NAME", type: "up | down", meaning: "the state of the interface NAME"),
         Entry(
             key: "hosts.NAME", type: "reachable | unreachable", meaning: "the probe's latest round for the host NAME"),
+        Entry(key: "place", type: "text (a place's name)", meaning: "the first place of 'places:' that is here"),
+        Entry(
+            key: "places.NAME", type: "here | claimed | away",
+            meaning: "whether the place NAME's condition holds and its proofs passed"),
+        Entry(
+            key: "places.NAME.proof", type: "pending | passed | failed",
+            meaning: "where the place NAME's proofs stand (null while its condition is false)"),
+        Entry(key: "places.NAME.reason", type: "text", meaning: "why the place NAME's last proof failed"),
     ]
 
     /// The fixed keys of the catalog, in its order (`interfaces.NAME` and `hosts.NAME` left out):
     /// the vocabulary and NetworkManager's facts (`connection`, `vpn`, `nm.connectivity`, …).
-    public static let fixedKeys: [FactKey] = builtIn.filter { !$0.key.hasSuffix(".NAME") }.map { FactKey($0.key) }
+    public static let fixedKeys: [FactKey] = builtIn.filter { !$0.key.contains(".NAME") }.map { FactKey($0.key) }
 
     /// The catalog entry for a key (`interfaces.wg0` finds `interfaces.NAME`).
     public static func entry(for key: FactKey) -> Entry? {
         if let exact = builtIn.first(where: { $0.key == key.rawValue }) { return exact }
+        let parts = key.rawValue.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 3, parts[0] == "places" {
+            return builtIn.first { $0.key == "places.NAME.\(parts[2])" }
+        }
         let namespace = String(key.namespace)
         return builtIn.first { $0.key == namespace + ".NAME" }
     }

@@ -51,6 +51,12 @@ extension FactKey {
             switch namespace {
             case "hosts": ["reachable", "unreachable"]
             case "interfaces": ["up", "down"]
+            case "places":
+                switch rawValue.split(separator: ".").count {
+                case 2: PlaceStatus.allCases.map(\.rawValue)
+                case 3 where rawValue.hasSuffix(".proof"): ProofState.allCases.map(\.rawValue)
+                default: nil
+                }
             default: nil
             }
         }

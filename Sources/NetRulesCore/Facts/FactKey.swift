@@ -65,9 +65,9 @@ extension FactKey {
     /// Every fixed key of the built-in vocabulary, in the order `status` shows them.
     public static let vocabulary: [FactKey] = [
         .ssid, .bssid, .signal, .frequency, .interface, .connectivity, .portalURL,
-        .gateway, .gatewayMAC, .gateway6, .ip, .network, .dns,
+        .gateway, .gatewayMAC, .gateway6, .ip, .network, .dns, .place,
     ]
 
     /// Namespaces whose members are named by the user or the system (`hosts.NAME`, `interfaces.NAME`).
-    public static let vocabularyNamespaces: [String] = ["hosts", "interfaces"]
+    public static let vocabularyNamespaces: [String] = ["hosts", "interfaces", "places"]
 }

@@ -12,12 +12,16 @@ public struct RuleSet: Sendable {
     public var pluginDirectories: [String]
     /// `wifi:`: where the Wi-Fi facts come from, and how often `signal` is sampled.
     public var wifi: WiFiSettings
+    /// `places:`: named places and their proofs, in file order (`place` names the first `here`).
+    public var places: [PlaceDefinition]
 
     /// Creates a rule set; each part defaults to what a rule file that leaves it out gets.
     public init(
         rules: [Rule] = [], hosts: [HostDefinition] = [], connectivity: ConnectivitySettings = .init(),
-        observers: [ObserverDefinition] = [], pluginDirectories: [String] = [], wifi: WiFiSettings = .init()
+        observers: [ObserverDefinition] = [], pluginDirectories: [String] = [], wifi: WiFiSettings = .init(),
+        places: [PlaceDefinition] = []
     ) {
+        self.places = places
         self.rules = rules
         self.hosts = hosts
         self.connectivity = connectivity

@@ -76,7 +76,7 @@ struct DaemonCore {
             }
         case (.running, .reloaded(let newRules)):
             ruleSet = newRules
-            let firings = engine.replaceRules(newRules.rules, at: now)
+            let firings = engine.replaceRules(newRules.rules, places: newRules.places, at: now)
             effects.append(.configureObservers(newRules))
             logger.notice("reloaded: \(Self.count(newRules.rules.count, "rule"))")
             dispatch(firings, into: &effects)
@@ -138,7 +138,7 @@ struct DaemonCore {
 
     private mutating func begin(_ start: DaemonStart, into effects: inout [DaemonEffect]) {
         ruleSet = start.ruleSet
-        engine = Engine(rules: ruleSet.rules)
+        engine = Engine(rules: ruleSet.rules, places: ruleSet.places)
         engine.setClock(start.localClock)
         // Dropped edges reach the history through the engine's trace.
         engine.tracing = recordsHistory
