@@ -25,6 +25,9 @@ let package = Package(
         // libcurl's headers at build time (libcurl4-openssl-dev); the library itself is loaded with
         // dlopen the first time a request is made (Sources/CCurl/include/CCurl.h).
         .target(name: "CCurl"),
+        // OpenSSL's headers are not needed: libcrypto is loaded with dlopen the first time a
+        // certificate's public key is hashed (Sources/CCrypto/include/CCrypto.h).
+        .target(name: "CCrypto"),
         // sd-bus's headers at build time (libsystemd-dev); libsystemd is loaded with dlopen when the
         // NetworkManager observer first connects (Sources/CSystemd/include/CSystemd.h).
         .target(name: "CSystemd"),
@@ -43,7 +46,8 @@ let package = Package(
             dependencies: ["NetRulesCore", "NetRulesSystem", "CNetRulesLinux", "CSystemd"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "NetRulesHTTP", dependencies: ["CCurl", "NetRulesSystem"], swiftSettings: swiftSettings),
+        .target(
+            name: "NetRulesHTTP", dependencies: ["CCurl", "CCrypto", "NetRulesSystem"], swiftSettings: swiftSettings),
         .target(
             name: "NetRulesProbes",
             dependencies: ["NetRulesCore", "NetRulesSystem", "NetRulesHTTP", "CNetRulesLinux"],

@@ -122,3 +122,7 @@ CURLcode netrules_curl_getinfo_double(CURL *handle, CURLINFO info, double *value
 CURLcode netrules_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
     return curl.easy_getinfo(handle, info, (char **)value);
 }
+
+CURLcode netrules_curl_getinfo_certinfo(CURL *handle, struct curl_certinfo **value) {
+    return curl.easy_getinfo(handle, CURLINFO_CERTINFO, value);
+}

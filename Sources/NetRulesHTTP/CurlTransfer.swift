@@ -128,6 +128,80 @@ enum CurlTransfer {
         try check(netrules_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0), "progress")
     }
 
+    /// Connects, makes the TLS handshake and stops (`CURLOPT_CONNECT_ONLY`), blocking.
+    static func handshake(_ handshake: TLSHandshake) -> TLSHandshake.Outcome {
+        if let failure = loadLibrary() {
+            return .failed(HTTPError(code: .other, message: failure))
+        }
+        guard let handle = netrules_curl_easy_init() else {
+            return .failed(HTTPError(code: .other, message: "curl_easy_init failed"))
+        }
+        defer { netrules_curl_easy_cleanup(handle) }
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        defer { errorBuffer.deallocate() }
+        func check(_ code: CURLcode, _ what: String) throws(HTTPError) {
+            guard code == CURLE_OK else {
+                let reason = String(cString: netrules_curl_easy_strerror(code))
+                throw HTTPError(code: .invalidRequest, message: "\(what): \(reason)", curlCode: Int(code.rawValue))
+            }
+        }
+        do throws(HTTPError) {
+            try check(netrules_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "error buffer")
+            try check(netrules_curl_setopt_string(handle, CURLOPT_URL, handshake.url), "URL")
+            try check(netrules_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "https"), "protocols")
+            try check(netrules_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "signals")
+            try check(netrules_curl_setopt_string(handle, CURLOPT_PROXY, ""), "proxy")
+            try check(netrules_curl_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1), "connect only")
+            try check(netrules_curl_setopt_long(handle, CURLOPT_CERTINFO, 1), "certificate info")
+            let ms = milliseconds(handshake.timeout)
+            try check(netrules_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, ms), "timeout")
+            try check(netrules_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, ms), "connect timeout")
+            let verify = handshake.verifiesChain
+            try check(netrules_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, verify ? 1 : 0), "peer verification")
+            try check(netrules_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, verify ? 2 : 0), "host verification")
+            if !handshake.pins.isEmpty {
+                let pins = handshake.pins.joined(separator: ";")
+                try check(netrules_curl_setopt_string(handle, CURLOPT_PINNEDPUBLICKEY, pins), "pinned public key")
+            }
+            if let interface = handshake.interface {
+                try check(netrules_curl_setopt_string(handle, CURLOPT_INTERFACE, "if!\(interface)"), "interface")
+            }
+        } catch {
+            return .failed(error)
+        }
+        let code = netrules_curl_easy_perform(handle)
+        let leaf = leafCertificate(handle)
+        switch code {
+        case CURLE_OK:
+            return .completed(leaf)
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            return .mismatch(presented: leaf)
+        default:
+            let detail = String(cString: errorBuffer)
+            let message = detail.isEmpty ? String(cString: netrules_curl_easy_strerror(code)) : detail
+            return .failed(HTTPError(code: errorCode(code), message: message, curlCode: Int(code.rawValue)))
+        }
+    }
+
+    /// The first certificate of the chain curl saw (`CURLINFO_CERTINFO`), read with libcrypto.
+    private static func leafCertificate(_ handle: UnsafeMutableRawPointer) -> CertificateSummary? {
+        var info: UnsafeMutablePointer<curl_certinfo>?
+        guard netrules_curl_getinfo_certinfo(handle, &info) == CURLE_OK, let info, info.pointee.num_of_certs > 0,
+            var entry = info.pointee.certinfo?[0]
+        else { return nil }
+        while true {
+            if let data = entry.pointee.data {
+                let line = String(cString: data)
+                if line.hasPrefix("Cert:") {
+                    return try? CertificateSummary.read(pem: Array(line.utf8.dropFirst(5)))
+                }
+            }
+            guard let next = entry.pointee.next else { return nil }
+            entry = next
+        }
+    }
+
     /// Whole milliseconds, rounded up and at least 1: curl reads 0 as "no timeout".
     static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components

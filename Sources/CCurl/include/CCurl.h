@@ -69,4 +69,9 @@ CURLcode netrules_curl_getinfo_double(CURL *handle, CURLINFO info, double *value
 // valid until the handle is cleaned up or reused, so Swift copies it at once.
 CURLcode netrules_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
 
+// CURLINFO_CERTINFO (with CURLOPT_CERTINFO set): the server's certificate chain as curl saw it
+// during the handshake, leaf first; each entry a list of "Name:value" lines, one of them
+// "Cert:" with the PEM text. Owned by the handle, like the strings above.
+CURLcode netrules_curl_getinfo_certinfo(CURL *handle, struct curl_certinfo **value);
+
 #endif
