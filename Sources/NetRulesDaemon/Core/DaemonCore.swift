@@ -67,6 +67,10 @@ struct DaemonCore {
         case (.running, .facts(let update, let source)):
             if let source { supervision.record(update, from: source) }
             apply(update, into: &effects)
+        case (.running, .proof(let place, let round, let outcome)):
+            let step = engine.recordProof(outcome, place: place, round: round, at: now)
+            dispatch(step.firings, into: &effects)
+            if !step.changes.isEmpty { effects.append(.factsChanged(step.changes)) }
         case (.running, .deadline):
             armedDeadline = nil
             dispatch(engine.tick(at: now), into: &effects)
@@ -308,8 +312,15 @@ struct DaemonCore {
         }
     }
 
+    /// The facts a rule reads; for a `places.NAME`, its proof and reason too, so the history
+    /// says why a place was only claimed.
     private func readKeys(_ rule: String) -> [FactKey] {
-        engine.index(ofRule: rule).map { engine.rules[$0].condition.readKeys } ?? []
+        let keys = engine.index(ofRule: rule).map { engine.rules[$0].condition.readKeys } ?? []
+        return keys.flatMap { key -> [FactKey] in
+            guard key.namespace == "places", key.rawValue.split(separator: ".").count == 2 else { return [key] }
+            let name = String(key.rawValue.dropFirst("places.".count))
+            return [key, .placeProof(name), .placeReason(name)]
+        }
     }
 
     // MARK: - Time

@@ -8,6 +8,8 @@ enum DaemonEvent {
     /// An observer reported (`from` its identity, nil for a source the core does not supervise);
     /// its `completeNamespaces` are already on the update.
     case facts(FactUpdate, from: String? = nil)
+    /// The proofs of place `place` concluded `outcome` in proof round `round` (`PlaceProber`).
+    case proof(place: String, round: UInt64, outcome: ProofOutcome)
     /// The deadline last armed (`DaemonEffect.armDeadline`) passed.
     case deadline
     /// A reload read and validated new rules.

@@ -91,6 +91,7 @@ extension Daemon {
         } else {
             subscriptions.unsubscribe("portal")
         }
+        configureProber(for: ruleSet)
         for entry in entries where observers[entry.identity] == nil { start(entry) }
     }
 
@@ -136,7 +137,28 @@ extension Daemon {
         signalSampling.set(core.ruleSet.signalSamplingInterval(watching: !watchers.isEmpty))
     }
 
+    /// Keeps a prober for the places with proofs: the same one while they are unchanged, so a
+    /// reload does not prove them again; its outcomes reach the event queue as `.proof`.
+    func configureProber(for ruleSet: RuleSet) {
+        let proved = ruleSet.places.filter { !$0.proofs.isEmpty }
+        let identity = proved.map { "\($0.name)\u{0}\($0.fingerprint)" }.joined(separator: "\u{1}")
+        if identity != proberIdentity || proved.isEmpty {
+            prober?.stopAll()
+            prober = nil
+            proberIdentity = identity
+            if !proved.isEmpty {
+                let sink = events
+                let prove = options.services.proofs ?? PlaceProber.handshakes()
+                prober = PlaceProber(places: proved, clock: QuietClock(), prove: prove) { place, round, outcome in
+                    sink.yield(.proof(place: place, round: round, outcome: outcome))
+                }
+            }
+        }
+        syncProofs()
+    }
+
     func stopObservers() async {
+        prober?.stopAll()
         let tasks = observers.values.map(\.task)
         observers = [:]
         for task in tasks { task.cancel() }

@@ -24,6 +24,7 @@ package actor Daemon: DaemonQueries {
     enum Event: Sendable {
         /// An update from the observer with this identity.
         case facts(FactUpdate, from: String)
+        case proof(place: String, round: UInt64, outcome: ProofOutcome)
         case tick
         case reload
         /// A reload asked through the control socket, which waits for its outcome.
@@ -52,6 +53,10 @@ package actor Daemon: DaemonQueries {
     var observers: [String: (task: Task<Void, Never>, started: ContinuousClock.Instant)] = [:]
     /// The observers the rules run, by identity (running or waiting to start again).
     var observerEntries: [String: ObserverPlan.Entry] = [:]
+    /// Runs the proofs of `places:`; nil when no place has one.
+    var prober: PlaceProber?
+    /// What `prober` was made for (names and fingerprints), so a reload keeps an unchanged one.
+    var proberIdentity = ""
     /// `DaemonServices.attached`, running, in start order; nil until they start.
     var attached: [Task<Void, Never>]?
     /// Who hears of fact changes by key, beside the `watch` clients: the webhook online gate and
@@ -150,6 +155,8 @@ package actor Daemon: DaemonQueries {
             switch event {
             case .facts(let update, let source):
                 await perform(.facts(update, from: source))
+            case .proof(let place, let round, let outcome):
+                await perform(.proof(place: place, round: round, outcome: outcome))
             case .tick:
                 await perform(.deadline)
             case .reload:
@@ -292,6 +299,20 @@ package actor Daemon: DaemonQueries {
             }
         }
         await subscriptions.deliver(changes)
+        // Any change may have moved a place's round on (a route, an address) without changing
+        // its facts (still `claimed`, still `pending`): the prober must hear of it all the same.
+        if prober != nil { syncProofs() }
+    }
+
+    /// Tells the prober, for each place, the round to prove while its condition holds, or none.
+    func syncProofs() {
+        guard let prober else { return }
+        let facts = core.engine.facts
+        for place in core.engine.places where prober.placeNames.contains(place.name) {
+            let status = facts[.placeStatus(place.name)].value?.stringValue
+            let holds = status == PlaceStatus.here.rawValue || status == PlaceStatus.claimed.rawValue
+            prober.want(place.name, round: holds ? core.engine.proofRound(ofPlace: place.name) : nil)
+        }
     }
 
     /// Keeps one sleeping task for the deadline the core armed; none when nothing is pending, so

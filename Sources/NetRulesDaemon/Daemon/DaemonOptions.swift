@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesLinux
+import NetRulesProbes
 
 /// How `netrules run` was asked to run.
 package struct DaemonOptions: Sendable {
@@ -50,6 +51,8 @@ package struct DaemonServices: Sendable {
     package var stateStore: (@Sendable (DaemonOptions) -> any StateStore)?
     /// The observers a rule set needs, each under an identity that changes with its configuration.
     package var observers: (@Sendable (RuleSet, SignalSampling, Logger) -> [ObserverPlan.Entry])?
+    /// How places' proofs are made; TLS handshakes (`PlaceProber.handshakes()`) unless set.
+    package var proofs: PlaceProber.Prove?
     /// Services that live beside the core (the control socket, the rule-file watcher, the signal
     /// handler), started in this order once the core started and before the observers, and
     /// stopped in reverse once the runner drained, so `status` answers while actions finish.
