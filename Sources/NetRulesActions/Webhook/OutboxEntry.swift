@@ -37,6 +37,9 @@ struct OutboxEntry: Codable, Sendable {
     var attemptsMade: Int
     var backoffMilliseconds: Int64
     var waitsForOnline: Bool
+    /// The pins the server's key must match (`CURLOPT_PINNEDPUBLICKEY`); nil or empty: none.
+    /// Optional so an outbox written before pins existed still reads.
+    var pins: [String]?
     /// Set when `url` or `body` holds `SecretTokens` to fill in from the environment at send time.
     var secretNonce: String?
 

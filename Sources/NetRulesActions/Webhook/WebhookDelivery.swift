@@ -55,7 +55,8 @@ struct WebhookDelivery: Sendable {
             let request = HTTPRequest(
                 url: entry.requestURL(environment: environment), method: entry.method,
                 headers: entry.renderedHeaders(environment: environment) + [("Idempotency-Key", entry.idempotencyKey)],
-                body: entry.requestBody(environment: environment), timeout: .milliseconds(entry.timeoutMilliseconds)
+                body: entry.requestBody(environment: environment), timeout: .milliseconds(entry.timeoutMilliseconds),
+                pinnedPublicKey: entry.pins.flatMap { $0.isEmpty ? nil : $0.joined(separator: ";") }
             )
             let made = entry.attemptsMade - attemptsBefore
             do {
@@ -81,6 +82,8 @@ struct WebhookDelivery: Sendable {
             } catch {
                 if error.code == .cancelled { return (.parked, made) }
                 lastProblem = "\(error.code)"
+                // CURLE_SSL_PINNEDPUBKEYNOTMATCH: curl refused before sending anything.
+                if error.curlCode == 90 { lastProblem = "the server's public key matches none of the webhook's pins" }
                 if error.code == .invalidRequest {
                     // curl's words for a peer that does not speak HTTP at all ("Received HTTP/0.9").
                     let message =

@@ -54,7 +54,8 @@ enum WebhookRendering {
             actionIndex: actionIndex, enqueuedAt: wallClockNanoseconds(), method: action.method, url: url,
             headers: headers, body: body.map { Data($0) }, timeoutMilliseconds: milliseconds(action.timeout),
             attempts: max(1, action.attempts), attemptsMade: 0, backoffMilliseconds: milliseconds(action.backoff),
-            waitsForOnline: action.waitsForOnline, secretNonce: usesSecrets ? secrets.nonce : nil
+            waitsForOnline: action.waitsForOnline, pins: action.pins.isEmpty ? nil : action.pins,
+            secretNonce: usesSecrets ? secrets.nonce : nil
         )
     }
 

@@ -73,6 +73,8 @@ struct WebhookActionKind: ActionKind {
                 ]),
                 "json": .object([("description", .string("A JSON body; substituted values are JSON-escaped."))]),
                 "body": Schema.string("A raw text body."),
+                "pin": Schema.stringOrList(
+                    "https only: the server's key must also match one of these sha256// pins (netrules pin HOST)."),
                 "timeout": Schema.duration("Per-attempt timeout (default: 10s)."),
                 "retry": Schema.object(
                     [
@@ -87,7 +89,8 @@ struct WebhookActionKind: ActionKind {
     func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> Action? {
         guard let m = parser.context.mapping(node, path, what: "'{ url: ..., json: {...} }'") else { return nil }
         parser.context.rejectUnknownKeys(
-            m, path, known: ["url", "method", "headers", "json", "body", "timeout", "retry", "when"], what: "a webhook")
+            m, path, known: ["url", "method", "headers", "json", "body", "timeout", "retry", "when", "pin"],
+            what: "a webhook")
         guard let urlNode = m["url"] else {
             parser.context.error("a webhook needs 'url'", at: m.mark, path: path)
             return nil
@@ -100,6 +103,23 @@ struct WebhookActionKind: ActionKind {
             ok = false
         }
         var action = WebhookAction(url: url)
+        if let p = m["pin"] {
+            let pins = parser.context.oneOrMany(
+                p, path.key("pin"), what: "a pin", parse: { PlaceProof.isValidPin($0) ? $0 : nil },
+                problem: {
+                    (
+                        "'\($0)' is not a pin: expected 'sha256//' and 44 base64 characters",
+                        "'netrules pin HOST[:PORT]' prints the pin of the key a server presents"
+                    )
+                })
+            if let pins { action.pins = pins } else { ok = false }
+            if !url.source.lowercased().hasPrefix("https://") {
+                parser.context.error(
+                    "a pinned webhook must use an https:// URL", at: urlNode.mark, path: path.key("url"),
+                    hint: "a pin is checked in the TLS handshake")
+                ok = false
+            }
+        }
         if let method = m["method"] {
             if let t = parser.context.text(method, path.key("method")),
                 let w = Self.methods.first(where: { $0 == t.uppercased() })

@@ -141,6 +141,9 @@ public struct WebhookAction: ActionDefinition {
     public var backoff: Duration
     /// Hold delivery while `connectivity` is not `online` (`when: online`).
     public var waitsForOnline: Bool
+    /// `pin:`: the server's public key must match one of these (`sha256//…`), on top of normal
+    /// certificate verification; a server that does not match is never sent the request.
+    public var pins: [String] = []
 
     /// How long one attempt may take when `timeout:` is not given: 10 seconds.
     public static let defaultTimeout: Duration = .seconds(10)
