@@ -203,7 +203,7 @@ struct CommandTests {
             Set(kinds.keys) == [
                 "ssid", "bssid", "portal", "connectivity", "reachable", "unreachable", "interface", "gateway",
                 "address",
-                "network", "signal", "fact", "time", "all", "any", "not", "if_unknown",
+                "network", "signal", "fact", "time", "place", "all", "any", "not", "if_unknown",
             ])
     }
 

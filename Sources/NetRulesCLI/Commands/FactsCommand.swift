@@ -43,6 +43,7 @@ enum FactsCommand: Command {
         var keys: [FactKey] = FactCatalog.builtIn.filter { !$0.key.hasSuffix(".NAME") }.map { FactKey($0.key) }
         keys += values.keys.filter { $0.namespace == "interfaces" }.sorted()
         keys += ruleSet.hosts.map { FactKey.host($0.name) }
+        keys += ruleSet.observers.flatMap(\.provides).filter { !$0.isBuiltIn }.sorted()
         let pluginKeys = ruleSet.readKeys.union(values.keys).filter {
             FactCatalog.entry(for: $0) == nil && !$0.isEngineInternal
         }
@@ -51,7 +52,9 @@ enum FactsCommand: Command {
         keys = keys.filter { seen.insert($0).inserted }
 
         func source(_ key: FactKey) -> String {
-            switch key {
+            let declaring = ruleSet.observers.filter { $0.provides.contains(key) }.map { "plugin \($0.name)" }
+            if !declaring.isEmpty { return declaring.joined(separator: ", ") }
+            return switch key {
             case .ssid, .bssid, .frequency, .interface: wifiProvider
             case .signal: kernelWiFi ? "nl80211" : "none (nl80211 only)"
             case .signalQuality, .connection, .connectionUUID, .connectionType, .vpn, .networkManagerConnectivity:

@@ -208,8 +208,11 @@ enum DoctorCommand: Command {
         let wifiKeys: Set<FactKey> = [.ssid, .bssid, .frequency, .interface]
         let wifiServed = kernelWiFi || networkManager
         var missing: [(FactKey, String)] = []
+        let declared = Set(result.ruleSet.observers.flatMap(\.provides))
         for key in read.sorted() {
-            if wifiKeys.contains(key) && !wifiServed {
+            if declared.contains(key) {
+                continue  // an observer plugin says it reports it (`provides:`)
+            } else if wifiKeys.contains(key) && !wifiServed {
                 missing.append((key, "neither nl80211 nor NetworkManager is available"))
             } else if key == .signal && !kernelWiFi {
                 missing.append((key, "signal in dBm comes only from nl80211; NetworkManager gives signal.quality"))

@@ -171,6 +171,8 @@ public enum RuleFileSchema {
                                             [
                                                 "name": Schema.string("The observer's name."),
                                                 "command": Schema.stringOrList("A program and its arguments."),
+                                                "provides": Schema.stringOrList(
+                                                    "The facts it reports; built-in facts are taken only when listed."),
                                             ], required: ["name"]),
                                     ])
                                 ),

@@ -167,14 +167,15 @@ extension ValidationContext {
             for (i, item) in list.items.enumerated() {
                 if let m = item.mapping {
                     let p = path.index(i)
-                    rejectUnknownKeys(m, p, known: ["name", "command"], what: "an observer")
+                    rejectUnknownKeys(m, p, known: ["name", "command", "provides"], what: "an observer")
+                    let provides = m["provides"].map { observerProvides($0, p.key("provides")) } ?? []
                     guard let nameNode = m["name"], let name = text(nameNode, p.key("name"), what: "a name") else {
                         if m["name"] == nil { error("an observer needs 'name'", at: m.mark, path: p) }
                         continue
                     }
                     guard let command = m["command"] else {
                         if let program = find(name) {
-                            out.append(ObserverDefinition(name: name, command: [program]))
+                            out.append(ObserverDefinition(name: name, command: [program], provides: provides))
                         } else {
                             error(
                                 "no observer plugin '\(name)': 'netrules-observer-\(name)' was not found in the plugin directories or PATH",
@@ -183,7 +184,7 @@ extension ValidationContext {
                         continue
                     }
                     if let argv = observerCommand(command, p.key("command")) {
-                        out.append(ObserverDefinition(name: name, command: argv))
+                        out.append(ObserverDefinition(name: name, command: argv, provides: provides))
                     }
                     continue
                 }
@@ -207,6 +208,32 @@ extension ValidationContext {
             }
         }
         return out
+    }
+
+    /// `provides: [KEY, ...]`: the facts an observer plugin reports. A key spelled almost like a
+    /// built-in fact (`sssid`) is refused with the fix, since its built-in facts would then be dropped.
+    private mutating func observerProvides(_ node: YAMLNode, _ path: KeyPath) -> [FactKey] {
+        guard let items = oneOrMany(node, path, what: "a fact key") else { return [] }
+        var keys: [FactKey] = []
+        let builtIn = FactKey.vocabulary.map(\.rawValue)
+        for item in items {
+            let key = FactKey(item.text)
+            if item.text.isEmpty || item.text.contains(where: { $0 == " " || $0 == "\t" }) {
+                error("'\(item.text)' is not a fact key", at: item.mark, path: item.path)
+                continue
+            }
+            if !key.isBuiltIn, !item.text.contains("."),
+                let close = EditDistance.closest(to: item.text, among: builtIn), close != item.text,
+                EditDistance.between(item.text, close) <= 2
+            {
+                error(
+                    "'\(item.text)' is not a built-in fact", at: item.mark, path: item.path,
+                    hint: "did you mean '\(close)'? (a plugin's own facts are named NAME.KEY, like vpn.connected)")
+                continue
+            }
+            keys.append(key)
+        }
+        return keys
     }
 
     /// A program path, or `[program, arguments...]`; the program is absolute or under `~/`.

@@ -119,3 +119,48 @@ public struct FactValueProblem: Error, Hashable, Sendable {
         self.hint = hint
     }
 }
+
+extension FactKey {
+    /// Checks a state an observer plugin reports for this built-in fact and writes it as the
+    /// built-in observers would: text through ``checkedValue(_:)`` (so `02-AA-BB-00-00-02` becomes
+    /// `02:aa:bb:00:00:02` and `nomac` is refused), each element of a list likewise, numbers only
+    /// where the fact is one or is free text, `true`/`false` only for free text. Absent and
+    /// unknown pass as they are.
+    public func checked(_ state: FactState) -> Result<FactState, FactValueProblem> {
+        guard case .value(let value) = state else { return .success(state) }
+        return checked(value).map(FactState.value)
+    }
+
+    private func checked(_ value: FactValue) -> Result<FactValue, FactValueProblem> {
+        let freeText = kind == .text && allowedWords == nil
+        switch value {
+        case .string(let text):
+            return checkedValue(text).map(FactValue.string)
+        case .bytes:
+            guard freeText else { return .failure(notText("text that is not UTF-8")) }
+            return .success(value)
+        case .number(let number):
+            guard number.isFinite, freeText else { return .failure(notText(FactValue.format(number))) }
+            return .success(value)
+        case .bool(let flag):
+            guard freeText, self != .signal, self != .frequency else {
+                return .failure(notText(flag ? "true" : "false"))
+            }
+            return .success(value)
+        case .list(let items):
+            var checkedItems: [FactValue] = []
+            for item in items {
+                if case .list = item { return .failure(notText("a list inside a list")) }
+                switch checked(item) {
+                case .success(let kept): checkedItems.append(kept)
+                case .failure(let problem): return .failure(problem)
+                }
+            }
+            return .success(.list(checkedItems))
+        }
+    }
+
+    private func notText(_ what: String) -> FactValueProblem {
+        FactValueProblem(message: "\(what) is not a value '\(self)' can have", hint: nil)
+    }
+}

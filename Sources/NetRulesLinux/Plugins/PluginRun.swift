@@ -44,11 +44,31 @@ enum PluginRun {
         definition: ObserverDefinition, wake: WakeEvent, updates: FactReporter, logger: Logger
     ) -> Outcome {
         var pending: [UInt8] = []
+        let provides = Set(definition.provides)
+        // Each refused key is logged once a run, so a plugin repeating it cannot flood the log.
+        var refused: Set<FactKey> = []
+        func refuse(_ key: FactKey, _ why: String) {
+            guard refused.insert(key).inserted else { return }
+            logger.warning("observer plugin '\(definition.name)': dropped '\(key)': \(why)")
+        }
         func handle(_ line: ArraySlice<UInt8>) {
             let text = String(decoding: line, as: UTF8.self)
             guard !text.allSatisfy({ $0 == " " || $0 == "\r" }) else { return }
             switch PluginLine.parse(text) {
-            case .success(let update):
+            case .success(var update):
+                for (key, state) in update.changes where key.isBuiltIn {
+                    guard provides.contains(key) else {
+                        update[key] = nil
+                        refuse(key, "a built-in fact its provides: does not list")
+                        continue
+                    }
+                    switch key.checked(state) {
+                    case .success(let normalized): update[key] = normalized
+                    case .failure(let problem):
+                        update[key] = nil
+                        refuse(key, problem.message)
+                    }
+                }
                 if !update.isEmpty { updates.yield(update) }
             case .failure(let malformed):
                 logger.warning(
