@@ -5,7 +5,7 @@ import Testing
 
 /// The figures of `scripts/bench-actions`; enabled by `NETRULES_BENCH=1` because they take a while
 /// and mean something only on an otherwise idle machine.
-@Suite(.serialized)
+@Suite(.timeLimit(.minutes(5)), .serialized)
 struct ActionBenchmarkTests {
     static var enabled: Bool { getenv("NETRULES_BENCH") != nil }
 

@@ -3,6 +3,7 @@ import Testing
 
 @testable import NetRulesActions
 
+@Suite(.timeLimit(.minutes(1)))
 struct ActionRunnerTests {
     @Test func actionsRunInOrderAndAFailureStopsTheRest() async {
         let harness = RunnerHarness()

@@ -7,6 +7,7 @@ import Testing
 ///
 /// The writer is this test binary itself, started again with `--filter writerChildProcess` and an
 /// environment variable naming the target; `writerChildProcess` is enabled only in that child.
+@Suite(.timeLimit(.minutes(5)))
 struct AtomicReplaceCrashTests {
     static let targetVariable = "NETRULES_TEST_ATOMIC_TARGET"
     static var writerTarget: String? { getenv(targetVariable).map { String(cString: $0) } }

@@ -5,6 +5,7 @@ import Testing
 
 @testable import NetRulesActions
 
+@Suite(.timeLimit(.minutes(1)))
 struct ChildProcessTests {
     private func shell(_ script: String, stdin: [UInt8] = [], timeout: Duration = .seconds(10)) -> ChildProcess {
         ChildProcess(

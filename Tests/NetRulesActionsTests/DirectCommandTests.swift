@@ -14,6 +14,7 @@ import Testing
 /// every signal for an instant around each fork), limits, and whether it is in a new process group. Two things differ
 /// and cannot be hidden: its parent (the shell, or the daemon) and so which of the two leads the
 /// group; the probe records only that one of them does.
+@Suite(.timeLimit(.minutes(5)))
 struct DirectCommandTests {
     /// What one run left behind: the result's visible fields and the probe's files.
     struct Observation: Equatable, CustomStringConvertible {

@@ -8,6 +8,7 @@ import Testing
 /// Every hostile value (SSIDs and portal URLs) through every quoting context of `run:`, a webhook's
 /// URL, headers, JSON and text body, and a write's content: each arrives byte-exact and nothing
 /// it spells is ever executed (every entry that could run something would create `pwned`).
+@Suite(.timeLimit(.minutes(1)))
 struct HostileValueTests {
     /// The three contexts, as command templates that print the value alone into `out`.
     static let commands: [(ShellQuotingContext, String)] = [
@@ -88,6 +89,7 @@ struct HostileValueTests {
 
 /// `{{env.NAME}}` in a webhook's URL, JSON, text body and headers: sent on every attempt, never
 /// written to the outbox (pending or failed).
+@Suite(.timeLimit(.minutes(1)))
 struct WebhookSecretTests {
     @Test func secretsAreSentButNeverStoredInTheOutbox() async throws {
         let server = try LoopbackHTTPServer { _ in .status(500) }
@@ -139,6 +141,7 @@ struct WebhookSecretTests {
 }
 
 /// `write` refuses what is not a regular file, and never blocks on one.
+@Suite(.timeLimit(.minutes(1)))
 struct HostileWriteTargetTests {
     private func write(_ path: String, append: Bool, timeout: Duration = .seconds(5)) async -> ActionResult {
         await WriteExecutor().execute(

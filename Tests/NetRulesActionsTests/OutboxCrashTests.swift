@@ -10,6 +10,7 @@ import Testing
 ///
 /// The doomed process is this test binary again (`--filter outboxChildProcess`), told the state
 /// directory and the server's URL by environment variables.
+@Suite(.timeLimit(.minutes(1)))
 struct OutboxCrashTests {
     static let stateVariable = "NETRULES_TEST_OUTBOX_STATE"
     static let urlVariable = "NETRULES_TEST_OUTBOX_URL"

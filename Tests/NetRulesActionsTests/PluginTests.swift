@@ -4,6 +4,7 @@ import Testing
 
 @testable import NetRulesActions
 
+@Suite(.timeLimit(.minutes(1)))
 struct PluginTests {
     private func makePlugin(_ directory: String, name: String, script: String, executable: Bool = true) {
         mkdir(directory, 0o755)

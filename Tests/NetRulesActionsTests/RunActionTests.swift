@@ -4,6 +4,7 @@ import Testing
 
 @testable import NetRulesActions
 
+@Suite(.timeLimit(.minutes(1)))
 struct RunActionTests {
     private func run(_ command: String, facts: [FactKey: FactValue?], in directory: TemporaryDirectory) async
         -> ActionResult

@@ -6,6 +6,7 @@ import Testing
 @testable import NetRulesActions
 
 /// `ActionRunner.stop()`: what a shutdown that cannot wait does to running actions (issue 10, item 4).
+@Suite(.timeLimit(.minutes(1)))
 struct RunnerStopTests {
     @Test func stopKillsARunningCommandAndReportsNothingForIt() async throws {
         let harness = RunnerHarness()

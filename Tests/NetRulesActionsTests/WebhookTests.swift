@@ -6,6 +6,7 @@ import Testing
 
 @testable import NetRulesActions
 
+@Suite(.timeLimit(.minutes(1)))
 struct WebhookTests {
     private func webhook(
         _ url: String, json: ConfigValue? = nil, headers: [(String, String)] = [], attempts: Int = 5,
@@ -203,6 +204,7 @@ struct WebhookTests {
 }
 
 /// Plain words for how a delivery failed (issue 10, item 11).
+@Suite(.timeLimit(.minutes(1)))
 struct WebhookFailureMessageTests {
     private func deliver(_ reply: LoopbackHTTPServer.Reply, attempts: Int = 1) async throws -> (
         ActionResult, RunnerHarness

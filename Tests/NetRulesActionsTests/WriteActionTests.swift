@@ -4,6 +4,7 @@ import Testing
 
 @testable import NetRulesActions
 
+@Suite(.timeLimit(.minutes(1)))
 struct WriteActionTests {
     private func write(_ action: WriteAction, facts: [FactKey: FactValue?] = [:]) async -> ActionResult {
         await WriteExecutor().execute(

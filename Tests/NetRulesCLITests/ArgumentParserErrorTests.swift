@@ -2,6 +2,7 @@ import NetRulesCLI
 import Testing
 
 /// Every usage error, with swift-argument-parser's wording.
+@Suite(.timeLimit(.minutes(1)))
 struct ArgumentParserErrorTests {
     struct Row: CustomTestStringConvertible, Sendable {
         var arguments: [String]

@@ -2,6 +2,7 @@ import NetRulesCLI
 import Testing
 
 /// Command lines that ask for help or the version instead of running a command.
+@Suite(.timeLimit(.minutes(1)))
 struct ArgumentParserOutcomeTests {
     struct Row: CustomTestStringConvertible, Sendable {
         var arguments: [String]

@@ -2,6 +2,7 @@ import NetRulesCLI
 import Testing
 
 /// Command lines that parse, one row per rule: spellings of options, short groups, `--`, and positional binding.
+@Suite(.timeLimit(.minutes(1)))
 struct ArgumentParserParseTests {
     struct Row: CustomTestStringConvertible, Sendable {
         var arguments: [String]

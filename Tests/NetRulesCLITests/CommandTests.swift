@@ -4,6 +4,7 @@ import NetRulesCLI
 import Testing
 
 /// The commands, run in-process through `NetRulesCommandLine.run` (STYLE §19).
+@Suite(.timeLimit(.minutes(1)))
 struct CommandTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -231,6 +232,7 @@ struct CommandTests {
 }
 
 /// The network commands as a user runs them (loopback only).
+@Suite(.timeLimit(.minutes(1)))
 struct NetworkCommandTests {
     static let rootReason: Comment =
         "SKIPPED: ICMP needs root here (net.ipv4.ping_group_range is '1 0'); CI runs as root"
@@ -261,6 +263,7 @@ struct NetworkCommandTests {
 }
 
 /// Observer and action plugins are found when the rules load.
+@Suite(.timeLimit(.minutes(1)))
 struct PluginLookupTests {
     static func rules(_ body: String) throws -> (directory: URL, file: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nr-plugins-\(UUID().uuidString)")

@@ -3,6 +3,7 @@ import Testing
 @testable import NetRulesCLI
 
 /// Declaration mistakes that would make a command line ambiguous are caught in debug builds.
+@Suite(.timeLimit(.minutes(1)))
 struct CommandTreeValidationTests {
     @Test func theSampleTreeIsSound() {
         #expect(ArgumentParser.specProblems(in: SampleCommands.root, isRoot: true).isEmpty)

@@ -5,6 +5,7 @@ import NetRulesTesting
 import Testing
 
 /// `netrules doctor` (issue 11, item 5), against a mocked NetworkManager where one is needed.
+@Suite(.timeLimit(.minutes(3)))
 struct DoctorCommandTests {
     static func rules(_ body: String) throws -> (URL, String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nr-doctor-\(UUID().uuidString)")
@@ -75,6 +76,7 @@ struct DoctorCommandTests {
 /// Issue 11's "done when": `DBUS_SYSTEM_BUS_ADDRESS=<mock bus> netrules status --json` shows
 /// `ssid`, `bssid` and `connection` from the mock on a kernel without nl80211 (the built binary,
 /// no daemon, as a user would run it).
+@Suite(.timeLimit(.minutes(3)))
 struct StatusFromNetworkManagerTests {
     static let binary = CommandTests.path(".build/debug/netrules")
 
@@ -102,6 +104,7 @@ struct StatusFromNetworkManagerTests {
 }
 
 /// `netrules facts` (issue 15).
+@Suite(.timeLimit(.minutes(1)))
 struct FactsCommandTests {
     @Test func listsBuiltInHostAndPluginFactsWithTypeSourceAndState() async throws {
         let (directory, file) = try DoctorCommandTests.rules(
@@ -135,6 +138,7 @@ struct FactsCommandTests {
 
 /// `netrules completions bash|zsh|fish` (issue 15): generated from the command specification,
 /// syntax-checked by each shell that is installed, and working in bash.
+@Suite(.timeLimit(.minutes(1)))
 struct CompletionsCommandTests {
     static func script(_ shell: String) async throws -> String {
         let r = await CommandTests.run("completions", shell)
@@ -181,6 +185,7 @@ struct CompletionsCommandTests {
 }
 
 /// `status` and `watch` say when no daemon answered and they read the system themselves (issue 15).
+@Suite(.timeLimit(.minutes(1)))
 struct NoDaemonNoteTests {
     @Test func statusNamesTheSocketItTried() async {
         let r = await CommandTests.run("status", "--json", "--control-socket", "/tmp/netrules-none/control.sock")

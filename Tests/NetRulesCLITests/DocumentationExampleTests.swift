@@ -5,6 +5,7 @@ import Testing
 /// rule files (and rule fragments, wrapped in the smallest rule around them) with `check`,
 /// timelines with `simulate` against the shipped rules. A block preceded by
 /// `<!-- deliberately invalid -->` must fail instead.
+@Suite(.timeLimit(.minutes(1)))
 struct DocumentationExampleTests {
     struct Block: CustomStringConvertible, Sendable {
         var file: String

@@ -2,6 +2,7 @@ import NetRulesCore
 import Testing
 
 /// The edit distance behind the parser's "Did you mean …?" suggestions (NetRulesCore's `EditDistance`).
+@Suite(.timeLimit(.minutes(1)))
 struct EditDistanceTests {
     @Test(arguments: [
         ("kitten", "sitting", 3),

@@ -8,6 +8,7 @@ import Testing
 /// intended change, run `NETRULES_RECORD=1 swift test --filter HelpGoldenTests`: each test prints its actual text to
 /// stderr as a ready-to-paste `static let`, which replaces the old one in `GoldenHelpTexts.swift` (and still fails,
 /// so a recording run is never mistaken for a passing one).
+@Suite(.timeLimit(.minutes(1)))
 struct HelpGoldenTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String

@@ -7,6 +7,7 @@ import Testing
 /// The pages are generated (`ManualPages`) and committed, so the Debian package needs no build step for them. When
 /// the command specification or docs/rules.md changes, `NETRULES_RECORD=1 swift test --filter ManualPageTests`
 /// rewrites them (review the diff); the recording run fails, so it is never mistaken for a passing one.
+@Suite(.timeLimit(.minutes(1)))
 struct ManualPageTests {
     struct Page: CustomTestStringConvertible, Sendable {
         var name: String

@@ -4,6 +4,7 @@ import Testing
 @testable import NetRulesCLI
 
 /// Sinks keep every write whole when several tasks write at once.
+@Suite(.timeLimit(.minutes(1)))
 struct OutputSinkTests {
     static let lines = (0..<200).map { "line \($0) ✓\n" }
 

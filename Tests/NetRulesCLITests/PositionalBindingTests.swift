@@ -2,6 +2,7 @@ import NetRulesCLI
 import Testing
 
 /// How positional values bind when optional or repeating arguments precede required ones.
+@Suite(.timeLimit(.minutes(1)))
 struct PositionalBindingTests {
     static let copy = ArgumentParser(
         root: CommandSpec(

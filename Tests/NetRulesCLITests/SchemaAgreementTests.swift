@@ -7,6 +7,7 @@ import Testing
 /// same files: the shipped rules and the corpus in `SchemaCorpus/` (`good-*` valid, `bad-*`
 /// invalid). Files named `only-check-*` hold what only `check` can judge (each says why in its
 /// first line): the schema accepts them and `check` refuses them.
+@Suite(.timeLimit(.minutes(1)))
 struct SchemaAgreementTests {
     static let validator: String? =
         ["/usr/local/bin/check-jsonschema", "/root/.pyenv/shims/check-jsonschema"]

@@ -5,6 +5,7 @@ import Testing
 /// `simulate --execute` runs the real actions: the hostile SSID corpus (the values YAML can
 /// spell) through each quoting context of `run:` and the issue's `notify-send 'Joined {{ssid}}'`
 /// shape arrives byte-exact, and nothing the SSIDs spell is executed.
+@Suite(.timeLimit(.minutes(1)))
 struct SimulateHostileTests {
     static let values: [String] = [
         "$(touch pwned)", "`touch pwned`", "'; touch pwned; '", "\"; touch pwned; \"", "a\ntouch pwned",
@@ -75,6 +76,7 @@ struct SimulateHostileTests {
 }
 
 /// A timeline key no rule reads and netrules does not know is an error, not "0 firings" (issue 12).
+@Suite(.timeLimit(.minutes(1)))
 struct SimulateTimelineKeyTests {
     @Test func aMisspeltTimelineKeyIsAnErrorWithTheFix() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nr-tl-\(UUID().uuidString)")
@@ -92,6 +94,7 @@ struct SimulateTimelineKeyTests {
 }
 
 /// simulate's calendar and trace (issue 12, items 1 and 5), and a hint that names an argument.
+@Suite(.timeLimit(.minutes(1)))
 struct SimulateCalendarTests {
     @Test func theOfficeWeekChecksInOnceEachWorkingDayAndTracesTheDroppedSecondArrival() async {
         let r = await CommandTests.run(

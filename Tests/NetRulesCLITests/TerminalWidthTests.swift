@@ -3,6 +3,7 @@ import Testing
 @testable import NetRulesCLI
 
 /// `COLUMNS` first, then the terminal, then 80.
+@Suite(.timeLimit(.minutes(1)))
 struct TerminalWidthTests {
     @Test(
         arguments: [

@@ -3,6 +3,7 @@ import Testing
 @testable import NetRulesCLI
 
 /// Word wrapping, which must match swift-argument-parser's to the character.
+@Suite(.timeLimit(.minutes(1)))
 struct TextWrappingTests {
     @Test(arguments: [
         ("short", 10, 0, "short"),

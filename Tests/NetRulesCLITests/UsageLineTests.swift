@@ -2,6 +2,7 @@ import NetRulesCLI
 import Testing
 
 /// The usage line: arguments then options in declaration order, brackets, ` ...`, `<subcommand>`, abbreviation.
+@Suite(.timeLimit(.minutes(1)))
 struct UsageLineTests {
     @Test(arguments: [
         (["netrules"], "netrules <subcommand>"),

@@ -6,6 +6,7 @@ import Testing
 
 /// What `check` refuses or warns about in actions so that no network value runs as code, picks a
 /// webhook's host, or makes a write land somewhere it should not; each at the exact line:column.
+@Suite(.timeLimit(.minutes(1)))
 struct ActionSafetyCheckTests {
     private func diagnostics(_ action: String) -> [String] {
         let text = """
@@ -116,6 +117,7 @@ struct ActionSafetyCheckTests {
 }
 
 /// Numbers that used to crash `check` (SIGILL) are positioned errors (issue 10, item 1).
+@Suite(.timeLimit(.minutes(1)))
 struct OverflowingNumberTests {
     @Test(arguments: [
         "for: 9999999999999999d", "for: 170141183460469231731s", "cooldown: 1000000000000000d1000000000000000d",
@@ -140,6 +142,7 @@ struct OverflowingNumberTests {
 }
 
 /// Diagnostics stay linear (issue 10, item 8): a capped number per file, each excerpt a window.
+@Suite(.timeLimit(.minutes(1)))
 struct DiagnosticVolumeTests {
     @Test func tenThousandAliasesOnOneLineGiveFiftyShortDiagnostics() {
         let text =
@@ -179,6 +182,7 @@ struct DiagnosticVolumeTests {
 }
 
 /// `if_unknown:` on any condition node (issue 12, item 3).
+@Suite(.timeLimit(.minutes(1)))
 struct IfUnknownTests {
     static let awayFromHome = """
         version: 1

@@ -2,6 +2,7 @@ import NetRulesConfig
 import Testing
 
 /// The one-line form, the rendering with source line and caret, and the order of diagnostics.
+@Suite(.timeLimit(.minutes(1)))
 struct DiagnosticTests {
     private static let file = "rules/office.yaml"
 

@@ -8,6 +8,7 @@ import Testing
 /// Each `Golden/NAME.yaml` is loaded as `NAME.yaml`; the rendered diagnostics must equal
 /// `Golden/NAME.expected` byte for byte. `NETRULES_RECORD=1 swift test` rewrites the expected
 /// files (then review the diff) and fails, so a recording run never passes by accident.
+@Suite(.timeLimit(.minutes(1)))
 struct GoldenDiagnosticTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 

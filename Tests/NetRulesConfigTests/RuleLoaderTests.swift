@@ -4,6 +4,7 @@ import NetRulesCore
 import NetRulesTesting
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct RuleLoaderTests {
     static func load(_ text: String, plugins: [String: String] = [:]) -> LoadResult {
         RuleLoader(findActionPlugin: { name, _ in plugins[name] })
@@ -203,6 +204,7 @@ struct RuleLoaderTests {
 }
 
 /// Every fixed fact the catalog documents is a template name, NetworkManager's included.
+@Suite(.timeLimit(.minutes(1)))
 struct TemplateVocabularyTests {
     @Test func everyBuiltInFactIsATemplateName() {
         for key in FactCatalog.fixedKeys {

@@ -2,6 +2,7 @@ import NetRulesConfig
 import Testing
 
 /// Line splitting that agrees with libyaml's line numbers.
+@Suite(.timeLimit(.minutes(1)))
 struct SourceTextTests {
     @Test func linesBreakWhereLibYAMLBreaksThem() {
         let source = SourceText(file: "f", bytes: Array("a\r\nb\rc\u{85}d\u{2028}e\u{2029}f\n".utf8))

@@ -3,6 +3,7 @@ import NetRulesConfig
 import NetRulesCore
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct TimelineTests {
     static func simulate(rules: String, timeline: String) throws -> [String] {
         let loaded = RuleLoader().load([RuleSource(file: "r.yaml", bytes: Array(rules.utf8))])

@@ -4,6 +4,7 @@ import NetRulesTesting
 import Testing
 
 /// Issue 12, items 2 and 4: MAC and address facts compare as such, and near misses are errors.
+@Suite(.timeLimit(.minutes(1)))
 struct TypedFactTests {
     private func rule(_ when: String) throws -> Rule {
         let result = RuleLoaderTests.load(
@@ -79,6 +80,7 @@ struct TypedFactTests {
 }
 
 /// Timelines go through the observers' normalisation and checks (issue 12, items 2 and 4).
+@Suite(.timeLimit(.minutes(1)))
 struct TimelineCheckTests {
     private func parse(_ text: String) -> (Timeline?, [Diagnostic]) {
         Timeline.parse(Array(text.utf8), file: "t.yaml")
@@ -109,6 +111,7 @@ struct TimelineCheckTests {
 }
 
 /// `wifi: { source: … }` (issue 11, item 4).
+@Suite(.timeLimit(.minutes(1)))
 struct WiFiSourceSettingTests {
     @Test(arguments: WiFiSettings.Source.allCases)
     func everySourceLoads(source: WiFiSettings.Source) throws {

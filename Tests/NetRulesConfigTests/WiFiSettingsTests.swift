@@ -4,6 +4,7 @@ import Testing
 
 /// `wifi: { signal_interval }` and when `signal` is sampled: only while a rule reads it or a
 /// `watch` client is connected.
+@Suite(.timeLimit(.minutes(1)))
 struct WiFiSettingsTests {
     static func load(_ files: [String]) -> LoadResult {
         RuleLoader().load(

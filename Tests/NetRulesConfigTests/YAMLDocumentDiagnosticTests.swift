@@ -2,6 +2,7 @@ import NetRulesConfig
 import Testing
 
 /// Everything the YAML layer rejects, asserted as the full text a user reads.
+@Suite(.timeLimit(.minutes(1)))
 struct YAMLDocumentDiagnosticTests {
     // MARK: Rule-file restrictions
 

@@ -2,6 +2,7 @@ import NetRulesConfig
 import Testing
 
 /// The untyped tree: shapes, styles, marks, and the absence of implicit typing.
+@Suite(.timeLimit(.minutes(1)))
 struct YAMLDocumentTreeTests {
     @Test func scalarsKeepTheirStyleAndText() {
         let (root, diagnostics) = parseYAML(

@@ -2,6 +2,7 @@ import NetRulesConfig
 import Testing
 
 /// The small conveniences on marks, scalars and nodes.
+@Suite(.timeLimit(.minutes(1)))
 struct YAMLNodeTests {
     @Test(arguments: [
         ("~", YAMLScalarStyle.plain, true),

@@ -3,6 +3,7 @@ import NetRulesTesting
 import Testing
 
 /// `time:` windows and `once_per:` on a local clock (issue 12, item 1).
+@Suite(.timeLimit(.minutes(1)))
 struct CalendarTests {
     /// Monday 2026-12-07 00:00 UTC.
     static let monday = daysSinceEpoch(year: 2026, month: 12, day: 7) * 86_400

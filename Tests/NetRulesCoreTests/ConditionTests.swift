@@ -2,6 +2,7 @@ import NetRulesCore
 import NetRulesTesting
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct ConditionTests {
     @Test func ssidComparesExactBytesAndHandlesUnknownAndAbsent() {
         let c = SSIDCondition(.oneOf([Array("HomeNet".utf8), Array("HomeNet-5G".utf8)]))

@@ -1,6 +1,7 @@
 import NetRulesCore
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct DurationSyntaxTests {
     @Test(arguments: [
         ("500ms", Duration.milliseconds(500)), ("10s", .seconds(10)), ("5m", .seconds(300)), ("8h", .seconds(28_800)),
@@ -35,6 +36,7 @@ struct DurationSyntaxTests {
 }
 
 /// Durations that would overflow `Duration` or `Int64` are refused, never trapped on (issue 10).
+@Suite(.timeLimit(.minutes(1)))
 struct DurationRangeTests {
     @Test(arguments: [
         "9999999999999999d", "170141183460469231731s", "1000000000000000d1000000000000000d", "36526d",

@@ -2,6 +2,7 @@ import NetRulesCore
 import NetRulesTesting
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct EngineTests {
     static let office = SSIDCondition(.oneOf([Array("Office".utf8)]))
 
@@ -176,6 +177,7 @@ struct EngineTests {
     }
 }
 
+@Suite(.timeLimit(.minutes(1)))
 struct EngineRestartTests {
     static let office = SSIDCondition(.oneOf([Array("Office".utf8)]))
     static let clear = FactInSetCondition(key: .connectivity, accepted: ["online"], spelling: "portal: clear")
@@ -243,6 +245,7 @@ struct EngineRestartTests {
     }
 }
 
+@Suite(.timeLimit(.minutes(1)))
 struct EngineDurableStateTests {
     @Test func durableVersionMovesOnlyWithWhatARestartKeeps() {
         let office = SSIDCondition(.oneOf([Array("Office".utf8)]))

@@ -1,6 +1,7 @@
 import NetRulesCore
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct IPAddressTests {
     @Test(arguments: [
         ("192.168.1.7", "192.168.1.7"), ("fe80::1", "fe80::1"), ("FE80:0:0:0:0:0:0:1", "fe80::1"),

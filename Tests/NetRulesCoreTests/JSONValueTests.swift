@@ -2,6 +2,7 @@ import Testing
 
 @testable import NetRulesCore
 
+@Suite(.timeLimit(.minutes(1)))
 struct JSONValueTests {
     /// One spelling for text that is not UTF-8, everywhere JSON is written (docs/plugins.md).
     @Test func bytesThatAreNotUTF8AreSurrogateEscapedAndReadBack() throws {

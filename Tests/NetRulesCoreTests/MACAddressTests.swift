@@ -1,6 +1,7 @@
 import NetRulesCore
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct MACAddressTests {
     @Test(arguments: [
         ("a1:b2:c3:d4:e5:f6", "a1:b2:c3:d4:e5:f6"),

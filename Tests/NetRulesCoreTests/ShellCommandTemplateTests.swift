@@ -4,6 +4,7 @@ import Testing
 
 /// The `run:` command lexer: the quoting context of every placeholder, what it refuses, what it
 /// warns about, and how values are rendered in each context.
+@Suite(.timeLimit(.minutes(1)))
 struct ShellCommandTemplateTests {
     private func contexts(_ command: String) throws -> [ShellQuotingContext] {
         try ShellCommandTemplate(command).contexts

@@ -3,6 +3,7 @@ import NetRulesTesting
 import Testing
 
 /// Which `run:` commands the runner may start without a shell, and the argv it then uses.
+@Suite(.timeLimit(.minutes(1)))
 struct ShellSimpleCommandTests {
     private func argv(_ command: String, ssid: FactValue = "Office") throws -> [String]? {
         let template = try ShellCommandTemplate(command)

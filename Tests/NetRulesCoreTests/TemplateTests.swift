@@ -2,6 +2,7 @@ import NetRulesCore
 import NetRulesTesting
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct TemplateTests {
     let context = TemplateContext(
         facts: .with([.ssid: "Office", .bssid: "a4:2b:8c:92:47:3c", .ip: .list(["10.0.0.2/24", "fd00::2/64"])]),
@@ -48,6 +49,7 @@ struct TemplateTests {
 }
 
 /// JSON numbers no `Double` can hold are a syntax error, not infinity (issue 10, item 11).
+@Suite(.timeLimit(.minutes(1)))
 struct JSONNumberRangeTests {
     @Test(arguments: ["1e999", "-1e999", #"{"version":1e400}"#, "[1, 2e308]"])
     func anInfiniteNumberIsRefused(text: String) {

@@ -2,6 +2,7 @@ import NetRulesCore
 import Testing
 
 /// The dialect, construct by construct: `(pattern, text, matches)`.
+@Suite(.timeLimit(.minutes(1)))
 struct TextPatternMatchingTests {
     static let literals: [(String, String, Bool)] = [
         ("abc", "xxabcxx", true), ("abc", "ab", false), ("", "anything", true), ("", "", true),
@@ -88,6 +89,7 @@ struct TextPatternMatchingTests {
 }
 
 /// Patterns outside the dialect are refused with a message that says what and where.
+@Suite(.timeLimit(.minutes(1)))
 struct TextPatternRefusalTests {
     static let refusals: [(String, String)] = [
         // The golden diagnostic `invalid regular expression 'Guest-(': expected ')'` depends on this one.
@@ -187,6 +189,7 @@ struct TextPatternRefusalTests {
 }
 
 /// Patterns that take a backtracking engine exponential time finish in linear time here.
+@Suite(.timeLimit(.minutes(1)))
 struct TextPatternLinearTimeTests {
     /// `(pattern, what follows the run of a's, whether it matches)`.
     static let cases: [(String, String, Bool)] = [
@@ -227,6 +230,7 @@ struct TextPatternLinearTimeTests {
 
 /// The answers agree with Swift's own `Regex` (a backtracker) where the two dialects overlap and the
 /// texts are ASCII without line breaks, so grapheme clusters are scalars and `$` has one meaning.
+@Suite(.timeLimit(.minutes(1)))
 struct TextPatternCrossCheckTests {
     static let patterns = [
         "abc", "^abc$", "a.c", "^a*b", "a+b+", "(ab|cd)+e", "^[a-c]+$", "[^a-c]", "x?y", "^(a|b)*c$", "a{2}",

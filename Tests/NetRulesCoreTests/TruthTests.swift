@@ -1,6 +1,7 @@
 import NetRulesCore
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct TruthTests {
     static let all: [Truth] = [.true, .false, .unknown]
 

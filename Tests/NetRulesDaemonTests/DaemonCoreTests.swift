@@ -6,6 +6,7 @@ import Testing
 
 /// Restart, reload and shutdown, decided by `DaemonCore` on virtual time, without root or a
 /// process: the namespace suites (NetRulesIntegrationTests) cover the same through the real binary.
+@Suite(.timeLimit(.minutes(1)))
 struct DaemonCoreTests {
     static let held = """
         version: 1

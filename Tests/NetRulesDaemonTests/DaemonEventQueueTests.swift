@@ -6,6 +6,7 @@ import Testing
 /// The daemon's event queue keeps what `AsyncStream(bufferingPolicy: .unbounded)` promised it:
 /// arrival order, nothing lost between threads, a waiting consumer woken, `finish()` refusing new
 /// events but not the queued ones, and a cancelled consumer let go.
+@Suite(.timeLimit(.minutes(1)))
 struct DaemonEventQueueTests {
     /// The tick events as numbers, so an order can be compared: `.observerRetired` carries one.
     static func event(_ number: Int) -> Daemon.Event { .observerRetired(identity: String(number), name: "") }

@@ -9,6 +9,7 @@ import Testing
 /// The `Daemon` actor with its services replaced: a scripted observer, a recording action sink and
 /// an in-memory state store. The wiring (event order, effects, shutdown's drain, reload through
 /// the control request) runs for real, without root, a network or child processes.
+@Suite(.timeLimit(.minutes(1)))
 struct DaemonServiceTests {
     static let rules = DaemonCoreTests.twoActions()
 

@@ -7,6 +7,7 @@ import Testing
 /// Every seed of `Fuzz/Corpus/TARGET/` and every crash input kept in `Fuzz/Regressions/TARGET/`
 /// runs through its fuzz target in process: a crash found by `scripts/fuzz` becomes a regression
 /// test by adding its input to `Fuzz/Regressions/TARGET/`.
+@Suite(.timeLimit(.minutes(1)))
 struct FuzzRegressionTests {
     static let fuzz = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -2,6 +2,7 @@ import NetRulesHTTP
 import NetRulesTesting
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct HTTPClientTests {
     let client = HTTPClient()
 

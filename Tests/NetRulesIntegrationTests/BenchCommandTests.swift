@@ -6,7 +6,7 @@ import Testing
 /// `netrules bench daemon`, run as a user would (the built binary, as root): it measures both
 /// sides on every link change, prints its JSON document, and leaves no namespace or process
 /// behind. Its figures are not asserted: benchmarks are measured, not tested (README).
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct BenchCommandTests {
     @Test(.timeLimit(.minutes(2))) func benchDaemonMeasuresBothSidesAndCleansUp() throws {
         let output = try TestNamespace.shell(DaemonProcess.executable, "bench", "daemon", "--events", "4", "--json")

@@ -6,7 +6,7 @@ import Testing
 ///
 /// `for:` and `cooldown:` must bound the firings, the daemon must stay up and responsive, and
 /// its resident memory must not grow with the number of events.
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct FlappingTests {
     @Test func thousandTogglesLeaveMemoryFlatAndFiringsBounded() async throws {
         try await Testbed.run { testbed in

@@ -6,7 +6,7 @@ import Testing
 /// `netrules history` against the real daemon (issue 15): a firing's run action with its exit
 /// status and output, a firing `cooldown:` dropped, and the same history read from the state
 /// directory once the daemon has stopped.
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct HistoryEndToEndTests {
     static func history(_ arguments: [String]) async -> (code: Int32, stdout: String, stderr: String) {
         let out = BufferedOutputSink()

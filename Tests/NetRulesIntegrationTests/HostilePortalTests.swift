@@ -9,7 +9,7 @@ import Testing
 /// `{`, `}`) and runs it through each quoting context of `run:`, the issue's own
 /// `echo "… {{portal.url}}"` and a `write`: every output is that URL byte-exact and no marker file
 /// appears.
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct HostilePortalTests {
     @Test func aHostilePortalURLRunsNothingInAnyContext() async throws {
         try await Testbed.run(networkUp: false) { testbed in

@@ -6,7 +6,7 @@ import Testing
 
 /// Issue 10, item 3: `ssid: { matches: "^(a+)+$" }` with an SSID of twenty `a`s and a `b` held the
 /// daemon at full CPU for over a minute; `status` timed out and SIGTERM was ignored.
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct HostileRegexTests {
     @Test func aCatastrophicPatternDoesNotStallTheDaemon() async throws {
         try await Testbed.run { testbed in

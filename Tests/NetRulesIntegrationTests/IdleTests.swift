@@ -8,7 +8,7 @@ import Testing
 /// Before, libdispatch's manager thread re-armed a 1 s timer forever once any task had reached the
 /// global executor (design note 0009). This measures the real process, as `bench idle` does, on a
 /// shorter window.
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(5)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct IdleTests {
     static let rules = """
         version: 1

@@ -2,7 +2,7 @@ import NetRulesTesting
 import Testing
 
 /// Scenario 3 of issue 6: the intranet host stops answering, for longer than `for:`, then answers again.
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct IntranetDownTests {
     @Test func firesAfterTheHoldAndExitsOnRecovery() async throws {
         try await Testbed.run { testbed in

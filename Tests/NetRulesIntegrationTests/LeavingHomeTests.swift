@@ -5,7 +5,7 @@ import Testing
 /// Scenario 2 of issue 6: the VPN comes up away from home and goes down back home.
 ///
 /// Wi-Fi facts come from the test-driven exec observer plugin (no nl80211 on this kernel).
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct LeavingHomeTests {
     @Test func vpnScriptRunsOnceOnLeavingAndExitOnceOnComingBack() async throws {
         try await Testbed.run { testbed in

@@ -9,6 +9,7 @@ import Testing
 /// runs, holds are 1 s, and the office rule's working-hours window is left out so the test does
 /// not depend on the day it runs).
 @Suite(
+    .timeLimit(.minutes(5)),
     .serialized,
     .enabled(if: Testbed.isAvailable, Testbed.unavailableReason),
     .enabled(if: NetworkManagerMock.isAvailable, "\(NetworkManagerMock.unavailableReason)"))

@@ -7,7 +7,7 @@ import Testing
 /// Wi-Fi facts come from an exec observer plugin the test drives (``WiFiPlugin``), because this
 /// kernel has no nl80211; everything else (link, address, default route, the portal probe, the
 /// webhook, the write) is the real daemon on a real veth network.
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct OfficeCheckInTests {
     static let officeBSSID = "a4:2b:8c:92:47:3d"
     static let otherOfficeBSSID = "a4:2b:8c:92:47:3c"

@@ -5,7 +5,7 @@ import Testing
 
 /// `netrules reload` through the control socket (issue 15): a broken file prints its diagnostics,
 /// exits 65 and the old rules keep running; a good one reloads.
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct ReloadCommandTests {
     static func reload(_ socket: String) async -> (Int32, String, String) {
         let out = BufferedOutputSink()

@@ -3,7 +3,7 @@ import NetRulesTesting
 import Testing
 
 /// Scenario 4b/4c of issue 6: reloading on SIGHUP, with a broken file and with an edited rule.
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct ReloadTests {
     @Test func brokenFileKeepsTheOldRulesAndLogsThePosition() async throws {
         try await Testbed.run { testbed in

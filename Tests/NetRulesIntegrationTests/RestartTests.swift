@@ -6,7 +6,7 @@ import Testing
 ///
 /// The state dir must carry the hold and each rule's last truth across the crash: the hold
 /// completes at its original deadline and fires once, and nothing that already fired repeats.
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct RestartTests {
     @Test func holdSurvivesSIGKILLAndFiresOnceAtItsOriginalDeadline() async throws {
         try await Testbed.run { testbed in

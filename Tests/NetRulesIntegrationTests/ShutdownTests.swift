@@ -7,7 +7,7 @@ import Testing
 /// Issue 10, items 4 and 6: SIGTERM while a webhook retries against a failing server stops within
 /// the announced bound (a second SIGTERM at once), the delivery stays in the outbox, and the next
 /// start delivers it with the same idempotency key and runs the firing's remaining write once.
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct ShutdownTests {
     /// A switch that makes the receiver answer 200 instead of 500.
     final class Health: Sendable {

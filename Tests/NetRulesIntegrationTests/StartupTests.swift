@@ -3,7 +3,7 @@ import NetRulesTesting
 import Testing
 
 /// The daemon's start-up contract: invalid rules stop it with exit 65 and positioned diagnostics.
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct StartupTests {
     @Test func invalidRulesExitWith65BeforeReady() async throws {
         try await Testbed.run { testbed in
@@ -30,7 +30,7 @@ struct StartupTests {
 
 /// A state file the daemon cannot use never stops it from starting (issue 10, item 2: a saved
 /// cooldown of 999999d used to crash every start).
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct UnusableStateFileTests {
     @Test(arguments: [
         #"{"version":1,"rules":{"r":{"fingerprint":"x","confirmed":true,"cooldown_until":1e300,"hold":null}},"inflight":[],"next_firing":1}"#,
@@ -64,7 +64,7 @@ struct UnusableStateFileTests {
 
 /// One daemon per state directory, and none on a state directory it cannot write (issue 10,
 /// items 5 and 7): refused at once with exit 1 and a sentence, never "ready".
-@Suite(.serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct ExclusiveStateDirectoryTests {
     static let rules = """
         version: 1

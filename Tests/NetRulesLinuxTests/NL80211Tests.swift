@@ -7,6 +7,7 @@ import Testing
 /// nl80211 decoding on messages pyroute2 encoded (`Fixtures/nl80211`, from
 /// `scripts/make-nl80211-fixtures`): these machines have no cfg80211, so an independent encoder
 /// stands in for the kernel.
+@Suite(.timeLimit(.minutes(1)))
 struct NL80211Tests {
     typealias F = NL80211Fixtures
 

@@ -6,7 +6,7 @@ import Testing
 @testable import NetRulesLinux
 
 /// Overflow/resync under a flood, and the figures the issue asks for (latency, idle wake-ups, memory).
-@Suite(.enabled(if: NetworkNamespace.isAvailable, NetworkNamespace.unavailableReason))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: NetworkNamespace.isAvailable, NetworkNamespace.unavailableReason))
 struct NetlinkFloodAndFiguresTests {
     /// The facts a fresh dump of the namespace implies, read on a thread inside it.
     private func freshFacts(_ namespace: NetworkNamespace) async throws -> [FactKey: FactState] {

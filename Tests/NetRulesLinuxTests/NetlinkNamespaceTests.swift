@@ -4,7 +4,7 @@ import Testing
 @testable import NetRulesLinux
 
 /// The netlink observer against a real kernel, inside throwaway namespaces with a veth pair.
-@Suite(.enabled(if: NetworkNamespace.isAvailable, NetworkNamespace.unavailableReason))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: NetworkNamespace.isAvailable, NetworkNamespace.unavailableReason))
 struct NetlinkNamespaceTests {
     /// A namespace with `v0`/`v1` up and `10.9.0.2/24` on `v0`, observed from inside.
     private func withObservedNamespace(

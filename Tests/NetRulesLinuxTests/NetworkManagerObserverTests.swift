@@ -10,7 +10,9 @@ import Testing
 /// The NetworkManager observer against python-dbusmock's NetworkManager template on a private bus
 /// (issue 11): join, roam, disconnect, VPNs, connectivity, and NetworkManager leaving and coming
 /// back, all event-driven.
-@Suite(.serialized, .enabled(if: NetworkManagerMock.isAvailable, "\(NetworkManagerMock.unavailableReason)"))
+@Suite(
+    .timeLimit(.minutes(3)), .serialized,
+    .enabled(if: NetworkManagerMock.isAvailable, "\(NetworkManagerMock.unavailableReason)"))
 struct NetworkManagerObserverTests {
     /// The observer's facts as they arrive.
     final class Collected: Sendable {
@@ -121,6 +123,7 @@ struct NetworkManagerObserverTests {
 }
 
 /// The mapping from NetworkManager's state to facts, without a bus.
+@Suite(.timeLimit(.minutes(1)))
 struct NetworkManagerSnapshotTests {
     @Test func theFactsFollowThePrimaryConnectionAndTheAccessPoint() {
         var snapshot = NetworkManagerSnapshot()
@@ -148,6 +151,7 @@ struct NetworkManagerSnapshotTests {
 
 /// Figures, not a test: the time from a mock `PropertiesChanged` to the fact update, over 200
 /// changes. `scripts/bench-networkmanager` runs it (NETRULES_BENCH=1).
+@Suite(.timeLimit(.minutes(5)))
 struct NetworkManagerLatencyBenchmark {
     final class Arrivals: Sendable {
         let list = Mutex<[(Int64, UInt64)]>([])

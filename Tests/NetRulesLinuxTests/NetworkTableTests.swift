@@ -3,6 +3,7 @@ import Testing
 
 @testable import NetRulesLinux
 
+@Suite(.timeLimit(.minutes(1)))
 struct NetworkTableTests {
     typealias F = RouteFixtures
 

@@ -5,6 +5,7 @@ import Testing
 
 @testable import NetRulesLinux
 
+@Suite(.timeLimit(.minutes(1)))
 struct ResolverTests {
     @Test func parsesNameserversInOrderAndIgnoresComments() {
         let text =

@@ -4,6 +4,7 @@ import Testing
 
 @testable import NetRulesLinux
 
+@Suite(.timeLimit(.minutes(1)))
 struct RouteNetlinkParsingTests {
     typealias F = RouteFixtures
 

@@ -7,6 +7,7 @@ import Testing
 
 /// Signal sampling without a kernel: the schedule (no reader, no timer), the 2 dB hysteresis, and
 /// the handle that wakes the observer when readers come and go.
+@Suite(.timeLimit(.minutes(1)))
 struct SignalSamplingTests {
     typealias F = NL80211Fixtures
     let start = ContinuousClock.now

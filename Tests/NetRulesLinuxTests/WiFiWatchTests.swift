@@ -7,6 +7,7 @@ import Testing
 /// The Wi-Fi observer's loop on a scripted session and virtual time: it samples the access point
 /// every interval only while someone reads the signal, reports only moves past 2 dB, and with no
 /// reader waits without a timeout.
+@Suite(.timeLimit(.minutes(1)))
 struct WiFiWatchTests {
     typealias F = NL80211Fixtures
 

@@ -5,7 +5,7 @@ import Testing
 
 @testable import NetRulesProbes
 
-@Suite(.enabled(if: isRoot, "host probe namespace tests need root"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: isRoot, "host probe namespace tests need root"))
 struct HostProberTests {
     static func definition(_ name: String, _ address: String, port: Int? = nil) -> HostDefinition {
         HostDefinition(

@@ -2,6 +2,7 @@ import Testing
 
 @testable import NetRulesProbes
 
+@Suite(.timeLimit(.minutes(1)))
 struct ICMPPacketTests {
     @Test func checksumMatchesRFC1071Example() {
         // RFC 1071 §3: the words 0001 f203 f4f5 f6f7 sum to ddf2, so the checksum is 220d.

@@ -5,7 +5,7 @@ import Testing
 @testable import NetRulesProbes
 
 /// Real ICMP on loopback and in namespaces (root only: namespaces and raw sockets need it).
-@Suite(.enabled(if: isRoot, "ICMP namespace tests need root"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: isRoot, "ICMP namespace tests need root"))
 struct ICMPPingerTests {
     @Test func repliesFromLoopbackManyTargetsOneSocket() async throws {
         let pinger = try ICMPPinger()

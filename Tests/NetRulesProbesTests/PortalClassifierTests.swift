@@ -4,6 +4,7 @@ import Testing
 
 @testable import NetRulesProbes
 
+@Suite(.timeLimit(.minutes(1)))
 struct PortalClassifierTests {
     static let apple = ConnectivitySettings.defaultProbes[0]
     static let google = ConnectivitySettings.defaultProbes[1]

@@ -8,6 +8,7 @@ import Testing
 
 /// The portal probe's own HTTP GET: its URL handling, its response reader (fed whole and byte by
 /// byte), and real exchanges with loopback servers, well-behaved and hostile.
+@Suite(.timeLimit(.minutes(1)))
 struct PortalFetchTests {
     // MARK: - URLs
 

@@ -6,7 +6,7 @@ import Testing
 @testable import NetRulesProbes
 
 /// Real HTTP servers in a peer namespace, probed from a client namespace through a veth pair.
-@Suite(.enabled(if: isRoot, "portal namespace tests need root"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: isRoot, "portal namespace tests need root"))
 struct PortalNamespaceTests {
     static let loginPage = Array("<html><body><form action=/login>Log in</form></body></html>".utf8)
 

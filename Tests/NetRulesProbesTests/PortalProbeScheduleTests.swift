@@ -5,6 +5,7 @@ import Testing
 @testable import NetRulesProbes
 
 /// The observer's schedule on a manual clock: no test here sleeps.
+@Suite(.timeLimit(.minutes(1)))
 struct PortalProbeScheduleTests {
     /// Returns scripted verdicts in order (the last one repeats) and counts the calls.
     final class Script: Sendable {

@@ -5,7 +5,7 @@ import Testing
 /// `ChildProcess` starts a program with clone3 (`sys_spawn`) where the kernel allows it and with
 /// posix_spawn(3) elsewhere; the program cannot tell which: the same process group, signal state,
 /// descriptors, directory, environment and input, and the same errors when it cannot start.
-@Suite(.serialized) struct ChildProcessStartTests {
+@Suite(.timeLimit(.minutes(1)), .serialized) struct ChildProcessStartTests {
     private func process(
         _ path: String, _ arguments: [String], directory: String? = nil, posixSpawn: Bool
     ) -> ChildProcess {

@@ -4,6 +4,7 @@ import Testing
 
 /// The parts of `ChildProcess` observer plugins use: a streaming stdout reader, no timeout, a stop
 /// through a `WakeEvent`, and stderr passed through.
+@Suite(.timeLimit(.minutes(1)))
 struct ChildProcessStreamingTests {
     private func shell(_ script: String, standardErrorPassesThrough: Bool = false) -> ChildProcess {
         ChildProcess(

@@ -2,6 +2,7 @@
 import NetRulesSystem
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct FileWatcherTests {
     /// A fresh directory under /tmp, removed with its files when the test ends.
     private struct Directory: ~Copyable {

@@ -1,6 +1,7 @@
 import NetRulesSystem
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct QuietClockTests {
     @Test func sleepsUntilTheDeadline() async throws {
         let clock = QuietClock()

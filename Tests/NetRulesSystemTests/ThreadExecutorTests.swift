@@ -5,6 +5,7 @@ import Testing
 
 /// The daemon's executor: every job of a task that prefers it, and of its children, actors and
 /// resumptions, runs on its one thread.
+@Suite(.timeLimit(.minutes(1)))
 struct ThreadExecutorTests {
     private actor Counter {
         var value = 0

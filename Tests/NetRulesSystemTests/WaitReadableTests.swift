@@ -2,6 +2,7 @@
 import NetRulesSystem
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct WaitReadableTests {
     /// A pipe's two ends, closed when the test ends.
     private struct Pipe: ~Copyable {

@@ -6,6 +6,7 @@ import Testing
 
 /// `status`, `watch` and `explain` in-process: through a real control socket to a fake daemon, and
 /// `explain`'s fallback to a direct snapshot when no daemon answers.
+@Suite(.timeLimit(.minutes(1)))
 struct ControlCommandLineTests {
     func run(_ arguments: [String]) async -> CommandTests.Outcome {
         await CommandTests.run(arguments, environment: [:])

@@ -7,6 +7,7 @@ import Testing
 @testable import NetRulesDaemon
 
 /// A real control server on a socket in a temporary directory, answering from a fake daemon.
+@Suite(.timeLimit(.minutes(1)))
 struct ControlServerTests {
     static let rules = """
         version: 1

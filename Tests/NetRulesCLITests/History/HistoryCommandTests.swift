@@ -8,6 +8,7 @@ import Testing
 
 /// `netrules history` in-process: through a real control socket to a fake daemon, and from the
 /// state directory when no daemon answers.
+@Suite(.timeLimit(.minutes(1)))
 struct HistoryCommandTests {
     func run(_ arguments: [String]) async -> CommandTests.Outcome {
         await CommandTests.run(["history"] + arguments, environment: [:])

@@ -5,6 +5,7 @@ import Testing
 
 /// `history` text and `--json` compared byte for byte with `Golden/history.text` and
 /// `Golden/history.jsonl`. `NETRULES_RECORD=1` rewrites them; review the diff.
+@Suite(.timeLimit(.minutes(1)))
 struct HistoryGoldenTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Golden")

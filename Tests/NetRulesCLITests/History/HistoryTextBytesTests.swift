@@ -3,6 +3,7 @@ import Testing
 
 @testable import NetRulesDaemon
 
+@Suite(.timeLimit(.minutes(1)))
 struct HistoryTextBytesTests {
     /// An SSID that is not UTF-8 is stored as `\udcXX` and read back as bytes; the text quotes it.
     @Test func nonUTF8SSIDReadsBackAsBytesAndShowsQuoted() throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import NetRulesCLI
 
-@Suite(.enabled(if: isRoot, "ping and portal tests need root"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: isRoot, "ping and portal tests need root"))
 struct ProbeDocumentTests {
     @Test func pingCommandPrintsRepliesLossAndExitCode() async throws {
         let network = try TestNetwork()
@@ -66,6 +66,7 @@ struct ProbeDocumentTests {
     }
 }
 
+@Suite(.timeLimit(.minutes(1)))
 struct JSONLineTests {
     @Test func jsonEscapesAndCarriesVersion() {
         var line = JSONLine()

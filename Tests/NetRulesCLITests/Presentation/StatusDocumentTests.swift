@@ -5,7 +5,7 @@ import Testing
 
 @testable import NetRulesCLI
 
-@Suite(.enabled(if: isRoot, "status namespace tests need root"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: isRoot, "status namespace tests need root"))
 struct StatusDocumentTests {
     /// A snapshot of a namespace with fixed MACs and addresses, and a resolv.conf that does not exist.
     private func snapshot() throws -> NetworkSnapshot {

@@ -5,6 +5,7 @@ import Testing
 
 @testable import NetRulesCLI
 
+@Suite(.timeLimit(.minutes(1)))
 struct WatchDocumentTests {
     @Test func printsInitialFactsAsJSONLinesAndStopsOnCancellation() async throws {
         let lines = Mutex<[String]>([])

@@ -7,6 +7,7 @@ import Testing
 
 /// The daemon's ring of firings and its file: bounded, compacted, merged, and robust against a
 /// file a kill or a person damaged.
+@Suite(.timeLimit(.minutes(1)))
 struct FiringHistoryTests {
     static func entry(_ number: Int, rule: String = "r", status: String = "pending") -> HistoryEntry {
         HistoryEntry(

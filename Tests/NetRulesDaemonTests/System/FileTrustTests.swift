@@ -11,7 +11,7 @@ private func nobodyName() -> String {
 }
 
 /// Real files with real modes and owners; changing owners needs root, which these machines have.
-@Suite(.enabled(if: geteuid() == 0, "chown and the root-only policy need root"))
+@Suite(.timeLimit(.minutes(1)), .enabled(if: geteuid() == 0, "chown and the root-only policy need root"))
 struct FileTrustTests {
     @Test func rootOwnedReadOnlyFileIsTrusted() {
         let directory = TemporaryDirectory()

@@ -6,6 +6,7 @@ import Testing
 
 @testable import NetRulesDaemon
 
+@Suite(.timeLimit(.minutes(1)))
 struct LogSinkTests {
     /// 2026-11-29T09:00:00Z.
     static let instant = Date(timeIntervalSince1970: 1_795_942_800)

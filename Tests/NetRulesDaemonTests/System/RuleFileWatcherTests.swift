@@ -98,7 +98,7 @@ private func watcherThreadContextSwitches() -> Int? {
 }
 
 /// Real inotify on temporary directories; the watcher runs its real thread.
-@Suite(.serialized)
+@Suite(.timeLimit(.minutes(1)), .serialized)
 struct RuleFileWatcherTests {
     /// Longer than the debounce plus scheduling noise on a loaded 2-core machine; used only to
     /// show that nothing (more) arrives.
@@ -215,6 +215,7 @@ struct RuleFileWatcherTests {
     }
 }
 
+@Suite(.timeLimit(.minutes(1)))
 struct RuleWatchSetTests {
     @Test func parsesInotifyEventsFromBytes() {
         var bytes: [UInt8] = []

@@ -5,7 +5,7 @@ import Testing
 @testable import NetRulesDaemon
 
 /// Real signals sent to this test process. Serialized: dispositions are process-wide.
-@Suite(.serialized)
+@Suite(.timeLimit(.minutes(1)), .serialized)
 struct SignalEventsTests {
     private func first(of events: SignalEvents, _ what: String) async throws -> SignalEvent? {
         try await withGuard(seconds: 10, what) { () -> SignalEvent? in

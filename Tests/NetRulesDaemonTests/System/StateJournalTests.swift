@@ -7,6 +7,7 @@ import Testing
 
 /// The daemon's state journal: appended lines, what a crash leaves, and replaying lines over the
 /// state file.
+@Suite(.timeLimit(.minutes(1)))
 struct StateJournalTests {
     static func rule(_ fingerprint: String, confirmed: Bool?, cooldown: Double? = nil) -> PersistedState.SavedRule {
         PersistedState.SavedRule(fingerprint: fingerprint, confirmed: confirmed, cooldownUntil: cooldown, hold: nil)

@@ -42,6 +42,7 @@ private final class NotifyListener {
     deinit { close(fd) }
 }
 
+@Suite(.timeLimit(.minutes(1)))
 struct SystemdNotifierTests {
     @Test func withoutNotifySocketEverythingIsANoOp() throws {
         let notifier = SystemdNotifier(environment: [:])

@@ -2,6 +2,7 @@ import FoundationEssentials
 import NetRulesDaemon
 import Testing
 
+@Suite(.timeLimit(.minutes(1)))
 struct WallClockTests {
     @Test(arguments: [
         (0.0, "1970-01-01T00:00:00Z"), (951_782_400.0, "2000-02-29T00:00:00Z"),
