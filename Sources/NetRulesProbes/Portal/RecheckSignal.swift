@@ -27,6 +27,11 @@ final class RecheckSignal: Sendable {
                         state.pending = false
                         return true
                     }
+                    // The cancellation handler may have run already, before there was a waiter to
+                    // resume (it runs at once in a task cancelled before the wait began): a waiter
+                    // stored now would never be resumed. The flag is set before the handler runs and
+                    // the handler takes this lock, so one of the two always sees the other.
+                    if Task.isCancelled { return true }
                     state.waiter = continuation
                     return false
                 }
