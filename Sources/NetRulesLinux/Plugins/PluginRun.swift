@@ -45,8 +45,9 @@ enum PluginRun {
     ) -> Outcome {
         var pending: [UInt8] = []
         let provides = Set(definition.provides)
-        // Each refused key is logged once a run, so a plugin repeating it cannot flood the log.
+        // Each key is spoken of once a run, so a plugin repeating it cannot flood the log.
         var refused: Set<FactKey> = []
+        var undeclared: Set<FactKey> = []
         func refuse(_ key: FactKey, _ why: String) {
             guard refused.insert(key).inserted else { return }
             logger.warning("observer plugin '\(definition.name)': dropped '\(key)': \(why)")
@@ -57,10 +58,10 @@ enum PluginRun {
             switch PluginLine.parse(text) {
             case .success(var update):
                 for (key, state) in update.changes where key.isBuiltIn {
-                    guard provides.contains(key) else {
-                        update[key] = nil
-                        refuse(key, "a built-in fact its provides: does not list")
-                        continue
+                    if !provides.contains(key), undeclared.insert(key).inserted {
+                        logger.notice(
+                            "observer plugin '\(definition.name)' reports the built-in fact '\(key)', which its "
+                                + "provides: does not list; list it, so facts and doctor name the plugin")
                     }
                     switch key.checked(state) {
                     case .success(let normalized): update[key] = normalized
