@@ -54,6 +54,14 @@ package func sys_close(_ fd: CInt) -> Result<CInt, Errno> {
     valueOrErrno { close(fd) }
 }
 
+/// nanosleep(2) for `milliseconds`, resumed with the time left when a signal interrupts it: a
+/// pause where no descriptor can be waited on.
+package func sys_sleep(milliseconds: Int) {
+    var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+}
+
 /// poll(2), retried on EINTR with the remaining part of `timeoutMilliseconds` (see the EINTR
 /// policy above); a negative timeout waits for ever.
 package func sys_poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeoutMilliseconds: CInt) -> Result<

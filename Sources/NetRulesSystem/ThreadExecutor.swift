@@ -39,6 +39,8 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// Whether ``run()`` waits in `poll`, so `enqueue` writes to the eventfd only when someone waits.
     private var isWaiting = false
     private var isStopping = false
+    /// Whether the last poll failed: its failure is said once per streak. Loop thread only.
+    private var pollFailing = false
     /// The kernel id of the thread in ``run()``, 0 before it started.
     private var loopThread: pid_t = 0
 
@@ -183,7 +185,23 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
             for (_, descriptor) in watched {
                 descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
             }
-            let outcome = (try? waitReady(&descriptors, wake: wake, deadline: nil)) ?? .woken
+            let outcome: WaitOutcome
+            do {
+                outcome = try waitReady(&descriptors, wake: wake, deadline: nil)
+                pollFailing = false
+            } catch {
+                // poll(2) itself failed (ENOMEM, or EINVAL past RLIMIT_NOFILE): nothing can be read
+                // now. Say so once per streak, on stderr (the journal), and pause before trying
+                // again, so a failure that persists costs ten wake-ups a second, not a core.
+                if !pollFailing {
+                    pollFailing = true
+                    let line = Array(
+                        "netrules: the event loop cannot wait on its descriptors: \(error); retrying\n".utf8)
+                    _ = line.withUnsafeBytes { sys_write(2, $0) }
+                }
+                sys_sleep(milliseconds: 100)
+                outcome = .woken
+            }
             if outcome == .woken { wake.reset() }
             ready.removeAll(keepingCapacity: true)
             for (entry, (watch, _)) in zip(descriptors, watched) where entry.revents != 0 { ready.append(watch) }

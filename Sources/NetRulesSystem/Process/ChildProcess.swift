@@ -89,10 +89,12 @@ package struct ChildProcess: Sendable {
         // Spawned on the caller's thread: the spawn returns once the child has exec'd (a fraction
         // of a millisecond), so creating the supervising thread (and its stop event) is not
         // between an event and the program's start. The dedicated thread only feeds, reads and reaps.
+        // The stop event first: without one a cancelled process could not be stopped, so a
+        // process that cannot have one (out of descriptors) is not started at all.
+        let stop = try WakeEvent()
+        defer { stop.close() }
         let start = ContinuousClock.now
         let spawned = try spawn()
-        let stop = try? WakeEvent()
-        defer { stop?.close() }
         return await withTaskCancellationHandler {
             await DedicatedThread.run {
                 Self.blockBrokenPipeSignal()
@@ -100,7 +102,7 @@ package struct ChildProcess: Sendable {
                 return supervisor.superviseUntilReaped()
             }
         } onCancel: {
-            stop?.signal()
+            stop.signal()
         }
     }
 
