@@ -4,7 +4,7 @@ import NetRulesCLI
 import Testing
 
 /// The commands, run in-process through `NetRulesCommandLine.run` (STYLE §19).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct CommandTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

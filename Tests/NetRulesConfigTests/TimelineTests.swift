@@ -3,7 +3,7 @@ import NetRulesConfig
 import NetRulesCore
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct TimelineTests {
     static func simulate(rules: String, timeline: String) throws -> [String] {
         let loaded = RuleLoader().load([RuleSource(file: "r.yaml", bytes: Array(rules.utf8))])
@@ -13,7 +13,10 @@ struct TimelineTests {
         let t = try #require(parsed)
         // The shipped timelines start on a Monday at 00:00 (simulate's default, here in UTC).
         let monday = daysSinceEpoch(year: 2026, month: 12, day: 7) * 86_400
-        return t.replay(rules: loaded.ruleSet.rules, clock: LocalClock(origin: monday, utcOffset: { _ in 0 })).firings
+        return t.replay(
+            rules: loaded.ruleSet.rules, places: loaded.ruleSet.places,
+            clock: LocalClock(origin: monday, utcOffset: { _ in 0 })
+        ).firings
             .map {
                 "\($0.rule):\($0.edge)@\(DurationSyntax.format($0.at.offset))"
             }

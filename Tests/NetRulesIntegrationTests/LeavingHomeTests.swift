@@ -4,8 +4,11 @@ import Testing
 
 /// Scenario 2 of issue 6: the VPN comes up away from home and goes down back home.
 ///
-/// Wi-Fi facts come from the test-driven exec observer plugin (no nl80211 on this kernel).
-@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+/// Wi-Fi facts come from the test-driven exec observer plugin (no nl80211 on this kernel). Home
+/// is the shipped rule's verified place (rules/vpn-away-from-home.yaml): its NAS is a TLS server
+/// in the peer namespace whose key the test pins; a home whose NAS does not answer is only
+/// claimed, and the VPN stays up there.
+@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct LeavingHomeTests {
     @Test func vpnScriptRunsOnceOnLeavingAndExitOnceOnComingBack() async throws {
         try await Testbed.run { testbed in
@@ -13,21 +16,30 @@ struct LeavingHomeTests {
             let hook = try ActionRecord.script(in: testbed)
             let vpn = ActionRecord(path: testbed.path("vpn"))
             let home = ActionRecord(path: testbed.path("home"))
+            let nas = try TestCertificate("nas", commonName: "nas.home.arpa", in: testbed.directory)
+            var server = try TestTLSServer(nas, address: Testbed.peerAddress, port: 8443, in: testbed.peer)
+            defer { server.stop() }
             let rules = try testbed.write(
                 """
                 version: 1
                 \(wifi.observersYAML)
+                places:
+                  home:
+                    when: { ssid: [HomeNet, HomeNet-5G] }
+                    verify:
+                      - https: \(Testbed.peerAddress):8443
+                        pin: \(try nas.opensslPin)
                 rules:
                   - name: vpn-away-from-home
                     when:
-                      not: { ssid: [HomeNet, HomeNet-5G] }
+                      not: { place: home }
                     on: [enter, exit]
                     for: 1s
                     do:
                       \(vpn.action(hook: hook))
-                  # A barrier: proves the daemon has seen the home SSID.
+                  # A barrier: proves the daemon has verified the home.
                   - name: at-home
-                    when: { ssid: HomeNet }
+                    when: { place: home }
                     do:
                       \(home.action(hook: hook))
 
@@ -57,6 +69,18 @@ struct LeavingHomeTests {
             try await eventually("the VPN enter script off Wi-Fi") { vpn.entries.count == 3 }
             #expect(vpn.edges == ["enter", "exit", "enter"])
             #expect(vpn.entries.last?.ssid == "-")
+
+            // A network called HomeNet whose NAS does not answer: a claimed home is away, the VPN stays up.
+            server.stop()
+            try wifi.report(ssid: "HomeNet", bssid: "00:11:22:33:44:55")
+            try await eventually("the failed proof to be reported") {
+                (PlacesTests.facts(testbed)["places.home.reason"] as? String ?? "").contains("no connection")
+            }
+            #expect(PlacesTests.facts(testbed)["places.home"] as? String == "claimed")
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(vpn.edges == ["enter", "exit", "enter"])
+            #expect(home.entries.count == 2)
+            server = try TestTLSServer(nas, address: Testbed.peerAddress, port: 8443, in: testbed.peer)
 
             #expect(try await testbed.stop(daemon) == .exited(0))
         }

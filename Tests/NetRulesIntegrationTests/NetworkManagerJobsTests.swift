@@ -7,10 +7,12 @@ import Testing
 /// `rules/office-check-in.yaml` and `rules/vpn-away-from-home.yaml`, adapted only where a test
 /// must (the check-in URL points at a receiver in the peer namespace, the VPN script records its
 /// runs, holds are 1 s, and the office rule's working-hours window is left out so the test does
-/// not depend on the day it runs).
+/// not depend on the day it runs). Both places' proofs point at one TLS server in the peer
+/// namespace, whose key the test pins in place of the documentation's pins.
 @Suite(
     .timeLimit(.minutes(5)),
     .serialized,
+    .timeLimit(.minutes(5)),
     .enabled(if: Testbed.isAvailable, Testbed.unavailableReason),
     .enabled(if: NetworkManagerMock.isAvailable, "\(NetworkManagerMock.unavailableReason)"))
 struct NetworkManagerJobsTests {
@@ -28,6 +30,14 @@ struct NetworkManagerJobsTests {
             let receiver = try testbed.serve { _ in .response(status: 200, reason: "OK") }
             let hook = try ActionRecord.script(in: testbed)
             let vpn = ActionRecord(path: testbed.path("vpn"))
+            let intranet = try TestCertificate("intranet", commonName: "intranet.corp.example", in: testbed.directory)
+            let pin = try intranet.opensslPin
+            let server = try TestTLSServer(intranet, address: Testbed.peerAddress, port: 8443, in: testbed.peer)
+            defer { server.stop() }
+            func proving(_ rules: String, host: String, pin shipped: String) -> String {
+                rules.replacingOccurrences(of: "https: \(host)", with: "https: \(Testbed.peerAddress):8443")
+                    .replacingOccurrences(of: "pin: \(shipped)", with: "pin: \(pin)")
+            }
             var office = try Self.shipped("office-check-in")
             office = office.replacingOccurrences(of: "https://hr.example.com/check-in", with: receiver.url("/check-in"))
             office = office.replacingOccurrences(of: "for: 10s", with: "for: 1s")
@@ -35,11 +45,16 @@ struct NetworkManagerJobsTests {
                 of: "        - time: { from: \"06:00\", to: \"14:00\", days: [mon, tue, wed, thu, fri] }\n", with: "")
             office = office.replacingOccurrences(
                 of: "~/.local/state/netrules/checkins.log", with: testbed.path("checkins.log"))
-            office = office.replacingOccurrences(of: "rules:\n", with: portal.connectivityYAML + "rules:\n")
+            office = office.replacingOccurrences(of: "\nrules:\n", with: "\n" + portal.connectivityYAML + "rules:\n")
+            office = proving(
+                office, host: "intranet.corp.example:443", pin: "sha256//r8UdqXcVnv5t2ZP4JQyW8ThqAGbRQm9b0rqyN0yk3Yk=")
             var away = try Self.shipped("vpn-away-from-home")
             away = away.replacingOccurrences(of: "for: 5s", with: "for: 1s")
             away = away.replacingOccurrences(
                 of: "- run: { command: /usr/local/bin/vpn-toggle, timeout: 60s }", with: vpn.action(hook: hook))
+            away = proving(
+                away, host: "nas.home.arpa:8443", pin: "sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE=")
+            #expect(office.contains(pin) && away.contains(pin), "the shipped proofs were not found to replace")
             let rules = [try testbed.write(office, to: "office.yaml"), try testbed.write(away, to: "vpn.yaml")]
 
             try mock.control("join", "HomeNet", "11:22:33:44:55:66")

@@ -6,8 +6,9 @@ import Testing
 ///
 /// Wi-Fi facts come from an exec observer plugin the test drives (``WiFiPlugin``), because this
 /// kernel has no nl80211; everything else (link, address, default route, the portal probe, the
-/// webhook, the write) is the real daemon on a real veth network.
-@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+/// webhook, the write) is the real daemon on a real veth network. The office is the shipped rule's
+/// verified place: its intranet is a TLS server in the peer namespace whose key the test pins.
+@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct OfficeCheckInTests {
     static let officeBSSID = "a4:2b:8c:92:47:3d"
     static let otherOfficeBSSID = "a4:2b:8c:92:47:3c"
@@ -20,18 +21,29 @@ struct OfficeCheckInTests {
             let hook = try ActionRecord.script(in: testbed)
             let roamed = ActionRecord(path: testbed.path("roamed"))
             let checkins = testbed.path("checkins.log")
-            // The shipped rule (rules/office-check-in.yaml) with a 1 s hold instead of 10 s,
+            let intranet = try TestCertificate("intranet", commonName: "intranet.corp.example", in: testbed.directory)
+            let server = try TestTLSServer(intranet, address: Testbed.peerAddress, port: 8443, in: testbed.peer)
+            defer { server.stop() }
+            // The shipped rule and place (rules/office-check-in.yaml) with a 1 s hold instead of 10 s,
             // a loopback-free URL in the peer namespace, and a barrier rule for roaming.
             let rules = try testbed.write(
                 """
                 version: 1
                 \(wifi.observersYAML)\(portal.connectivityYAML)
-                rules:
-                  - name: office-check-in
+                places:
+                  office:
                     when:
                       all:
                         - ssid: XF-WORLD
                         - bssid: [A4-2B-8C-92-47-3C, a42b8c92473d]
+                    verify:
+                      - https: \(Testbed.peerAddress):8443
+                        pin: \(try intranet.opensslPin)
+                rules:
+                  - name: office-check-in
+                    when:
+                      all:
+                        - place: office
                         - portal: clear
                     on: enter
                     for: 1s
