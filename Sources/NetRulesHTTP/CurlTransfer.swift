@@ -83,7 +83,13 @@ enum CurlTransfer {
             try check(netrules_curl_setopt_string(handle, CURLOPT_INTERFACE, "if!\(interface)"), "interface")
         }
         if let pin = request.pinnedPublicKey {
-            try check(netrules_curl_setopt_string(handle, CURLOPT_PINNEDPUBLICKEY, pin), "pinned package key")
+            try check(netrules_curl_setopt_string(handle, CURLOPT_PINNEDPUBLICKEY, pin), "pinned public key")
+        }
+        if let caFile = request.caFile {
+            try check(netrules_curl_setopt_string(handle, CURLOPT_CAINFO, caFile), "CA file")
+            // Debian's libcurl also trusts the directory /etc/ssl/certs (its built-in CAPATH);
+            // NULL turns that off, so the file's CAs are the only ones (curl_easy_setopt(3), CURLOPT_CAPATH).
+            try check(netrules_curl_setopt_string(handle, CURLOPT_CAPATH, nil), "CA directory")
         }
         switch request.method {
         case "GET": break

@@ -26,6 +26,9 @@ package struct HTTPRequest: Sendable {
     /// A public-key pin in curl's syntax (`sha256//BASE64`, `CURLOPT_PINNEDPUBLICKEY`), checked
     /// on top of normal certificate verification; nil checks none.
     package var pinnedPublicKey: String?
+    /// A PEM file of the certificate authorities to trust instead of the system's
+    /// (`CURLOPT_CAINFO`, with `CURLOPT_CAPATH` cleared); nil trusts the system's.
+    package var caFile: String?
     /// The most body bytes kept; the transfer stops there and the response is marked truncated.
     package var maxResponseBytes: Int
     /// Always false: redirects are returned, never followed. Present so callers can see the rule.
@@ -45,11 +48,13 @@ package struct HTTPRequest: Sendable {
     ///   - connectTimeout: A limit on resolving and connecting, or nil.
     ///   - interface: The interface to bind to, or nil.
     ///   - pinnedPublicKey: A public-key pin (`sha256//…`), or nil.
+    ///   - caFile: A PEM bundle of the CAs to trust instead of the system's, or nil.
     ///   - maxResponseBytes: The body cap (default 1 MiB).
     package init(
         url: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8]? = nil,
         timeout: Duration = .seconds(10), connectTimeout: Duration? = nil, interface: String? = nil,
-        pinnedPublicKey: String? = nil, maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes
+        pinnedPublicKey: String? = nil, caFile: String? = nil,
+        maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes
     ) {
         self.url = url
         self.method = method
@@ -59,6 +64,7 @@ package struct HTTPRequest: Sendable {
         self.connectTimeout = connectTimeout
         self.interface = interface
         self.pinnedPublicKey = pinnedPublicKey
+        self.caFile = caFile
         self.maxResponseBytes = maxResponseBytes
     }
 }

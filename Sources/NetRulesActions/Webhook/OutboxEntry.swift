@@ -40,6 +40,8 @@ struct OutboxEntry: Codable, Sendable {
     /// The pins the server's key must match (`CURLOPT_PINNEDPUBLICKEY`); nil or empty: none.
     /// Optional so an outbox written before pins existed still reads.
     var pins: [String]?
+    /// The PEM bundle of CAs trusted instead of the system's (`CURLOPT_CAINFO`); nil: the system's.
+    var caFile: String?
     /// Set when `url` or `body` holds `SecretTokens` to fill in from the environment at send time.
     var secretNonce: String?
 

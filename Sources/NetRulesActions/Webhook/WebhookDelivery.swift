@@ -56,7 +56,8 @@ struct WebhookDelivery: Sendable {
                 url: entry.requestURL(environment: environment), method: entry.method,
                 headers: entry.renderedHeaders(environment: environment) + [("Idempotency-Key", entry.idempotencyKey)],
                 body: entry.requestBody(environment: environment), timeout: .milliseconds(entry.timeoutMilliseconds),
-                pinnedPublicKey: entry.pins.flatMap { $0.isEmpty ? nil : $0.joined(separator: ";") }
+                pinnedPublicKey: entry.pins.flatMap { $0.isEmpty ? nil : $0.joined(separator: ";") },
+                caFile: entry.caFile
             )
             let made = entry.attemptsMade - attemptsBefore
             do {
@@ -84,6 +85,10 @@ struct WebhookDelivery: Sendable {
                 lastProblem = "\(error.code)"
                 // CURLE_SSL_PINNEDPUBKEYNOTMATCH: curl refused before sending anything.
                 if error.curlCode == 90 { lastProblem = "the server's public key matches none of the webhook's pins" }
+                // CURLE_PEER_FAILED_VERIFICATION and CURLE_SSL_CACERT_BADFILE.
+                let trusted = entry.caFile.map { "the CAs of ca_file \($0)" } ?? "the system's CAs"
+                if error.curlCode == 60 { lastProblem = "the server's certificate is not signed by \(trusted)" }
+                if error.curlCode == 77, let caFile = entry.caFile { lastProblem = "cannot read ca_file \(caFile)" }
                 if error.code == .invalidRequest {
                     // curl's words for a peer that does not speak HTTP at all ("Received HTTP/0.9").
                     let message =

@@ -55,6 +55,7 @@ enum WebhookRendering {
             headers: headers, body: body.map { Data($0) }, timeoutMilliseconds: milliseconds(action.timeout),
             attempts: max(1, action.attempts), attemptsMade: 0, backoffMilliseconds: milliseconds(action.backoff),
             waitsForOnline: action.waitsForOnline, pins: action.pins.isEmpty ? nil : action.pins,
+            caFile: action.caFile,
             secretNonce: usesSecrets ? secrets.nonce : nil
         )
     }

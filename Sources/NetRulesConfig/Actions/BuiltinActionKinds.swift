@@ -75,6 +75,8 @@ struct WebhookActionKind: ActionKind {
                 "body": Schema.string("A raw text body."),
                 "pin": Schema.stringOrList(
                     "https only: the server's key must also match one of these sha256// pins (netrules pin HOST)."),
+                "ca_file": Schema.string(
+                    "https only: an absolute path to a PEM bundle of the CAs to trust instead of the system's."),
                 "timeout": Schema.duration("Per-attempt timeout (default: 10s)."),
                 "retry": Schema.object(
                     [
@@ -89,7 +91,7 @@ struct WebhookActionKind: ActionKind {
     func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> Action? {
         guard let m = parser.context.mapping(node, path, what: "'{ url: ..., json: {...} }'") else { return nil }
         parser.context.rejectUnknownKeys(
-            m, path, known: ["url", "method", "headers", "json", "body", "timeout", "retry", "when", "pin"],
+            m, path, known: ["url", "method", "headers", "json", "body", "timeout", "retry", "when", "pin", "ca_file"],
             what: "a webhook")
         guard let urlNode = m["url"] else {
             parser.context.error("a webhook needs 'url'", at: m.mark, path: path)
@@ -117,6 +119,13 @@ struct WebhookActionKind: ActionKind {
                 parser.context.error(
                     "a pinned webhook must use an https:// URL", at: urlNode.mark, path: path.key("url"),
                     hint: "a pin is checked in the TLS handshake")
+                ok = false
+            }
+        }
+        if let c = m["ca_file"] {
+            if let path = Self.caFile(c, for: urlNode, url: url, at: path, in: &parser.context) {
+                action.caFile = path
+            } else {
                 ok = false
             }
         }
@@ -180,6 +189,34 @@ struct WebhookActionKind: ActionKind {
             }
         }
         return ok ? .webhook(action) : nil
+    }
+
+    /// `ca_file:`: an absolute, literal path on an https webhook. A file the caller cannot read
+    /// is a warning, not an error: `check` may run before the file is installed, or as another
+    /// user than the daemon; a delivery without it fails with curl's reason.
+    static func caFile(
+        _ node: YAMLNode, for urlNode: YAMLNode, url: Template, at path: KeyPath, in context: inout ValidationContext
+    ) -> String? {
+        guard let file = context.text(node, path.key("ca_file"), what: "a path") else { return nil }
+        guard file.hasPrefix("/") else {
+            context.error(
+                "'ca_file' must be an absolute path", at: node.mark, path: path.key("ca_file"),
+                hint: "the daemon reads it at every delivery, from its own working directory and home")
+            return nil
+        }
+        guard url.source.lowercased().hasPrefix("https://") else {
+            context.error(
+                "a webhook with 'ca_file' must use an https:// URL", at: urlNode.mark, path: path.key("url"),
+                hint: "the CAs verify the server's certificate in the TLS handshake")
+            return nil
+        }
+        if let problem = context.fileProblem?(file) {
+            context.warning(
+                "ca_file '\(file)' \(problem); every delivery of this webhook will fail until it can be read",
+                at: node.mark, path: path.key("ca_file"),
+                hint: "install the CA bundle (PEM) there, readable by the user the daemon runs as")
+        }
+        return file
     }
 }
 

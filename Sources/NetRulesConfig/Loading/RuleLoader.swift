@@ -82,6 +82,9 @@ public struct RuleLoader: Sendable {
     /// The environment the daemon's `{{env.NAME}}` will read, as far as the caller knows it: each
     /// placeholder whose variable it leaves unset or empty is a warning. Nil checks nothing.
     public var environment: [String: String]?
+    /// Says why a file the rules name for the daemon to read (a webhook's `ca_file`) cannot be
+    /// read, or nil; each problem is a warning. Nil (the default) checks nothing.
+    public var fileProblem: (@Sendable (String) -> String?)?
 
     static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "observers", "plugins", "wifi", "places"]
     static let ruleKeys = ["name", "description", "when", "on", "for", "cooldown", "once_per", "do"]
@@ -245,6 +248,7 @@ public struct RuleLoader: Sendable {
                         var own = ValidationContext(file: file)
                         own.source = context.source
                         own.environment = environment
+                        own.fileProblem = fileProblem
                         var parser = RuleParser(
                             context: own, registry: registry, namedHosts: namedHosts,
                             findPlugin: { findAction($0, dirs) })

@@ -144,6 +144,9 @@ public struct WebhookAction: ActionDefinition {
     /// `pin:`: the server's public key must match one of these (`sha256//…`), on top of normal
     /// certificate verification; a server that does not match is never sent the request.
     public var pins: [String] = []
+    /// `ca_file:`: an absolute path to a PEM bundle of the certificate authorities to trust
+    /// instead of the system's (an internal CA); nil trusts the system's.
+    public var caFile: String?
 
     /// How long one attempt may take when `timeout:` is not given: 10 seconds.
     public static let defaultTimeout: Duration = .seconds(10)

@@ -55,7 +55,7 @@ package enum RuleFiles {
             sources.append(RuleSource(file: file, bytes: Array(data)))
         }
         let searchPath = environment["PATH"]
-        let loader = RuleLoader(
+        var loader = RuleLoader(
             findActionPlugin: { name, dirs in ActionCatalog.findPlugin(named: name, directories: dirs, path: searchPath)
             },
             findObserverPlugin: { name, dirs in
@@ -63,6 +63,15 @@ package enum RuleFiles {
             },
             environment: environment
         )
+        loader.fileProblem = { path in
+            switch sys_stat(path) {
+            case .failure(let errno): return errno == .noSuchFileOrDirectory ? "does not exist" : "\(errno.message)"
+            case .success(let info) where info.st_mode & S_IFMT == S_IFDIR: return "is a directory"
+            case .success: break
+            }
+            if case .failure = sys_access(path, R_OK) { return "is not readable by this user" }
+            return nil
+        }
         return loader.load(sources)
     }
 

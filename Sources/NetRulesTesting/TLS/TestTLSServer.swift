@@ -7,6 +7,12 @@ package struct TestCertificate: Sendable {
     package let keyPath: String
     package let certificatePath: String
 
+    /// Names an existing key and certificate.
+    package init(keyPath: String, certificatePath: String) {
+        self.keyPath = keyPath
+        self.certificatePath = certificatePath
+    }
+
     /// Makes an EC P-256 key and a self-signed certificate for `commonName` in `directory`, under `name`.
     package init(_ name: String, commonName: String, in directory: String) throws {
         keyPath = "\(directory)/\(name).key"
