@@ -15,8 +15,9 @@ enum DoctorCommand: Command {
             One line per check, each ok, warning or error with the fix in one sentence: nl80211, \
             NetworkManager on the system bus, which source serves each Wi-Fi fact, unprivileged ICMP \
             (net.ipv4.ping_group_range), the control socket, the state directory and, with RULES, \
-            whether the rule files are trusted, whether their probe hosts resolve, and which facts they \
-            read that nothing on this machine provides. Exits 0 unless a check is an error.
+            whether the rule files are trusted, whether their probe hosts resolve, each place with \
+            whether its proofs can run here (the host resolves, a route leads to it; nothing is sent), \
+            and which facts they read that nothing on this machine provides. Exits 0 unless a check is an error.
             """,
         arguments: [
             ArgumentSpec(
@@ -204,6 +205,7 @@ enum DoctorCommand: Command {
                 }
             checks.append(check)
         }
+        checks += placeChecks(result.ruleSet.places)
         let read = result.ruleSet.readKeys
         let wifiKeys: Set<FactKey> = [.ssid, .bssid, .frequency, .interface]
         let wifiServed = kernelWiFi || networkManager

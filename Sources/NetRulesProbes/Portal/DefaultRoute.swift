@@ -6,8 +6,8 @@ import NetRulesSystem
 /// The file reflects the network namespace of the calling thread, so this must run where the
 /// probe's socket will be made. The daemon's netlink observer knows the same thing; reading the
 /// file keeps the probe self-contained and costs one small read per classification.
-enum DefaultRoute {
-    static func interfaceName(table path: String = "/proc/thread-self/net/route") -> String? {
+package enum DefaultRoute {
+    package static func interfaceName(table path: String = "/proc/thread-self/net/route") -> String? {
         guard case .success(let fd) = sys_open(path, O_RDONLY | O_CLOEXEC) else { return nil }
         defer { _ = sys_close(fd) }
         var contents: [UInt8] = []
