@@ -15,7 +15,9 @@ enum ExplainSubcommand: Command {
             reading of the system; facts only the daemon's probes know (connectivity, portal.url, \
             hosts.*) are then unknown. Each node shows true, false or unknown, followed by the facts \
             the condition read. With --json, one document: {"version":1,"rule":…,"truth":…,"tree":…, \
-            "facts":{…},"unknown":[…],"state":{…}}.
+            "facts":{…},"unknown":[…],"state":{…}}, and for a rule that reads a place \
+            "places":[{"name":…,"when":…,"condition_truth":…,"proofs":[…],"status":…,"proof":…,"reason":…}]: \
+            each place with its condition, its proofs and the last proof's outcome and reason.
             """,
         arguments: [ArgumentSpec(name: "rule", help: "The rule's name.")],
         options: [

@@ -29,6 +29,7 @@ enum ExplainDocument {
         }
         if let tree = document.member("tree") { walk(tree, depth: 0) }
         lines += waits(document.member("state"))
+        if case .array(let places)? = document.member("places") { lines += places.flatMap(place) }
         var facts: [(String, String)] = []
         if case .object(let known)? = document.member("facts") {
             facts += known.map { (TerminalText.escaped($0.0), JSONValue.stateText($0.1)) }
@@ -43,6 +44,26 @@ enum ExplainDocument {
             lines.append("  " + key + String(repeating: " ", count: width - key.count) + value)
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `place office: claimed`, then its condition with its value, its proofs, and where they
+    /// stand with the last failure's reason.
+    static func place(_ place: JSONValue) -> [String] {
+        let name = place.member("name")?.plainText ?? "?"
+        var lines = ["place \(name): \(place.member("status")?.plainText ?? "away")"]
+        let truth = place.member("condition_truth")?.plainText ?? "unknown"
+        lines.append("  when (\(truth)): \(place.member("when")?.plainText ?? "")")
+        var proofs: [String] = []
+        if case .array(let items)? = place.member("proofs") { proofs = items.map(\.plainText) }
+        lines.append(
+            "  proofs: "
+                + (proofs.isEmpty ? "none (here whenever its condition holds)" : proofs.joined(separator: ", ")))
+        if let proof = place.member("proof"), proof != .null {
+            var line = "  proof: \(proof.plainText)"
+            if let reason = place.member("reason"), reason != .null { line += " (\(reason.plainText))" }
+            lines.append(line)
+        }
+        return lines
     }
 
     /// The `pending:`, `cooldown:` and `once_per:` lines of an `explain` document's `state`.

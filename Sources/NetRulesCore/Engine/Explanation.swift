@@ -10,6 +10,25 @@ public struct Explanation: Sendable {
         public var children: [Node]
     }
 
+    /// A place the rule's condition reads (`place: NAME`, or `place`, which reads them all): its
+    /// condition, its proofs and where they stand.
+    public struct Place: Sendable {
+        /// The place's name.
+        public var name: String
+        /// Its `when:` on one line (`Condition.inlineDescription`).
+        public var condition: String
+        /// The value of its condition now.
+        public var conditionTruth: Truth
+        /// Its proofs as `HOST:PORT`; empty when it has none.
+        public var proofs: [String]
+        /// `places.NAME`: here, claimed or away.
+        public var status: FactState
+        /// `places.NAME.proof`: pending, passed or failed; null while away.
+        public var proof: FactState
+        /// `places.NAME.reason`: why the last proof failed; null unless it did.
+        public var reason: FactState
+    }
+
     /// The rule's name.
     public var rule: String
     /// The node of the rule's whole `when:` condition.
@@ -21,6 +40,8 @@ public struct Explanation: Sendable {
     public var state: RuleState
     /// The engine's local clock, to show the state's deadlines as wall-clock times.
     public var clock: LocalClock
+    /// The places the condition reads, in file order.
+    public var places: [Place] = []
 
     /// The tree as indented text, one node a line: `true   all`, `  false  ssid in [Office]`.
     public var text: String {
@@ -53,13 +74,23 @@ extension Engine {
             )
         }
         let rule = rules[index]
-        let keys = Array(Set(rule.condition.readKeys)).sorted()
+        let read = Set(rule.condition.readKeys)
+        let keys = Array(read).sorted()
+        let places = self.places.filter { read.contains(.place) || read.contains(.placeStatus($0.name)) }.map {
+            place in
+            Explanation.Place(
+                name: place.name, condition: place.condition.inlineDescription,
+                conditionTruth: place.condition.evaluate(facts), proofs: place.proofs.map(\.description),
+                status: facts[.placeStatus(place.name)], proof: facts[.placeProof(place.name)],
+                reason: facts[.placeReason(place.name)])
+        }
         return Explanation(
             rule: name,
             root: node(rule.condition),
             facts: keys.map { (key: $0, state: facts[$0]) },
             state: states[index],
-            clock: clock
+            clock: clock,
+            places: places
         )
     }
 }

@@ -106,7 +106,7 @@ package enum ControlDocuments {
             ])
         }
         members.append(("once_per", .array(dropping)))
-        return .object([
+        var document: [(String, JSONValue)] = [
             ("version", .number(Double(version))),
             ("rule", .string(explanation.rule)),
             ("truth", .string(explanation.root.truth.description)),
@@ -114,6 +114,20 @@ package enum ControlDocuments {
             ("facts", .object(known.map { ($0.key.rawValue, JSONValue($0.state)) })),
             ("unknown", .array(unknown.map { .string($0.key.rawValue) })),
             ("state", .object(members)),
+        ]
+        // Only for a rule that reads a place, so the documents of the others stay as they were.
+        if !explanation.places.isEmpty { document.append(("places", .array(explanation.places.map(place)))) }
+        return .object(document)
+    }
+
+    /// One place of an `explain` answer; a fact still unknown is the string `unknown`.
+    private static func place(_ place: Explanation.Place) -> JSONValue {
+        func state(_ state: FactState) -> JSONValue { state.isKnown ? JSONValue(state) : .string("unknown") }
+        return .object([
+            ("name", .string(place.name)), ("when", .string(place.condition)),
+            ("condition_truth", .string(place.conditionTruth.description)),
+            ("proofs", .array(place.proofs.map(JSONValue.string))), ("status", state(place.status)),
+            ("proof", state(place.proof)), ("reason", state(place.reason)),
         ])
     }
 }

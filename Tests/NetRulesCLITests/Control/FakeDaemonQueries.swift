@@ -19,7 +19,7 @@ actor FakeDaemonQueries: DaemonQueries {
     init(yaml: String, facts: [FactKey: FactState], now: Instant? = .zero) {
         let loaded = RuleLoader().load([RuleSource(file: "fake.yaml", bytes: Array(yaml.utf8))])
         precondition(!loaded.hasErrors, loaded.renderedDiagnostics())
-        var engine = Engine(rules: loaded.ruleSet.rules)
+        var engine = Engine(rules: loaded.ruleSet.rules, places: loaded.ruleSet.places)
         _ = engine.apply(FactUpdate(facts), at: .zero)
         self.engine = engine
         self.now = now
@@ -34,7 +34,7 @@ actor FakeDaemonQueries: DaemonQueries {
     init(yaml: String, updates: [(Instant, [FactKey: FactState])], clock: LocalClock, now: Instant) {
         let loaded = RuleLoader().load([RuleSource(file: "fake.yaml", bytes: Array(yaml.utf8))])
         precondition(!loaded.hasErrors, loaded.renderedDiagnostics())
-        var engine = Engine(rules: loaded.ruleSet.rules)
+        var engine = Engine(rules: loaded.ruleSet.rules, places: loaded.ruleSet.places)
         engine.setClock(clock)
         for (at, facts) in updates { _ = engine.apply(FactUpdate(facts), at: at) }
         self.engine = engine
