@@ -7,7 +7,7 @@ package struct ActionError: DetailedError, Sendable {
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
             case spawnFailed, timedOut, exitedWithFailure, killedBySignal, ioFailed
-            case httpStatus, transportFailed, pluginNotFound, invalidPath, dropped, missingSecret
+            case httpStatus, transportFailed, pluginNotFound, invalidPath, dropped, missingSecret, outboxFull
         }
 
         private let value: Value
@@ -36,6 +36,9 @@ package struct ActionError: DetailedError, Sendable {
         /// The action reads `{{env.NAME}}` and the daemon's environment leaves NAME unset or
         /// empty, so it was not started (nothing sent, run or written).
         package static let missingSecret = Code(.missingSecret)
+        /// The webhook outbox is at one of its limits: a pending delivery was moved to `failed/` to
+        /// make room, or a new one could not be queued.
+        package static let outboxFull = Code(.outboxFull)
 
         package var description: String { String(describing: value) }
     }

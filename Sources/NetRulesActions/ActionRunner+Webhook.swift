@@ -2,18 +2,19 @@ import NetRulesCore
 import NetRulesSystem
 
 extension ActionRunner {
-    /// Stores the delivery in the outbox, then delivers it inline, or parks it for `online`.
+    /// Stores the delivery in the outbox (making room within its limits, or refusing it), then
+    /// delivers it inline, or parks it for `online`.
     func deliverWebhook(_ action: WebhookAction, in context: ActionContext, result: ActionResult) async -> ActionResult
     {
         var result = result
         let entry = WebhookRendering.entry(for: action, in: context, actionIndex: result.index)
-        result.idempotencyKey = entry.idempotencyKey
+        let key = entry.idempotencyKey
+        result.idempotencyKey = key
         let outbox = executors.delivery.outbox
         if context.firing.id != nil {
             // A firing resubmitted after a crash: if its delivery reached the outbox before, the
             // outbox owns it (resumed or failed for good); enqueueing it again would send it twice.
-            let key = entry.idempotencyKey
-            var known = deliveringKeys.contains(key) || parked[key] != nil
+            var known = deliveringKeys.contains(key) || ledger.contains(key)
             if !known { known = await DedicatedThread.run { outbox.contains(key: key) } }
             if known {
                 // The outbox owns its delivery now: for the firing it is done, like a queued one.
@@ -21,27 +22,90 @@ extension ActionRunner {
                 return result
             }
         }
-        let stored: Result<Void, ActionError> = await DedicatedThread.run {
-            do throws(ActionError) {
-                try outbox.store(entry)
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
+        let bytes: [UInt8]
+        do {
+            bytes = try Outbox.encode(entry)
+        } catch {
+            result.outcome = .failed(error)
+            return result
         }
-        if case .failure(let error) = stored {
+        let drops: [OutboxLedger.Drop]
+        switch ledger.admit(OutboxLedger.Item(entry, bytes: bytes.count), busy: deliveringKeys) {
+        case .refused(let reason):
+            result.outcome = .failed(ActionError(.outboxFull, "webhook \(entry.method) delivery \(key): \(reason)"))
+            return result
+        case .admitted(let dropping):
+            drops = dropping
+        }
+        // Busy from now on, so that no other delivery's admission drops it before it is stored.
+        deliveringKeys.insert(key)
+        if let error = await perform(drops, thenStoring: (entry, bytes)) {
             // Without a durable record, "at least once" cannot be promised; say so instead of sending.
+            deliveringKeys.remove(key)
+            ledger.remove(key: key)
             result.outcome = .failed(error)
             return result
         }
         let start = ContinuousClock.now
-        deliveringKeys.insert(entry.idempotencyKey)
-        let (outcome, attempts) = await executors.delivery.deliver(entry)
-        deliveringKeys.remove(entry.idempotencyKey)
+        let (outcome, attempts, last) = await executors.delivery.deliver(entry)
+        deliveringKeys.remove(key)
         result.duration = ContinuousClock.now - start
         result.attempts = attempts
-        apply(outcome, of: entry, to: &result)
+        apply(outcome, of: last, to: &result)
         return result
+    }
+
+    /// Moves `drops` to `failed/` and stores `new`, in one job on a dedicated thread, then reports
+    /// each drop as a failed webhook result and rotates `failed/`. The dropped entries leave memory
+    /// first, so nothing starts them meanwhile.
+    /// - Returns: why `new` could not be stored, or nil.
+    func perform(_ drops: [OutboxLedger.Drop], thenStoring new: (entry: OutboxEntry, bytes: [UInt8])?) async
+        -> ActionError?
+    {
+        guard !drops.isEmpty || new != nil else { return nil }
+        for drop in drops {
+            parked[drop.item.key] = nil
+            waitingDeliveries.remove(key: drop.item.key)
+        }
+        let outbox = executors.delivery.outbox
+        let limits = executors.delivery.limits
+        let (dropErrors, storeError, rotation) = await DedicatedThread.run {
+            var dropErrors: [String: ActionError] = [:]
+            for drop in drops {
+                do throws(ActionError) {
+                    try outbox.drop(key: drop.item.key, reason: drop.reason)
+                } catch {
+                    dropErrors[drop.item.key] = error
+                }
+            }
+            var storeError: ActionError?
+            if let new {
+                do throws(ActionError) {
+                    try outbox.store(new.entry, bytes: new.bytes)
+                } catch {
+                    storeError = error
+                }
+            }
+            let rotation =
+                drops.isEmpty
+                ? Outbox.Rotation() : outbox.rotateFailed(keeping: limits.failed, maximumAge: limits.failedAge)
+            return (dropErrors, storeError, rotation)
+        }
+        for drop in drops {
+            var result = ActionResult(
+                rule: drop.item.rule, edge: Edge(rawValue: drop.item.edge) ?? .enter, index: drop.item.actionIndex,
+                kind: "webhook")
+            result.idempotencyKey = drop.item.key
+            var error = ActionError(
+                .outboxFull, "webhook \(drop.item.method) delivery \(drop.item.key): \(drop.reason)")
+            if let moveError = dropErrors[drop.item.key] {
+                error.message += " (and it could not be moved to outbox/failed: \(moveError))"
+            }
+            result.outcome = .failed(error)
+            publish(result)
+        }
+        executors.delivery.report(rotation)
+        return storeError
     }
 
     /// Delivers a resumed or unparked entry outside any firing; reports it like an action.
@@ -60,21 +124,15 @@ extension ActionRunner {
         let delivery = executors.delivery
         track {
             let start = ContinuousClock.now
-            let (outcome, attempts) = await delivery.deliver(entry)
+            let (outcome, attempts, last) = await delivery.deliver(entry)
             await self.finishBackgroundDelivery(
-                entry, outcome: outcome, attempts: attempts, duration: ContinuousClock.now - start)
+                last, outcome: outcome, attempts: attempts, duration: ContinuousClock.now - start)
         }
     }
 
     /// Starts waiting deliveries while there is room (one that must wait for the network parks).
     private func startWaitingDeliveries() {
-        while !stopping, backgroundDeliveries < maximumBackgroundDeliveries, waitingHead < waitingDeliveries.count {
-            let entry = waitingDeliveries[waitingHead]
-            waitingHead += 1
-            if waitingHead == waitingDeliveries.count {
-                waitingDeliveries = []
-                waitingHead = 0
-            }
+        while !stopping, backgroundDeliveries < maximumBackgroundDeliveries, let entry = waitingDeliveries.popFirst() {
             startBackgroundDelivery(entry)
         }
     }
@@ -101,9 +159,11 @@ extension ActionRunner {
     private func apply(_ outcome: WebhookDelivery.Outcome, of entry: OutboxEntry, to result: inout ActionResult) {
         switch outcome {
         case .delivered(let status):
+            ledger.remove(key: entry.idempotencyKey)
             result.httpStatus = status
             result.outcome = .succeeded
         case .failed(let error, let status):
+            ledger.remove(key: entry.idempotencyKey)
             result.httpStatus = status
             result.outcome = .failed(error)
         case .parked:

@@ -23,6 +23,12 @@ import NetRulesSystem
 /// so order holds), except that a `when: online` webhook while not online is parked and reported as
 /// `queued`; it is sent when `connectivityChanged(to: "online")` arrives. `resumeOutbox()` restarts
 /// deliveries a previous process left pending.
+///
+/// The outbox is held to `OutboxLimits`: a new delivery that would go beyond one moves the oldest
+/// pending entries (the rule's own first) to `failed/`, each reported as a failed webhook result
+/// (`ActionError.Code.outboxFull`) with the limit that dropped it, and `failed/` is rotated by count
+/// and age after every move. What the runner keeps in memory for pending deliveries is bounded by
+/// the same limits.
 package actor ActionRunner {
     private struct Pending {
         var firing: Firing
@@ -55,13 +61,13 @@ package actor ActionRunner {
     /// Deliveries outside a firing (resumed, or unparked when the network came online) wait here,
     /// in order, while `maximumBackgroundDeliveries` are under way: ten thousand webhooks parked
     /// while offline must not become ten thousand transfers (and threads) at once.
-    var waitingDeliveries: [OutboxEntry] = []
-    /// The first of `waitingDeliveries` not started yet (a queue without O(n) removals).
-    var waitingHead = 0
+    var waitingDeliveries = DeliveryQueue()
     /// How many deliveries outside a firing run at once.
     let maximumBackgroundDeliveries = 8
     var deliveringKeys: Set<String> = []
     var parked: [String: OutboxEntry] = [:]
+    /// Every pending outbox entry's rule, age and size, to hold the outbox to its limits.
+    var ledger: OutboxLedger
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Every firing and background delivery in progress, so `stop()` can cancel them.
     private var tasks: [UInt64: Task<Void, Never>] = [:]
@@ -79,13 +85,16 @@ package actor ActionRunner {
     ///   - logger: The parent logger; the runner logs as `netrules.actions`: one line per action
     ///     result (`notice`, a failure as an `error`) and its output (`notice`), a webhook attempt
     ///     that will be retried (`warning`), an outbox entry that cannot be read (`error`).
+    ///     An outbox entry dropped at a limit is an action result (`error`); files deleted from
+    ///     `outbox/failed/` by its rotation are a `notice` saying how many and why.
     ///   - clock: Times webhook backoff.
     ///   - terminationGrace: Between SIGTERM and SIGKILL when a process times out.
+    ///   - outboxLimits: How much the outbox may hold, and how long `failed/` keeps what failed.
     package init(
         stateDirectory: String, httpClient: HTTPClient = HTTPClient(), concurrency: Int = 4,
         environment: [String: String], pluginDirectories: [String] = [],
         logger: Logger = .disabled, clock: any Clock<Duration> = ContinuousClock(),
-        terminationGrace: Duration = .seconds(2)
+        terminationGrace: Duration = .seconds(2), outboxLimits: OutboxLimits = .default
     ) {
         self.environment = environment
         baseEnvironment = FiringEnvironment.Base(environment)
@@ -99,9 +108,10 @@ package actor ActionRunner {
             plugin: PluginExecutor(directories: pluginDirectories, terminationGrace: terminationGrace),
             delivery: WebhookDelivery(
                 client: httpClient, outbox: Outbox(stateDirectory: stateDirectory), clock: clock,
-                environment: environment, isOnline: { gate.isOnline }, logger: logger
+                environment: environment, isOnline: { gate.isOnline }, logger: logger, limits: outboxLimits
             )
         )
+        ledger = OutboxLedger(limits: outboxLimits)
         (results, resultsContinuation) = AsyncStream.makeStream(of: ActionResult.self, bufferingPolicy: .unbounded)
     }
 
@@ -138,7 +148,6 @@ package actor ActionRunner {
         queuedCount = 0
         // Still in the outbox: the next start resumes them.
         waitingDeliveries.removeAll()
-        waitingHead = 0
         for task in tasks.values { task.cancel() }
         resumeIdleWaitersIfIdle()
     }
@@ -157,14 +166,30 @@ package actor ActionRunner {
 
     /// Picks up deliveries a previous process left in the outbox: each is attempted again (or
     /// parked for `online`) with the attempts it has left and its original idempotency key.
+    ///
+    /// Entries beyond the outbox's limits (lowered since, or left by a version without them) are
+    /// dropped first, oldest first, and `failed/` is rotated.
     package func resumeOutbox() async {
         let outbox = executors.delivery.outbox
         let (entries, problems) = await DedicatedThread.run { outbox.pending() }
         for problem in problems { logger.error(problem) }
-        for entry in entries where !deliveringKeys.contains(entry.idempotencyKey) {
+        for (entry, bytes) in entries { ledger.insert(OutboxLedger.Item(entry, bytes: bytes)) }
+        let drops = ledger.enforce(busy: deliveringKeys)
+        _ = await perform(drops, thenStoring: nil)
+        let dropped = Set(drops.map(\.item.key))
+        for (entry, _) in entries where !deliveringKeys.contains(entry.idempotencyKey) {
+            guard !dropped.contains(entry.idempotencyKey) else { continue }
             parked[entry.idempotencyKey] = nil
             startBackgroundDelivery(entry)
         }
+        if drops.isEmpty { await executors.delivery.rotateFailed() }
+    }
+
+    /// How many deliveries the outbox holds, and their size; how many files `failed/` holds.
+    package func outboxSize() async -> OutboxSize {
+        let outbox = executors.delivery.outbox
+        let failed = await DedicatedThread.run { outbox.failedCount() }
+        return OutboxSize(pending: ledger.count, pendingBytes: ledger.bytes, failed: failed)
     }
 
     /// Tells the runner the `connectivity` fact's new value (`online`, `portal`, `offline`, or nil

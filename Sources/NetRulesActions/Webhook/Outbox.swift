@@ -7,8 +7,10 @@ import NetRulesSystem
 /// `<state-dir>/outbox/<idempotency-key>.json` is written atomically and durably (fsync of the file
 /// and of the directory) before the first attempt, rewritten after each failed attempt, and
 /// removed after a 2xx. A final failure (a 3xx or 4xx other than 408/429, or the last attempt
-/// spent) moves the file to `outbox/failed/`, where the user can read what was not delivered;
-/// nothing there is retried or removed automatically. Blocking: call it off the cooperative pool.
+/// spent), or a drop to keep the outbox within its limits, moves the file to `outbox/failed/` with
+/// the reason in its `failure` field, where the user can read what was not delivered; nothing there
+/// is retried, and `rotateFailed` deletes the oldest beyond a count or an age. Blocking: call it off
+/// the cooperative pool.
 struct Outbox: Sendable {
     let directory: String
     var failedDirectory: String { directory + "/failed" }
@@ -19,14 +21,22 @@ struct Outbox: Sendable {
 
     func path(of entry: OutboxEntry) -> String { directory + "/" + entry.fileName }
 
-    /// Writes (or rewrites) `entry` durably.
-    func store(_ entry: OutboxEntry) throws(ActionError) {
-        let bytes: [UInt8]
+    /// The file's contents for `entry`.
+    static func encode(_ entry: OutboxEntry) throws(ActionError) -> [UInt8] {
         do {
-            bytes = Array(try JSONEncoder().encode(entry))
+            return Array(try JSONEncoder().encode(entry))
         } catch {
             throw ActionError(.ioFailed, "cannot encode the outbox entry", cause: error)
         }
+    }
+
+    /// Writes (or rewrites) `entry` durably.
+    func store(_ entry: OutboxEntry) throws(ActionError) {
+        try store(entry, bytes: try Self.encode(entry))
+    }
+
+    /// Writes (or rewrites) `entry` durably, as `bytes` (its `encode`d form).
+    func store(_ entry: OutboxEntry, bytes: [UInt8]) throws(ActionError) {
         do {
             try AtomicFile.replace(path(of: entry), with: bytes, mode: 0o600)
         } catch {
@@ -68,24 +78,84 @@ struct Outbox: Sendable {
         }
     }
 
-    /// Every pending entry, oldest first, and a message for each file that could not be read
-    /// (such a file is moved to `failed/` so it does not block the queue forever).
-    func pending() -> (entries: [OutboxEntry], problems: [String]) {
+    /// Moves the pending entry with `key` to `failed/`, its last state as read from its file and
+    /// `reason` as its `failure`: the outbox dropped it to stay within its limits.
+    func drop(key: String, reason: String) throws(ActionError) {
+        let path = directory + "/" + key + ".json"
+        do {
+            if var entry = try? JSONDecoder().decode(OutboxEntry.self, from: Data(try Self.read(path))) {
+                entry.failure = reason
+                try AtomicFile.replace(path, with: try Self.encode(entry), mode: 0o600)
+            }
+            try AtomicFile.makeDirectories(failedDirectory)
+            _ = try sys_rename(path, failedDirectory + "/" + key + ".json").get(call: "rename")
+            try AtomicFile.syncDirectory(failedDirectory)
+            try AtomicFile.syncDirectory(directory)
+        } catch {
+            throw ActionError(.ioFailed, "cannot move the outbox entry '\(key).json' to failed/", cause: error)
+        }
+    }
+
+    /// Every pending entry with its size in bytes, oldest first, and a message for each file that
+    /// could not be read (such a file is moved to `failed/` so it does not block the queue forever).
+    func pending() -> (entries: [(entry: OutboxEntry, bytes: Int)], problems: [String]) {
         guard case .success(let names) = sys_listDirectory(directory) else { return ([], []) }
-        var entries: [OutboxEntry] = []
+        var entries: [(entry: OutboxEntry, bytes: Int)] = []
         var problems: [String] = []
         // Names starting with "." are AtomicFile's temporaries, possibly left by a kill; skip them.
         for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
             let path = directory + "/" + name
             do {
-                entries.append(try JSONDecoder().decode(OutboxEntry.self, from: Data(try Self.read(path))))
+                let bytes = try Self.read(path)
+                entries.append((try JSONDecoder().decode(OutboxEntry.self, from: Data(bytes)), bytes.count))
             } catch {
                 problems.append("unreadable outbox entry '\(name)' moved to failed/: \(error)")
                 _ = try? AtomicFile.makeDirectories(failedDirectory)
                 _ = sys_rename(path, failedDirectory + "/" + name)
             }
         }
-        return (entries.sorted { ($0.enqueuedAt, $0.idempotencyKey) < ($1.enqueuedAt, $1.idempotencyKey) }, problems)
+        entries.sort { ($0.entry.enqueuedAt, $0.entry.idempotencyKey) < ($1.entry.enqueuedAt, $1.entry.idempotencyKey) }
+        return (entries, problems)
+    }
+
+    /// How many files `failed/` holds.
+    func failedCount() -> Int {
+        guard case .success(let names) = sys_listDirectory(failedDirectory) else { return 0 }
+        return names.count(where: { $0.hasSuffix(".json") && !$0.hasPrefix(".") })
+    }
+
+    /// What `rotateFailed` deleted.
+    struct Rotation: Sendable, Hashable {
+        /// Files older than the age limit.
+        var byAge = 0
+        /// The oldest files beyond the count limit.
+        var byCount = 0
+    }
+
+    /// Deletes the files in `failed/` older than `maximumAge` (by modification time: when the
+    /// entry failed), then the oldest beyond the newest `keeping`.
+    /// - Parameter now: nanoseconds since the epoch.
+    func rotateFailed(keeping: Int, maximumAge: Duration, now: Int64 = sys_realtimeNanoseconds()) -> Rotation {
+        guard case .success(let names) = sys_listDirectory(failedDirectory) else { return Rotation() }
+        var files: [(name: String, modified: Int64)] = []
+        for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            // A file gone meanwhile (a person cleaning up) is simply not counted.
+            guard case .success(let info) = sys_stat(failedDirectory + "/" + name) else { continue }
+            files.append((name, Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)))
+        }
+        files.sort { ($0.modified, $0.name) < ($1.modified, $1.name) }
+        let (seconds, attoseconds) = maximumAge.components
+        let age =
+            seconds > Int64.max / 1_000_000_000 ? Int64.max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        let cutoff = now < Int64.min + age ? Int64.min : now - age
+        var rotation = Rotation()
+        for (index, file) in files.enumerated() {
+            let expired = file.modified < cutoff
+            guard expired || files.count - index > keeping else { break }
+            guard case .success = sys_unlink(failedDirectory + "/" + file.name) else { continue }
+            if expired { rotation.byAge += 1 } else { rotation.byCount += 1 }
+        }
+        return rotation
     }
 
     private static func read(_ path: String) throws(SystemCallError) -> [UInt8] {

@@ -44,6 +44,8 @@ struct OutboxEntry: Codable, Sendable {
     var caFile: String?
     /// Set when `url` or `body` holds `SecretTokens` to fill in from the environment at send time.
     var secretNonce: String?
+    /// Why the entry is in `failed/`: how its last attempt ended, or why the outbox dropped it.
+    var failure: String?
 
     var fileName: String { "\(idempotencyKey).json" }
 

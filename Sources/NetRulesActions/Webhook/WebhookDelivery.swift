@@ -20,8 +20,11 @@ struct WebhookDelivery: Sendable {
     var isOnline: @Sendable () -> Bool
     /// The longest wait between two attempts.
     var maximumBackoff: Duration = .seconds(600)
-    /// Told of each failed attempt that will be retried (a warning), so a long backoff is not silent.
+    /// Told of each failed attempt that will be retried (a warning), so a long backoff is not silent,
+    /// and of files `failed/` rotation deleted (a notice).
     var logger: Logger = .disabled
+    /// How many files `failed/` keeps, and for how long (`failed`, `failedAge`).
+    var limits: OutboxLimits = .default
 
     /// Whether a status ends the delivery without a retry: redirects (never followed; the URL is
     /// wrong) and client errors other than 408 Request Timeout and 429 Too Many Requests.
@@ -36,8 +39,13 @@ struct WebhookDelivery: Sendable {
         return min(exponential, maximum) * Double.random(in: 0.5...1.0)
     }
 
-    func deliver(_ entry: OutboxEntry) async -> (outcome: Outcome, attempts: Int) {
+    /// Attempts `entry` until it is delivered, fails for good or parks.
+    /// - Returns: the outcome, the attempts this call made, and the entry as it was last stored (its
+    ///   `attemptsMade` counts them), for a parked entry to continue from.
+    func deliver(_ entry: OutboxEntry) async -> (outcome: Outcome, attempts: Int, entry: OutboxEntry) {
         var entry = entry
+        // What the file holds: a cancelled attempt was not counted there.
+        var stored = entry
         var lastStatus: Int?
         var lastProblem = ""
         let attemptsBefore = entry.attemptsMade
@@ -49,8 +57,8 @@ struct WebhookDelivery: Sendable {
             return (await fail(entry, .missingSecret, error.message, status: nil), 0)
         }
         while true {
-            if entry.waitsForOnline && !isOnline() { return (.parked, entry.attemptsMade - attemptsBefore) }
-            if Task.isCancelled { return (.parked, entry.attemptsMade - attemptsBefore) }
+            if entry.waitsForOnline && !isOnline() { return (.parked, entry.attemptsMade - attemptsBefore, entry) }
+            if Task.isCancelled { return (.parked, entry.attemptsMade - attemptsBefore, entry) }
             entry.attemptsMade += 1
             let request = HTTPRequest(
                 url: entry.requestURL(environment: environment), method: entry.method,
@@ -68,7 +76,7 @@ struct WebhookDelivery: Sendable {
                     // idempotency key makes harmless.
                     let (outbox, delivered) = (self.outbox, entry)
                     await DedicatedThread.run { try? outbox.remove(delivered) }
-                    return (.delivered(status: response.status), made)
+                    return (.delivered(status: response.status), made, entry)
                 }
                 lastProblem = "HTTP \(response.status)"
                 if Self.isFinal(response.status) {
@@ -78,10 +86,10 @@ struct WebhookDelivery: Sendable {
                             + (response.location.map { " to \($0)" } ?? "")
                             + "; webhooks do not follow redirects: write the final URL in the rule"
                         : "the server refused the request with HTTP \(response.status)"
-                    return (await fail(entry, .httpStatus, message, status: lastStatus), made)
+                    return (await fail(entry, .httpStatus, message, status: lastStatus), made, entry)
                 }
             } catch {
-                if error.code == .cancelled { return (.parked, made) }
+                if error.code == .cancelled { return (.parked, made, stored) }
                 lastProblem = "\(error.code)"
                 // CURLE_SSL_PINNEDPUBKEYNOTMATCH: curl refused before sending anything.
                 if error.curlCode == 90 { lastProblem = "the server's public key matches none of the webhook's pins" }
@@ -96,7 +104,7 @@ struct WebhookDelivery: Sendable {
                         ? "the server at \(entry.displayURL) did not answer in HTTP; is another kind of service "
                             + "listening on that port?"
                         : "the request cannot be sent to \(entry.displayURL): \(error.message)"
-                    return (await fail(entry, .transportFailed, message, status: nil), made)
+                    return (await fail(entry, .transportFailed, message, status: nil), made, entry)
                 }
             }
             if entry.attemptsMade >= entry.attempts {
@@ -104,13 +112,14 @@ struct WebhookDelivery: Sendable {
                 return (
                     await fail(
                         entry, code, "gave up after \(entry.attemptsMade) attempts (last: \(lastProblem))",
-                        status: lastStatus), made
+                        status: lastStatus), made, entry
                 )
             }
             // Persist the count, so a restart continues the budget instead of starting over.
             let persisted = entry
             let outbox = self.outbox
             await DedicatedThread.run { try? outbox.store(persisted) }
+            stored = entry
             let wait = Self.delay(
                 beforeRetry: entry.attemptsMade, backoff: .milliseconds(entry.backoffMilliseconds),
                 maximum: maximumBackoff)
@@ -120,27 +129,51 @@ struct WebhookDelivery: Sendable {
             do {
                 try await clock.sleep(for: wait)
             } catch {
-                return (.parked, made)
+                return (.parked, made, entry)
             }
         }
     }
 
-    /// Moves the entry to `failed/` (on a dedicated thread: it fsyncs two directories).
+    /// Moves the entry to `failed/` and rotates it (on a dedicated thread: it fsyncs two directories).
     private func fail(_ entry: OutboxEntry, _ code: ActionError.Code, _ message: String, status: Int?) async -> Outcome
     {
         var error = ActionError(code, "webhook \(entry.method) delivery \(entry.idempotencyKey): \(message)")
-        let outbox = self.outbox
-        let moveError: ActionError? = await DedicatedThread.run {
+        var entry = entry
+        entry.failure = message
+        let (outbox, limits, failed) = (self.outbox, self.limits, entry)
+        let (moveError, rotation): (ActionError?, Outbox.Rotation) = await DedicatedThread.run {
             do throws(ActionError) {
                 // Rewritten first, so the file in failed/ counts the attempt that just failed.
-                try outbox.store(entry)
-                try outbox.moveToFailed(entry)
-                return nil
+                try outbox.store(failed)
+                try outbox.moveToFailed(failed)
             } catch {
-                return error
+                return (error, Outbox.Rotation())
             }
+            return (nil, outbox.rotateFailed(keeping: limits.failed, maximumAge: limits.failedAge))
         }
+        report(rotation)
         if let moveError { error.message += " (and it could not be moved to outbox/failed: \(moveError))" }
         return .failed(error, status: status)
+    }
+
+    /// Deletes what `failed/` holds beyond its limits, and says so.
+    func rotateFailed() async {
+        let (outbox, limits) = (self.outbox, self.limits)
+        report(await DedicatedThread.run { outbox.rotateFailed(keeping: limits.failed, maximumAge: limits.failedAge) })
+    }
+
+    /// Logs what a rotation of `failed/` deleted, and why; nothing when it deleted nothing.
+    func report(_ rotation: Outbox.Rotation) {
+        func files(_ count: Int) -> String { count == 1 ? "1 file" : "\(count) files" }
+        if rotation.byAge > 0 {
+            logger.notice(
+                "outbox: deleted \(files(rotation.byAge)) from failed/ older than "
+                    + "\(DurationSyntax.format(limits.failedAge)) (--outbox-failed-age)")
+        }
+        if rotation.byCount > 0 {
+            logger.notice(
+                "outbox: deleted the oldest \(files(rotation.byCount)) from failed/, which keeps \(limits.failed) "
+                    + "(--outbox-failed-limit)")
+        }
     }
 }

@@ -16,13 +16,13 @@ final class RunnerHarness: Sendable {
     init(
         concurrency: Int = 4, environment: [String: String] = ["PATH": "/usr/bin:/bin"],
         pluginDirectories: [String] = [],
-        stateDirectory: String? = nil
+        stateDirectory: String? = nil, outboxLimits: OutboxLimits = .default
     ) {
         runner = ActionRunner(
             stateDirectory: stateDirectory ?? directory.file("state"), concurrency: concurrency,
             environment: environment,
             pluginDirectories: pluginDirectories, logger: lines.logger(),
-            terminationGrace: .milliseconds(200)
+            terminationGrace: .milliseconds(200), outboxLimits: outboxLimits
         )
         let results = runner.results
         let collected = self.collected
