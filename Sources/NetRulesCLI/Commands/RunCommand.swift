@@ -1,5 +1,6 @@
 import FoundationEssentials
 internal import Glibc
+import NetRulesActions
 import NetRulesCore
 import NetRulesDaemon
 internal import NetRulesSystem
@@ -34,9 +35,10 @@ enum RunCommand: Command {
                 long: "history-limit", valueName: "n",
                 help: "How many firings 'netrules history' can show (in <state-dir>/history.jsonl); 0 keeps none.",
                 defaultValue: "1000"),
+        ] + outboxOptions + [
             OptionSpec(
                 long: "log-level", valueName: "level", help: "The lowest level logged.", defaultValue: "notice",
-                allowedValues: Logger.Level.allCases.map(\.description)),
+                allowedValues: Logger.Level.allCases.map(\.description))
         ]
     )
 
@@ -50,6 +52,14 @@ enum RunCommand: Command {
             historyLimit <= 1_000_000
         else {
             io.printError("Error: --history-limit takes a whole number from 0 to 1000000")
+            io.printError("  See 'netrules run --help' for more information.")
+            return ExitCode.usage
+        }
+        let outboxLimits: OutboxLimits
+        switch Self.outboxLimits(arguments) {
+        case .success(let limits): outboxLimits = limits
+        case .failure(let error):
+            io.printError("Error: " + error.message)
             io.printError("  See 'netrules run --help' for more information.")
             return ExitCode.usage
         }
@@ -97,7 +107,7 @@ enum RunCommand: Command {
             ruleFiles: ruleFiles, paths: paths, environment: environment, logger: logger,
             notify: { try? notifier.notify($0) },
             trustProblem: { FileTrust.problem(withFile: $0, runningAsRoot: isRoot, kind: $1) },
-            historyLimit: historyLimit)
+            historyLimit: historyLimit, outboxLimits: outboxLimits)
         // Started by the daemon once its core is up and before its observers, stopped in reverse
         // once running actions finished: signals, the rule-file watcher, the control socket.
         options.services.attached = [

@@ -91,7 +91,8 @@ package actor Daemon: DaemonQueries {
         } else {
             runner = ActionRunner(
                 stateDirectory: options.paths.stateDirectory, concurrency: options.concurrency,
-                environment: options.environment, logger: options.logger, clock: QuietClock())
+                environment: options.environment, logger: options.logger, clock: QuietClock(),
+                outboxLimits: options.outboxLimits)
         }
     }
 

@@ -1,3 +1,4 @@
+import NetRulesActions
 import NetRulesCore
 import NetRulesLinux
 import NetRulesProbes
@@ -20,6 +21,8 @@ package struct DaemonOptions: Sendable {
     package var concurrency: Int
     /// How many firings `history` keeps (`<state-dir>/history.jsonl`); 0 keeps none.
     package var historyLimit: Int
+    /// How much the webhook outbox may hold, and how long `outbox/failed/` keeps what failed.
+    package var outboxLimits: OutboxLimits
     /// The services the daemon is wired to; tests replace them.
     package var services = DaemonServices()
 
@@ -27,7 +30,8 @@ package struct DaemonOptions: Sendable {
         ruleFiles: [String], paths: DaemonPaths, environment: [String: String], logger: Logger,
         notify: @escaping @Sendable (String) -> Void = { _ in },
         trustProblem: @escaping @Sendable (String, FileTrust.Kind) -> String? = { _, _ in nil },
-        shutdownGrace: Duration = .seconds(30), concurrency: Int = 4, historyLimit: Int = 1000
+        shutdownGrace: Duration = .seconds(30), concurrency: Int = 4, historyLimit: Int = 1000,
+        outboxLimits: OutboxLimits = .default
     ) {
         self.ruleFiles = ruleFiles
         self.paths = paths
@@ -38,6 +42,7 @@ package struct DaemonOptions: Sendable {
         self.shutdownGrace = shutdownGrace
         self.concurrency = concurrency
         self.historyLimit = historyLimit
+        self.outboxLimits = outboxLimits
     }
 }
 
