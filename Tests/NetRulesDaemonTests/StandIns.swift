@@ -42,6 +42,7 @@ final class RecordingActions: ActionSink {
     func stop() async { state.withLock { $0.stopped = true } }
     func resumeOutbox() async {}
     func connectivityChanged(to value: String?) async {}
+    func outbox() async -> OutboxSize? { nil }
 }
 
 /// The state directory's two files, kept in memory as the bytes the daemon wrote.

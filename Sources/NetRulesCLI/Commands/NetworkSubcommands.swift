@@ -11,9 +11,11 @@ enum StatusSubcommand: Command {
         abstract: "Show the network as netrules sees it: interfaces, addresses, gateway, DNS, Wi-Fi.",
         discussion: """
             When a netrules daemon answers on the control socket, shows the daemon's facts (probe facts \
-            such as connectivity and hosts.* included); otherwise reads the system directly. With --json, \
-            one document whose keys are the fact keys rules use: \
-            {"version":1,"facts":{"gateway":"…","ip":[…],"interfaces.eth0":"up",…}}.
+            such as connectivity and hosts.* included) and its webhook outbox: the deliveries pending, \
+            their size, and how many are in outbox/failed/; otherwise reads the system directly. With \
+            --json, one document whose keys are the fact keys rules use: \
+            {"version":1,"facts":{"gateway":"…","ip":[…],"interfaces.eth0":"up",…}}, from a daemon with \
+            "outbox":{"pending":N,"pending_bytes":N,"failed":N}.
             """,
         options: [.json, .controlSocket, .daemonStateDirectory]
     )

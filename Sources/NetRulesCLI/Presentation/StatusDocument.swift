@@ -15,10 +15,14 @@ struct StatusDocument {
     var interfaces: [NetworkSnapshot.Interface]?
     /// The default route's interface, shown after the gateway; only a direct reading knows it.
     var gatewayInterface: String?
+    /// What the daemon's webhook outbox holds, as JSON (`pending`, `pending_bytes`, `failed`); only a
+    /// daemon knows it.
+    var outbox: JSONValue?
 
     /// A daemon's answer to `status`.
     init(answer: JSONValue) {
         if case .object(let members)? = answer.member("facts") { facts = members } else { facts = [] }
+        if case .object? = answer.member("outbox") { outbox = answer.member("outbox") }
     }
 
     /// A direct reading of the system.
@@ -30,11 +34,13 @@ struct StatusDocument {
         gatewayInterface = snapshot.gatewayInterface
     }
 
-    /// The `--json` document, on one line: `version`, `facts` and, from a direct reading, `interfaces`.
+    /// The `--json` document, on one line: `version`, `facts`, then from a daemon `outbox` and from a
+    /// direct reading `interfaces`.
     var json: String {
         var members: [(String, JSONValue)] = [
             ("version", .number(Double(ControlDocuments.version))), ("facts", .object(facts)),
         ]
+        if let outbox { members.append(("outbox", outbox)) }
         if let interfaces {
             let sorted = interfaces.sorted { $0.name < $1.name }
             members.append(("interfaces", .object(sorted.map { ($0.name, Self.json($0)) })))
@@ -68,7 +74,8 @@ struct StatusDocument {
     /// direct reading shows each interface with its MAC and addresses indented beneath, then the
     /// facts rules use most in a fixed order, `unknown` ones included. Values read the same either
     /// way: `none` for absent facts and empty lists, list items joined with `, `, units on
-    /// `signal` and `frequency`.
+    /// `signal` and `frequency`. A daemon's answer ends with its outbox:
+    /// `outbox: 3 pending (1.2 KiB), 1 failed`.
     var text: String {
         let values = Dictionary(facts, uniquingKeysWith: { first, _ in first })
         let keys = interfaces == nil ? facts.map(\.0) : Self.order.map(\.rawValue)
@@ -107,6 +114,12 @@ struct StatusDocument {
             for address in interface.ipv6 { lines.append(pad("") + "inet6 \(address)") }
         }
         for key in keys { lines.append(pad(TerminalText.escaped(key)) + show(key)) }
+        if let outbox {
+            func count(_ key: String) -> Int { outbox.member(key)?.numberValue.map { Int($0) } ?? 0 }
+            lines.append(
+                "outbox: \(count("pending")) pending (\(ByteCountSyntax.format(count("pending_bytes")))), "
+                    + "\(count("failed")) failed")
+        }
         return lines.map { $0.trailingSpacesRemoved }.joined(separator: "\n") + "\n"
     }
 }

@@ -1,3 +1,4 @@
+import NetRulesActions
 import NetRulesCore
 
 /// The JSON documents of the control protocol, built in one place so the daemon's answers and the
@@ -10,11 +11,22 @@ package enum ControlDocuments {
     /// The protocol version every request and answer carries.
     package static let version = 1
 
-    /// `{"version":1,"facts":{KEY: VALUE…}}`: the known facts, keys sorted.
-    package static func status(_ facts: FactStore) -> JSONValue {
-        .object([
+    /// `{"version":1,"facts":{KEY: VALUE…}}`: the known facts, keys sorted; a daemon adds
+    /// `"outbox":{"pending":N,"pending_bytes":N,"failed":N}`.
+    package static func status(_ facts: FactStore, outbox: OutboxSize? = nil) -> JSONValue {
+        var members: [(String, JSONValue)] = [
             ("version", .number(Double(version))),
             ("facts", .object(facts.known.map { ($0.key.rawValue, JSONValue($0.state)) })),
+        ]
+        if let outbox { members.append(("outbox", Self.outbox(outbox))) }
+        return .object(members)
+    }
+
+    /// `{"pending":N,"pending_bytes":N,"failed":N}`.
+    package static func outbox(_ size: OutboxSize) -> JSONValue {
+        .object([
+            ("pending", .number(Double(size.pending))), ("pending_bytes", .number(Double(size.pendingBytes))),
+            ("failed", .number(Double(size.failed))),
         ])
     }
 

@@ -181,7 +181,7 @@ package struct ControlServer: Sendable {
             case .failure(let error):
                 try await channel.write(ControlDocuments.error(error.message))
             case .success(.status):
-                try await channel.write(ControlDocuments.status(await queries.facts()))
+                try await channel.write(ControlDocuments.status(await queries.facts(), outbox: await queries.outbox()))
             case .success(.rules):
                 try await channel.write(ControlDocuments.rules(await queries.ruleNames()))
             case .success(.reload):

@@ -1,3 +1,4 @@
+import NetRulesActions
 import NetRulesCore
 
 /// What a client of the control socket may ask the running daemon.
@@ -21,6 +22,8 @@ package protocol DaemonQueries: Sendable {
     func engineTime() async -> Instant?
     /// The firings the query selects, oldest first; nil when this daemon keeps no history.
     func history(_ query: HistoryQuery) async -> [HistoryEntry]?
+    /// What the webhook outbox holds, for `status`; nil when the daemon does not say.
+    func outbox() async -> OutboxSize?
 }
 
 /// What a reload through the control socket did.
@@ -50,6 +53,9 @@ extension DaemonQueries {
 
     /// No history: `history` says so.
     package func history(_ query: HistoryQuery) async -> [HistoryEntry]? { nil }
+
+    /// No outbox: `status` shows none.
+    package func outbox() async -> OutboxSize? { nil }
 }
 
 /// One fact's change, as `watch` shows it.

@@ -386,6 +386,9 @@ package actor Daemon: DaemonQueries {
         return query.select(history.entries, now: Int64(Date().timeIntervalSince1970.rounded(.down)))
     }
 
+    /// The runner's outbox; the runner answers, so the daemon's event loop does not wait on it.
+    package nonisolated func outbox() async -> OutboxSize? { await runner.outbox() }
+
     package func factChanges() async -> AsyncStream<FactChange> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: FactChange.self, bufferingPolicy: .bufferingNewest(4096))

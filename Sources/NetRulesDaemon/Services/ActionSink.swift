@@ -15,6 +15,10 @@ package protocol ActionSink: Sendable {
     func resumeOutbox() async
     /// `connectivity` changed: deliveries waiting for `online` may go.
     func connectivityChanged(to value: String?) async
+    /// What the webhook outbox holds, for `status`; nil when this sink has none.
+    func outbox() async -> OutboxSize?
 }
 
-extension ActionRunner: ActionSink {}
+extension ActionRunner: ActionSink {
+    package func outbox() async -> OutboxSize? { await outboxSize() }
+}

@@ -1,3 +1,4 @@
+import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
 import NetRulesDaemon
@@ -54,6 +55,13 @@ actor FakeDaemonQueries: DaemonQueries {
     func history(_ query: HistoryQuery) -> [HistoryEntry]? {
         historyEntries.map { query.select($0, now: HistoryFixtures.now) }
     }
+
+    /// What `outbox()` answers; nil: a daemon that does not say.
+    private var outboxSize: OutboxSize?
+
+    func setOutbox(_ size: OutboxSize?) { outboxSize = size }
+
+    func outbox() -> OutboxSize? { outboxSize }
 
     func factChanges() -> AsyncStream<FactChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: FactChange.self)
