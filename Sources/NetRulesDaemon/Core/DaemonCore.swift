@@ -285,7 +285,12 @@ struct DaemonCore {
     /// keyed by firing id and action index, and the count is the one the firing had when it fired,
     /// so a reload that changes the rule's actions neither retires it early nor keeps it forever.
     private mutating func record(_ result: ActionResult, into effects: inout [DaemonEffect]) {
-        if recordsHistory { effects.append(.history(.result(result))) }
+        if recordsHistory {
+            // A delivery the outbox dropped at a limit may be older than every firing the history
+            // still holds: then its own entry says so, rather than nothing.
+            let orphan = HistoryEntry.outboxDrop(result, time: wallNow.rfc3339)
+            effects.append(.history(.result(result, otherwise: orphan)))
+        }
         guard let id = result.firingID, let firing = inflight[id] else { return }
         let actionCount =
             firing.actionCount ?? engine.index(ofRule: result.rule).map { engine.rules[$0].actions.count } ?? 0

@@ -40,8 +40,9 @@ enum DaemonEffect {
         case fired(Firing, time: String, readKeys: [FactKey], ifAbsent: Bool)
         /// An edge the engine dropped (`cooldown`, `once_per`).
         case dropped(HistoryEntry)
-        /// An action's result, for the entry of its firing (by id, or by webhook delivery).
-        case result(ActionResult)
+        /// An action's result, for the entry of its firing (by id, or by webhook delivery); when the
+        /// history holds no such entry, `otherwise` is recorded instead, if any.
+        case result(ActionResult, otherwise: HistoryEntry?)
     }
 
     /// Whether this is a `submit`.

@@ -349,11 +349,12 @@ package actor Daemon: DaemonQueries {
             history?.record(HistoryEntry.fired(firing, id: id, time: time, readKeys: readKeys))
         case .dropped(let entry):
             history?.record(entry)
-        case .result(let result):
+        case .result(let result, let otherwise):
             guard let id = result.firingID ?? result.idempotencyKey.flatMap({ history?.id(ofDelivery: $0) }) else {
+                if let otherwise { history?.record(otherwise) }
                 return
             }
-            history?.update(id: id) { $0.apply(result) }
+            if history?.update(id: id, { $0.apply(result) }) == false, let otherwise { history?.record(otherwise) }
         }
     }
 

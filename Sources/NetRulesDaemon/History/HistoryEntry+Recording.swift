@@ -48,6 +48,22 @@ extension HistoryEntry {
         }
     }
 
+    /// The entry of a webhook delivery the outbox dropped at one of its limits, for when the history
+    /// no longer holds its firing; nil for any other result.
+    ///
+    /// Its id is `outbox-` and the delivery's idempotency key; it has no facts (they were those of a
+    /// firing long gone) and one action, the webhook, failed with the reason it was dropped.
+    static func outboxDrop(_ result: ActionResult, time: String) -> HistoryEntry? {
+        guard result.firingID == nil, let key = result.idempotencyKey, case .failed(let error) = result.outcome,
+            error.code == .outboxFull
+        else { return nil }
+        let action = Action(
+            type: result.kind, rendered: "delivery \(key) (its firing is no longer in the history)",
+            outcome: Outcome(result), idempotencyKey: key)
+        return HistoryEntry(
+            id: "outbox-" + key, time: time, rule: result.rule, edge: result.edge, facts: [], actions: [action])
+    }
+
     /// Records what became of one of its actions; a superseded firing is marked dropped as `stale`.
     mutating func apply(_ result: ActionResult) {
         if result.supersededBy != nil { dropped = Drop(reason: "stale") }
