@@ -86,6 +86,9 @@ extension ActionRunner {
                     storeError = error
                 }
             }
+            // A drop is no promise to keep: the new entry's store fsyncs the outbox's directory, and
+            // the drops' unlinks with it; failed/ is synced only for drops made alone (at start).
+            if !drops.isEmpty, new == nil || storeError != nil { try? outbox.syncDirectories() }
             let rotation =
                 drops.isEmpty
                 ? Outbox.Rotation() : outbox.rotateFailed(keeping: limits.failed, maximumAge: limits.failedAge)

@@ -302,3 +302,39 @@ struct DeliveryQueueTests {
         #expect(queue.storageCount <= 2 * queue.count + 64, "\(queue.storageCount) slots for \(queue.count) entries")
     }
 }
+
+/// The index of `failed/` that spares a directory scan after every move.
+@Suite(.timeLimit(.minutes(1)))
+struct FailedIndexTests {
+    static func files(_ pairs: [(String, Int64)]) -> [FailedIndex.File] {
+        pairs.map { FailedIndex.File(name: $0.0, modified: $0.1) }
+    }
+
+    @Test func itScansOnceThenFollowsTheMovesItIsTold() {
+        let index = FailedIndex(rescanInterval: 100)
+        var scans = 0
+        let listing = Self.files([("c", 30), ("a", 10), ("b", 20)])
+        let first = index.takeVictims(keeping: 2, olderThan: 0) {
+            scans += 1
+            return listing
+        }
+        #expect(first.map(\.name) == ["a"] && first.allSatisfy { !$0.expired })
+        index.recordMove(name: "d", at: 40)
+        let second = index.takeVictims(keeping: 2, olderThan: 25) {
+            scans += 1
+            return listing
+        }
+        #expect(second.map(\.name) == ["b"] && second.allSatisfy(\.expired))
+        #expect(scans == 1)
+    }
+
+    @Test func afterItsIntervalItScansAgainAndSeesWhatAPersonDeleted() {
+        let index = FailedIndex(rescanInterval: 2)
+        _ = index.takeVictims(keeping: 10, olderThan: 0) { Self.files([("a", 1), ("b", 2), ("c", 3)]) }
+        index.recordMove(name: "d", at: 4)
+        index.recordMove(name: "e", at: 5)
+        // Someone deleted a, b and c meanwhile: with three kept, nothing may go.
+        let victims = index.takeVictims(keeping: 3, olderThan: 0) { Self.files([("d", 4), ("e", 5)]) }
+        #expect(victims.isEmpty)
+    }
+}

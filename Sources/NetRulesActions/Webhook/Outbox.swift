@@ -14,6 +14,8 @@ import NetRulesSystem
 struct Outbox: Sendable {
     let directory: String
     var failedDirectory: String { directory + "/failed" }
+    /// What `failed/` holds, shared by every copy of this outbox (see `rotateFailed`).
+    let failedIndex = FailedIndex()
 
     init(stateDirectory: String) {
         directory = (stateDirectory.hasSuffix("/") ? String(stateDirectory.dropLast()) : stateDirectory) + "/outbox"
@@ -71,6 +73,7 @@ struct Outbox: Sendable {
         do {
             try AtomicFile.makeDirectories(failedDirectory)
             _ = try sys_rename(path(of: entry), failedDirectory + "/" + entry.fileName).get(call: "rename")
+            failedIndex.recordMove(name: entry.fileName, at: sys_realtimeNanoseconds())
             try AtomicFile.syncDirectory(failedDirectory)
             try AtomicFile.syncDirectory(directory)
         } catch {
@@ -80,19 +83,36 @@ struct Outbox: Sendable {
 
     /// Moves the pending entry with `key` to `failed/`, its last state as read from its file and
     /// `reason` as its `failure`: the outbox dropped it to stay within its limits.
+    ///
+    /// Nothing is fsynced (a drop is no promise to keep): call `syncDirectories()` after a batch, or
+    /// let the `store` that follows sync the outbox's directory.
     func drop(key: String, reason: String) throws(ActionError) {
-        let path = directory + "/" + key + ".json"
+        let name = key + ".json"
+        let path = directory + "/" + name
         do {
             if var entry = try? JSONDecoder().decode(OutboxEntry.self, from: Data(try Self.read(path))) {
                 entry.failure = reason
-                try AtomicFile.replace(path, with: try Self.encode(entry), mode: 0o600)
+                // The copy in failed/ first: a crash in between leaves the entry pending, not lost.
+                try AtomicFile.replace(
+                    failedDirectory + "/" + name, with: try Self.encode(entry), mode: 0o600, sync: false)
+                _ = try sys_unlink(path).get(call: "unlink")
+            } else {
+                try AtomicFile.makeDirectories(failedDirectory)
+                _ = try sys_rename(path, failedDirectory + "/" + name).get(call: "rename")
             }
-            try AtomicFile.makeDirectories(failedDirectory)
-            _ = try sys_rename(path, failedDirectory + "/" + key + ".json").get(call: "rename")
+            failedIndex.recordMove(name: name, at: sys_realtimeNanoseconds())
+        } catch {
+            throw ActionError(.ioFailed, "cannot move the outbox entry '\(name)' to failed/", cause: error)
+        }
+    }
+
+    /// Makes the drops since the last sync durable: fsyncs `failed/` and the outbox's directory.
+    func syncDirectories() throws(ActionError) {
+        do {
             try AtomicFile.syncDirectory(failedDirectory)
             try AtomicFile.syncDirectory(directory)
         } catch {
-            throw ActionError(.ioFailed, "cannot move the outbox entry '\(key).json' to failed/", cause: error)
+            throw ActionError(.ioFailed, "cannot sync the outbox's directories", cause: error)
         }
     }
 
@@ -111,7 +131,9 @@ struct Outbox: Sendable {
             } catch {
                 problems.append("unreadable outbox entry '\(name)' moved to failed/: \(error)")
                 _ = try? AtomicFile.makeDirectories(failedDirectory)
-                _ = sys_rename(path, failedDirectory + "/" + name)
+                if case .success = sys_rename(path, failedDirectory + "/" + name) {
+                    failedIndex.recordMove(name: name, at: sys_realtimeNanoseconds())
+                }
             }
         }
         entries.sort { ($0.entry.enqueuedAt, $0.entry.idempotencyKey) < ($1.entry.enqueuedAt, $1.entry.idempotencyKey) }
@@ -133,29 +155,33 @@ struct Outbox: Sendable {
     }
 
     /// Deletes the files in `failed/` older than `maximumAge` (by modification time: when the
-    /// entry failed), then the oldest beyond the newest `keeping`.
+    /// entry failed), then the oldest beyond the newest `keeping`; `failedIndex` says which.
     /// - Parameter now: nanoseconds since the epoch.
     func rotateFailed(keeping: Int, maximumAge: Duration, now: Int64 = sys_realtimeNanoseconds()) -> Rotation {
-        guard case .success(let names) = sys_listDirectory(failedDirectory) else { return Rotation() }
-        var files: [(name: String, modified: Int64)] = []
-        for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
-            // A file gone meanwhile (a person cleaning up) is simply not counted.
-            guard case .success(let info) = sys_stat(failedDirectory + "/" + name) else { continue }
-            files.append((name, Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)))
-        }
-        files.sort { ($0.modified, $0.name) < ($1.modified, $1.name) }
         let (seconds, attoseconds) = maximumAge.components
         let age =
             seconds > Int64.max / 1_000_000_000 ? Int64.max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         let cutoff = now < Int64.min + age ? Int64.min : now - age
+        let victims = failedIndex.takeVictims(keeping: keeping, olderThan: cutoff) { scanFailed() }
         var rotation = Rotation()
-        for (index, file) in files.enumerated() {
-            let expired = file.modified < cutoff
-            guard expired || files.count - index > keeping else { break }
-            guard case .success = sys_unlink(failedDirectory + "/" + file.name) else { continue }
-            if expired { rotation.byAge += 1 } else { rotation.byCount += 1 }
+        for victim in victims {
+            // A file a person deleted meanwhile is not counted.
+            guard case .success = sys_unlink(failedDirectory + "/" + victim.name) else { continue }
+            if victim.expired { rotation.byAge += 1 } else { rotation.byCount += 1 }
         }
         return rotation
+    }
+
+    /// The files of `failed/` and their modification times.
+    private func scanFailed() -> [FailedIndex.File] {
+        guard case .success(let names) = sys_listDirectory(failedDirectory) else { return [] }
+        return names.compactMap { name in
+            guard name.hasSuffix(".json"), !name.hasPrefix("."),
+                case .success(let info) = sys_stat(failedDirectory + "/" + name)
+            else { return nil }
+            return FailedIndex.File(
+                name: name, modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+        }
     }
 
     private static func read(_ path: String) throws(SystemCallError) -> [UInt8] {
