@@ -1,3 +1,4 @@
+import NetRulesActions
 import NetRulesCore
 import NetRulesDaemon
 import NetRulesLinux
@@ -248,7 +249,12 @@ enum LoadBenchmark {
             namespace.start([python, "-c", sink(port: port, count: count)], log: directory + "/sink.log")
             let file = directory + "/backlog.yaml"
             try write(backlogRules(webhooks: webhooks, perl: perl, port: port, go: go, online: online), to: file)
-            _ = try await namespace.startDaemon(rules: file)
+            // The point is to queue them all: an outbox sized for the backlog, not the daemon's defaults.
+            _ = try await namespace.startDaemon(
+                rules: file,
+                extraArguments: [
+                    "--outbox-limit", "\(max(webhooks, OutboxLimits.default.pending))", "--outbox-bytes", "1GiB",
+                ])
             guard let pid = BenchProcess.daemonPID(marker: namespace.name) else {
                 throw CommandError.runtime("cannot find the daemon's process")
             }
