@@ -18,7 +18,7 @@ extension RunCommand {
             long: "outbox-bytes", valueName: "size",
             help:
                 "How much the waiting deliveries may take (bytes, or with K, M, G for KiB, MiB, GiB); beyond it the oldest is moved to outbox/failed/.",
-            defaultValue: "16MiB"),
+            defaultValue: "\(OutboxLimits.default.pendingBytes >> 20)MiB"),
         OptionSpec(
             long: "outbox-failed-limit", valueName: "n",
             help: "How many deliveries that failed for good outbox/failed/ keeps; the oldest beyond it are deleted.",
