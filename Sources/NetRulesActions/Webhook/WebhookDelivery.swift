@@ -54,7 +54,7 @@ struct WebhookDelivery: Sendable {
         let missing = MissingSecrets.missing(entry.environmentNames, in: environment)
         if !missing.isEmpty {
             let error = MissingSecrets.error(missing, environment: environment, outcome: "nothing was sent")
-            return (await fail(entry, .missingSecret, error.message, status: nil), 0)
+            return (await fail(entry, .missingSecret, error.message, status: nil), 0, entry)
         }
         while true {
             if entry.waitsForOnline && !isOnline() { return (.parked, entry.attemptsMade - attemptsBefore, entry) }
