@@ -121,8 +121,16 @@ struct PlacesTests {
         }
     }
 
-    /// The figure of issue 22: network change → `here` (the at-home action's start), over 20 changes.
-    @Test func timeFromANetworkChangeToHere() async throws {
+    /// Whether to measure: a benchmark, not a timed test (`NETRULES_BENCH=1 scripts/test --filter
+    /// PlacesTests/timeFrom` prints the figure).
+    static let measuring = ProcessInfo.processInfo.environment["NETRULES_BENCH"] == "1"
+
+    /// The figure of issue 22: network change → `here` (the at-home action's start), over 20
+    /// changes. Each change waits for the place to be left before the network comes back, so a
+    /// down and up the kernel or the daemon coalesce (as they rightly may under load) cannot lose
+    /// an edge; the time runs from the link coming back up.
+    @Test(.enabled(if: measuring, "set NETRULES_BENCH=1 to measure network change → here"))
+    func timeFromANetworkChangeToHere() async throws {
         try await Testbed.run { testbed in
             let genuine = try TestCertificate("genuine", commonName: "nas.home.arpa", in: testbed.directory)
             let hook = try ActionRecord.script(in: testbed)
@@ -136,12 +144,24 @@ struct PlacesTests {
             try await eventually("home to be here") { home.edges == ["enter"] }
             var samples: [Double] = []
             for change in 1...20 {
-                try await eventually("the action of the last change") { home.entries.count == 2 * change - 1 }
-                let began = try Self.switchNetwork(testbed)
-                try await eventually("home to be here again (change \(change))") {
-                    home.entries.count == 2 * change + 1
+                // Settled at home: learning the gateway's MAC after a change is a change of its own,
+                // so the place may go claimed and back once more before it stays here.
+                try await eventually("home to settle (change \(change))") {
+                    home.entries.last?.edge == "enter" && Self.facts(testbed)["places.home"] as? String == "here"
                 }
-                let here = home.entries[2 * change].nanoseconds
+                let before = home.entries.count
+                try testbed.host.ip("link", "set", Testbed.link, "down")
+                try await eventually("home to be left (change \(change))") {
+                    home.entries.dropFirst(before).contains { $0.edge == "exit" }
+                }
+                let left = home.entries.count
+                let began = Self.wallNanoseconds()
+                try testbed.host.ip("link", "set", Testbed.link, "up")
+                try testbed.host.ip("route", "replace", "default", "via", Testbed.peerAddress)
+                try await eventually("home to be here again (change \(change))") {
+                    home.entries.dropFirst(left).contains { $0.edge == "enter" }
+                }
+                let here = home.entries.dropFirst(left).first { $0.edge == "enter" }!.nanoseconds
                 samples.append(Double(here - began) / 1_000_000)
             }
             samples.sort()
