@@ -79,6 +79,19 @@ let package = Package(
         ),
         .executableTarget(name: "netrules", dependencies: ["NetRulesCLI"], swiftSettings: swiftSettings),
 
+        // MARK: Benchmarks
+        // `netrules-bench engine|daemon|load|idle`: figures, not tests, and not part of `netrules`
+        // nor of its Debian package (scripts/package builds only the `netrules` product).
+        .target(
+            name: "NetRulesBench",
+            dependencies: [
+                "NetRulesCLI", "NetRulesCore", "NetRulesConfig", "NetRulesDaemon", "NetRulesLinux", "NetRulesSystem",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "netrules-bench", dependencies: ["NetRulesBench", "NetRulesCLI"], swiftSettings: swiftSettings),
+
         // MARK: Fuzzing (Fuzz/README.md)
         // The fuzz targets, run by the libFuzzer driver below and replayed by NetRulesFuzzingTests.
         .target(

@@ -13,6 +13,16 @@ extension NetRulesCommandLine {
     package static func runOnCurrentThread(
         arguments: [String], stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String]
     ) -> Int32 {
+        runOnCurrentThread(stderr: stderr) {
+            await run(arguments: arguments, stdout: stdout, stderr: stderr, environment: environment)
+        }
+    }
+
+    /// Runs `body` with every task on the calling thread, as above, and returns its exit code once
+    /// it has finished (`netrules-bench` runs its command line so).
+    package static func runOnCurrentThread(
+        stderr: any TextOutputSink, _ body: @escaping @Sendable () async -> Int32
+    ) -> Int32 {
         let executor: ThreadExecutor
         do {
             executor = try ThreadExecutor()
@@ -23,7 +33,7 @@ extension NetRulesCommandLine {
         TaskPlacement.prefer(executor)
         let exitCode = ExitCodeBox()
         Task(executorPreference: executor) {
-            let code = await run(arguments: arguments, stdout: stdout, stderr: stderr, environment: environment)
+            let code = await body()
             exitCode.value.store(code, ordering: .releasing)
             executor.stop()
         }

@@ -13,7 +13,6 @@ package enum NetRulesCommandLine {
         PingSubcommand.self,
         PortalSubcommand.self, ExplainSubcommand.self, SchemaCommand.self, DoctorCommand.self, FactsCommand.self,
         ReloadCommand.self, HistoryCommand.self, CompletionsCommand.self, PinCommand.self,
-        BenchCommand.self,
     ]
 
     static let root = CommandSpec(

@@ -3,13 +3,17 @@ import NetRulesCore
 import NetRulesTesting
 import Testing
 
-/// `netrules bench daemon`, run as a user would (the built binary, as root): it measures both
-/// sides on every link change, prints its JSON document, and leaves no namespace or process
-/// behind. Its figures are not asserted: benchmarks are measured, not tested (README).
+/// `netrules-bench daemon`, run as a user would (the built binaries, as root): it measures both
+/// sides on every link change through the `netrules` beside it, prints its JSON document, and
+/// leaves no namespace or process behind. Its figures are not asserted: benchmarks are measured,
+/// not tested (README). `netrules` itself has no `bench` command.
 @Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct BenchCommandTests {
+    /// The built `netrules-bench` executable, beside `netrules`.
+    static let bench = DaemonProcess.executable + "-bench"
+
     @Test(.timeLimit(.minutes(2))) func benchDaemonMeasuresBothSidesAndCleansUp() throws {
-        let output = try TestNamespace.shell(DaemonProcess.executable, "bench", "daemon", "--events", "4", "--json")
+        let output = try TestNamespace.shell(Self.bench, "daemon", "--events", "4", "--json")
         let document = try JSONValue.parse(Array(output.utf8))
         #expect(document.member("version")?.numberValue == 1)
         #expect(document.member("benchmark")?.stringValue == "daemon")
@@ -23,6 +27,14 @@ struct BenchCommandTests {
     }
 
     @Test func benchOfAnUnknownKindSaysWhichExist() throws {
-        #expect(throws: (any Error).self) { try TestNamespace.shell(DaemonProcess.executable, "bench", "nope") }
+        let error = try #require(throws: (any Error).self) { try TestNamespace.shell(Self.bench, "nope") }
+        #expect("\(error)".contains("available: engine, daemon, load, idle"), "\(error)")
+    }
+
+    @Test func theProductHasNoBenchCommand() throws {
+        let error = try #require(throws: (any Error).self) {
+            try TestNamespace.shell(DaemonProcess.executable, "bench", "engine")
+        }
+        #expect("\(error)".contains("Unknown subcommand 'bench'"), "\(error)")
     }
 }

@@ -6,7 +6,7 @@ import Testing
 /// built daemon has a single context switch while nothing happens.
 ///
 /// Before, libdispatch's manager thread re-armed a 1 s timer forever once any task had reached the
-/// global executor (design note 0009). This measures the real process, as `bench idle` does, on a
+/// global executor (design note 0009). This measures the real process, as `netrules-bench idle` does, on a
 /// shorter window.
 @Suite(.timeLimit(.minutes(5)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct IdleTests {

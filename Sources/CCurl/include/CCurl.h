@@ -14,7 +14,7 @@
 // `message` (at most `size` bytes, NUL-terminated), what failed.
 int netrules_curl_load(char *message, size_t size);
 
-// Whether netrules_curl_load has succeeded in this process (for tests and `bench idle`).
+// Whether netrules_curl_load has succeeded in this process (for tests and `netrules-bench idle`).
 int netrules_curl_is_loaded(void);
 
 CURL *netrules_curl_easy_init(void);

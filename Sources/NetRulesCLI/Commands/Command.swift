@@ -8,23 +8,29 @@ protocol Command: SendableMetatype {
 }
 
 /// Where a command writes, and what it may read of its environment.
-struct CommandIO: Sendable {
-    let stdout: any TextOutputSink
-    let stderr: any TextOutputSink
-    let environment: [String: String]
+package struct CommandIO: Sendable {
+    package let stdout: any TextOutputSink
+    package let stderr: any TextOutputSink
+    package let environment: [String: String]
+
+    package init(stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String]) {
+        self.stdout = stdout
+        self.stderr = stderr
+        self.environment = environment
+    }
 
     /// Prints one line to stdout.
-    func print(_ line: String) {
+    package func print(_ line: String) {
         stdout.write(line + "\n")
     }
 
     /// Prints one line to stderr.
-    func printError(_ line: String) {
+    package func printError(_ line: String) {
         stderr.write(line + "\n")
     }
 }
 
 extension OptionSpec {
     /// `--json`, the same everywhere.
-    static let json = OptionSpec(long: "json", help: "Print JSON (each object carries \"version\": 1).")
+    package static let json = OptionSpec(long: "json", help: "Print JSON (each object carries \"version\": 1).")
 }

@@ -1,5 +1,5 @@
 /// A command's failure, mapped to the documented exit codes.
-enum CommandError: Error {
+package enum CommandError: Error {
     /// A runtime failure: exit 1.
     case runtime(String)
 }

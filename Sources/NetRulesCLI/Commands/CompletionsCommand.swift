@@ -54,7 +54,7 @@ enum ShellCompletions {
 
     /// The words a command's first argument takes, where it takes a fixed set.
     static let argumentWords: [String: [String]] = [
-        "completions": ["bash", "zsh", "fish"], "bench": ["engine", "daemon", "load", "idle"],
+        "completions": ["bash", "zsh", "fish"]
     ]
 
     static func options(of command: CommandSpec) -> [OptionSpec] {

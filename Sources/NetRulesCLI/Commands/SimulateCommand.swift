@@ -204,8 +204,8 @@ enum SimulateCommand: Command {
 }
 
 /// Aligned columns for human output.
-enum Table {
-    static func render(_ rows: [[String]], gap: Int = 2) -> [String] {
+package enum Table {
+    package static func render(_ rows: [[String]], gap: Int = 2) -> [String] {
         guard let columns = rows.map(\.count).max() else { return [] }
         var widths = Array(repeating: 0, count: columns)
         for row in rows {

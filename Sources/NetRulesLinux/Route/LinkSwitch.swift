@@ -3,7 +3,7 @@ internal import CNetRulesLinux
 import NetRulesSystem
 
 /// Sets a link administratively up or down in a network namespace, as `ip link set IF up|down`
-/// does but from this process: for `netrules bench`, which times what follows a link change from
+/// does but from this process: for `netrules-bench`, which times what follows a link change from
 /// the instant the request leaves, without the start-up of an `ip` process in the measurement.
 package enum LinkSwitch {
     /// What went wrong.

@@ -1,7 +1,8 @@
+import NetRulesCLI
 import NetRulesConfig
 import NetRulesCore
 
-/// `netrules bench engine`: load-and-compile time of a generated rule file, and time per fact update.
+/// `netrules-bench engine`: load-and-compile time of a generated rule file, and time per fact update.
 enum EngineBenchmark {
     struct Report {
         var ruleCount: Int
@@ -102,5 +103,43 @@ enum EngineBenchmark {
         let us = DurationSyntax.seconds(d) * 1e6
         if us >= 1000 { return "\(Double(Int(us / 10)) / 100) ms" }
         return "\(Double(Int(us * 10)) / 10) µs"
+    }
+
+    /// `netrules-bench engine [--rules N] [--json]`.
+    static func command(_ arguments: ParsedArguments, _ io: CommandIO) throws -> Int32 {
+        guard let count = Int(arguments.value("rules") ?? "10000"), count >= 100 else {
+            throw CommandError.runtime("--rules must be a whole number of at least 100")
+        }
+        let r = run(ruleCount: count)
+        if arguments.flag("json") {
+            func us(_ d: Duration) -> JSONValue { .number(DurationSyntax.seconds(d) * 1e6) }
+            io.print(
+                JSONValue.object([
+                    ("version", .number(1)), ("benchmark", .string("engine")), ("rules", .number(Double(r.ruleCount))),
+                    ("file_bytes", .number(Double(r.bytes))),
+                    ("load_ms", .number(DurationSyntax.seconds(r.load) * 1e3)),
+                    ("yaml_parse_ms", .number(DurationSyntax.seconds(r.yamlParse) * 1e3)),
+                    ("rules_per_key", .number(Double(r.rulesPerKey))),
+                    ("update_firing_p50_us", us(r.firingUpdate.p50)), ("update_firing_p99_us", us(r.firingUpdate.p99)),
+                    ("update_quiet_p50_us", us(r.quietUpdate.p50)), ("update_quiet_p99_us", us(r.quietUpdate.p99)),
+                ]).compact)
+            return ExitCode.success
+        }
+        let f = format
+        let rows = [
+            ["rules loaded", "\(r.ruleCount) (\(r.bytes / 1024) KiB of YAML)"],
+            ["load + validate + compile", f(r.load)],
+            ["  of which the YAML parse", f(r.yamlParse)],
+            [
+                "update, \(r.rulesPerKey) rules read it, \(r.firingsPerUpdate) fire",
+                "p50 \(f(r.firingUpdate.p50))  p99 \(f(r.firingUpdate.p99))  mean \(f(r.firingUpdate.mean))",
+            ],
+            [
+                "update, \(r.rulesPerKey) rules read it, none fires",
+                "p50 \(f(r.quietUpdate.p50))  p99 \(f(r.quietUpdate.p99))  mean \(f(r.quietUpdate.mean))",
+            ],
+        ]
+        for line in Table.render(rows) { io.print(line) }
+        return ExitCode.success
     }
 }

@@ -1,13 +1,14 @@
 import FoundationEssentials
 internal import Glibc
+import NetRulesCLI
 import NetRulesCore
 import NetRulesDaemon
 internal import NetRulesSystem
 import Synchronization
 
-/// `netrules bench idle`: how often an idle daemon wakes up, and what it costs in memory.
+/// `netrules-bench idle`: how often an idle daemon wakes up, and what it costs in memory.
 ///
-/// Starts the real daemon (this executable, `run`) on a built-in rule set that needs no timer
+/// Starts the real daemon (`netrules run`) on a built-in rule set that needs no timer
 /// (interface facts and a `run` action), in a new network namespace when root (`unshare --net`, so
 /// the namespace goes away with the daemon), else on the host. Once the daemon answers on its
 /// control socket and has settled for a second, it counts every thread's context switches
@@ -51,11 +52,11 @@ enum IdleBenchmark {
         var wakeupsPerSecond: Double { Double(contextSwitches) / Double(seconds) }
     }
 
-    static func command(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+    static func command(_ arguments: ParsedArguments, _ io: CommandIO, netrules: String) async throws -> Int32 {
         guard let seconds = Int(arguments.value("seconds") ?? "60"), (1...3600).contains(seconds) else {
             throw CommandError.runtime("--seconds must be a whole number from 1 to 3600")
         }
-        let report = try await measure(seconds: seconds, environment: io.environment)
+        let report = try await measure(seconds: seconds, environment: io.environment, netrules: netrules)
         if arguments.flag("json") {
             io.print(json(report).compact)
         } else {
@@ -66,17 +67,15 @@ enum IdleBenchmark {
 
     // MARK: - Measuring
 
-    static func measure(seconds: Int, environment: [String: String]) async throws -> Report {
+    static func measure(seconds: Int, environment: [String: String], netrules: String) async throws -> Report {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socket = directory + "/control.sock"
         try FileManager.default.createDirectory(atPath: directory + "/rules", withIntermediateDirectories: true)
         try Data(rules.utf8).write(to: URL(fileURLWithPath: directory + "/rules/idle.yaml"))
 
-        // This executable's path (`/proc/self/exe` would name `unshare` once that runs).
-        let executable = BenchProcess.executable
         var argv = [
-            executable, "run", directory + "/rules/idle.yaml", "--state-dir", directory + "/state", "--socket", socket,
+            netrules, "run", directory + "/rules/idle.yaml", "--state-dir", directory + "/state", "--socket", socket,
         ]
         // Root: a network namespace of its own, which `unshare` creates and then execs the daemon
         // in place (so the pid is the daemon's), and which ends with the daemon and its actions.

@@ -1,4 +1,4 @@
-import NetRulesActions
+import NetRulesCLI
 import NetRulesCore
 import NetRulesDaemon
 
@@ -7,6 +7,8 @@ import NetRulesDaemon
 /// only loopback and veth pairs whose both ends are inside.
 final class BenchNamespace: @unchecked Sendable {
     let name: String
+    /// The `netrules` executable whose daemon `startDaemon` starts.
+    let netrules: String
     /// A fresh directory under /tmp for rules, state, stamps and logs.
     let directory: String
     private var tasks: [Task<Void, Never>] = []
@@ -14,9 +16,11 @@ final class BenchNamespace: @unchecked Sendable {
     /// The network namespace's path, for threads that join it.
     var path: String { "/run/netns/" + name }
 
-    /// Creates `nrbench-<random>` with its loopback up, and a work directory.
+    /// Creates `nrbench-<random>` with its loopback up, and a work directory; its daemon will be
+    /// `netrules`.
     /// - Throws: `CommandError.runtime` when not root or when `ip` fails.
-    init() async throws {
+    init(netrules: String) async throws {
+        self.netrules = netrules
         guard BenchProcess.isRoot else {
             throw CommandError.runtime("this benchmark makes a network namespace: run it as root")
         }
@@ -53,7 +57,7 @@ final class BenchNamespace: @unchecked Sendable {
     func startDaemon(rules: String, extraArguments: [String] = []) async throws -> String {
         let socket = directory + "/control.sock"
         start(
-            [BenchProcess.executable, "run", rules, "--state-dir", directory + "/state", "--socket", socket]
+            [netrules, "run", rules, "--state-dir", directory + "/state", "--socket", socket]
                 + extraArguments,
             log: directory + "/daemon.log", environment: ["HOME": directory])
         let clock = ContinuousClock()

@@ -1,7 +1,8 @@
+import NetRulesCLI
 import NetRulesCore
 import NetRulesLinux
 
-/// `netrules bench daemon`: how long after a link goes up or down the rule's `run` action starts,
+/// `netrules-bench daemon`: how long after a link goes up or down the rule's `run` action starts,
 /// through the real daemon in a network namespace, against the classic shell loop
 /// `ip monitor link | while read …` measured on the same link changes.
 ///
@@ -39,8 +40,8 @@ enum DaemonBenchmark {
               - run: date +%s%N
         """
 
-    static func run(events: Int) async throws -> Report {
-        let namespace = try await BenchNamespace()
+    static func run(events: Int, netrules: String) async throws -> Report {
+        let namespace = try await BenchNamespace(netrules: netrules)
         do {
             let report = try await measure(in: namespace, events: events)
             await namespace.tearDown()

@@ -1,5 +1,5 @@
 @preconcurrency internal import Glibc
-import NetRulesActions
+import NetRulesCLI
 import NetRulesCore
 internal import NetRulesSystem
 
@@ -9,13 +9,34 @@ internal import NetRulesSystem
 enum BenchProcess {
     static var isRoot: Bool { geteuid() == 0 }
 
-    /// This executable's path (the daemon benchmarks start it), resolved from /proc/self/exe.
+    /// This executable's path, resolved from /proc/self/exe.
     static let executable: String = {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard count > 0 else { return CommandLine.arguments[0] }
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }()
+
+    /// The `netrules` the daemon benchmarks start unless told otherwise: the one in this
+    /// executable's directory (`.build/release/netrules` beside `.build/release/netrules-bench`).
+    static var netrulesBesideThisExecutable: String {
+        String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)]) + "/netrules"
+    }
+
+    /// `path` made absolute, once it names an executable file.
+    /// - Throws: `CommandError.runtime` when it does not.
+    static func checked(_ path: String) throws -> String {
+        guard (try? sys_access(path, X_OK).get()) != nil else {
+            throw CommandError.runtime(
+                "\(path) is not an executable netrules: build it (swift build -c release --product netrules) or pass --netrules PATH"
+            )
+        }
+        if path.hasPrefix("/") { return path }
+        guard case .success(let absolute) = sys_realpath(path) else {
+            throw CommandError.runtime("cannot resolve \(path)")
+        }
+        return absolute
+    }
 
     /// The directories searched for a program named without a slash.
     static let searchPath = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
@@ -88,15 +109,15 @@ enum BenchProcess {
         return nil
     }
 
-    /// The pid of the `netrules run` process whose arguments mention `marker` (the daemon runs
-    /// under `ip netns exec`, which execs it, so the pid is the one `start` spawned under `sh`).
-    static func daemonPID(marker: String) -> Int32? {
+    /// The pid of the `netrules run` process (`netrules` the executable) whose arguments mention
+    /// `marker` (the daemon runs under `ip netns exec`, which execs it, so the pid is the one
+    /// `start` spawned under `sh`).
+    static func daemonPID(of netrules: String, marker: String) -> Int32? {
         guard case .success(let names) = sys_listDirectory("/proc") else { return nil }
         for name in names {
             guard let pid = Int32(name), let command = readText("/proc/\(pid)/cmdline") else { continue }
             let argv = command.split(separator: "\0").map(String.init)
-            if argv.first == executable, argv.dropFirst().first == "run", argv.contains(where: { $0.contains(marker) })
-            {
+            if argv.first == netrules, argv.dropFirst().first == "run", argv.contains(where: { $0.contains(marker) }) {
                 return pid
             }
         }

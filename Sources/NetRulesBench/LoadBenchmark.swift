@@ -1,9 +1,10 @@
 import NetRulesActions
+import NetRulesCLI
 import NetRulesCore
 import NetRulesDaemon
 import NetRulesLinux
 
-/// `netrules bench load`: the real daemon under load, in a network namespace of its own.
+/// `netrules-bench load`: the real daemon under load, in a network namespace of its own.
 ///
 /// - **Many rules:** 1,000 rules loaded, 100 of which fire on one link change (each runs
 ///   `date +%s%N`): the time from the change to the first and to the last action start, over
@@ -55,8 +56,10 @@ enum LoadBenchmark {
         return text
     }
 
-    static func manyRules(rules: Int = 1_000, firing: Int = 100, rounds: Int = 5) async throws -> ManyRules {
-        let namespace = try await BenchNamespace()
+    static func manyRules(
+        rules: Int = 1_000, firing: Int = 100, rounds: Int = 5, netrules: String
+    ) async throws -> ManyRules {
+        let namespace = try await BenchNamespace(netrules: netrules)
         do {
             try await namespace.addVethPair("nrb0", "nrb1")
             let file = namespace.directory + "/load.yaml"
@@ -106,8 +109,8 @@ enum LoadBenchmark {
         """
     }
 
-    static func flood(rate: Int = 10_000, seconds: Int = 10) async throws -> Flood {
-        let namespace = try await BenchNamespace()
+    static func flood(rate: Int = 10_000, seconds: Int = 10, netrules: String) async throws -> Flood {
+        let namespace = try await BenchNamespace(netrules: netrules)
         do {
             guard let perl = BenchProcess.resolve("perl") else {
                 throw CommandError.runtime("the flood benchmark's plugin is a line of perl, and perl is not installed")
@@ -128,7 +131,7 @@ enum LoadBenchmark {
 
                 """, to: file)
             let socket = try await namespace.startDaemon(rules: file)
-            guard let pid = BenchProcess.daemonPID(marker: namespace.name) else {
+            guard let pid = BenchProcess.daemonPID(of: netrules, marker: namespace.name) else {
                 throw CommandError.runtime("cannot find the daemon's process")
             }
             let clock = ContinuousClock()
@@ -235,8 +238,8 @@ enum LoadBenchmark {
         return text
     }
 
-    static func backlog(webhooks: Int) async throws -> Backlog {
-        let namespace = try await BenchNamespace()
+    static func backlog(webhooks: Int, netrules: String) async throws -> Backlog {
+        let namespace = try await BenchNamespace(netrules: netrules)
         do {
             guard let perl = BenchProcess.resolve("perl"), let python = BenchProcess.resolve("python3") else {
                 throw CommandError.runtime("the webhook backlog needs perl and python3 (its HTTP server)")
@@ -255,7 +258,7 @@ enum LoadBenchmark {
                 extraArguments: [
                     "--outbox-limit", "\(max(webhooks, OutboxLimits.default.pending))", "--outbox-bytes", "1GiB",
                 ])
-            guard let pid = BenchProcess.daemonPID(marker: namespace.name) else {
+            guard let pid = BenchProcess.daemonPID(of: netrules, marker: namespace.name) else {
                 throw CommandError.runtime("cannot find the daemon's process")
             }
             let outbox = directory + "/state/outbox"

@@ -1,9 +1,12 @@
+import NetRulesCLI
 import NetRulesCore
 
-/// `netrules bench engine|daemon|load|idle`: measured figures, not a test.
-enum BenchCommand: Command {
-    static let spec = CommandSpec(
-        name: "bench",
+/// The `netrules-bench` command line: `netrules-bench engine|daemon|load|idle`, measured figures of
+/// netrules on this machine, not a test. It is a program of its own so that none of it is compiled
+/// into `netrules` or shipped in its package.
+package enum BenchCommandLine {
+    static let root = CommandSpec(
+        name: "netrules-bench",
         abstract: "Measure netrules on this machine.",
         discussion: """
             engine: loads a generated file of --rules rules (YAML parse, validation, compile) and \
@@ -22,6 +25,7 @@ enum BenchCommand: Command {
             idle: starts the daemon on rules needing no timer (in a new network namespace as root) and \
             counts its wake-ups, CPU time and memory over --seconds.
 
+            The daemon measured is --netrules, by default the netrules executable beside this one. \
             Build with -c release for real figures.
             """,
         arguments: [ArgumentSpec(name: "benchmark", help: "What to measure: engine, daemon, load or idle.")],
@@ -40,19 +44,58 @@ enum BenchCommand: Command {
                 help:
                     "How long the plugin floods the daemon (load; default 10) or the idle daemon is watched (idle; default 60)."
             ),
+            OptionSpec(
+                long: "netrules", valueName: "path",
+                help:
+                    "The netrules executable whose daemon is measured (daemon, load, idle; default: the one beside netrules-bench)."
+            ),
             .json,
         ]
     )
 
+    /// Runs the command line `arguments` (without argv[0]) and returns the exit code.
+    package static func run(
+        arguments: [String], stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String]
+    ) async -> Int32 {
+        let parser = ArgumentParser(root: root, version: NetRulesCommandLine.version)
+        let outcome: ParseOutcome
+        do {
+            outcome = try parser.parse(arguments)
+        } catch {
+            stderr.write(parser.errorText(error))
+            return ExitCode.usage
+        }
+        let io = CommandIO(stdout: stdout, stderr: stderr, environment: environment)
+        switch outcome {
+        case .version:
+            io.print(NetRulesCommandLine.version)
+            return ExitCode.success
+        case .help(let path):
+            stdout.write(parser.helpText(for: path, width: TerminalWidth.current(environment: environment)))
+            return ExitCode.success
+        case .run(let parsed):
+            do {
+                return try await run(parsed, io)
+            } catch CommandError.runtime(let message) {
+                io.printError("Error: " + TerminalText.escapedLines(message))
+                return ExitCode.failure
+            } catch {
+                io.printError("Error: " + TerminalText.escapedLines("\(error)"))
+                return ExitCode.failure
+            }
+        }
+    }
+
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
         let which = arguments.positional("benchmark").first ?? ""
+        let netrules = arguments.value("netrules") ?? BenchProcess.netrulesBesideThisExecutable
         switch which {
-        case "engine": break
+        case "engine": return try EngineBenchmark.command(arguments, io)
         case "daemon":
             guard let events = Int(arguments.value("events") ?? "25"), (2...10_000).contains(events) else {
                 throw CommandError.runtime("--events must be a whole number from 2 to 10000")
             }
-            let report = try await DaemonBenchmark.run(events: events)
+            let report = try await DaemonBenchmark.run(events: events, netrules: try BenchProcess.checked(netrules))
             for line in DaemonBenchmark.render(report, json: arguments.flag("json")) { io.print(line) }
             return ExitCode.success
         case "load":
@@ -64,49 +107,16 @@ enum BenchCommand: Command {
             guard let webhooks = Int(arguments.value("webhooks") ?? "10000"), (1...100_000).contains(webhooks) else {
                 throw CommandError.runtime("--webhooks must be a whole number from 1 to 100000")
             }
-            let many = try await LoadBenchmark.manyRules()
-            let flood = try await LoadBenchmark.flood(rate: rate, seconds: seconds)
-            let backlog = try await LoadBenchmark.backlog(webhooks: webhooks)
+            let netrules = try BenchProcess.checked(netrules)
+            let many = try await LoadBenchmark.manyRules(netrules: netrules)
+            let flood = try await LoadBenchmark.flood(rate: rate, seconds: seconds, netrules: netrules)
+            let backlog = try await LoadBenchmark.backlog(webhooks: webhooks, netrules: netrules)
             for line in LoadBenchmark.render(many, flood, backlog, json: arguments.flag("json")) { io.print(line) }
             return ExitCode.success
         case "idle":
-            return try await IdleBenchmark.command(arguments, io)
+            return try await IdleBenchmark.command(arguments, io, netrules: try BenchProcess.checked(netrules))
         default:
             throw CommandError.runtime("unknown benchmark '\(which)'; available: engine, daemon, load, idle")
         }
-        guard let count = Int(arguments.value("rules") ?? "10000"), count >= 100 else {
-            throw CommandError.runtime("--rules must be a whole number of at least 100")
-        }
-        let r = EngineBenchmark.run(ruleCount: count)
-        if arguments.flag("json") {
-            func us(_ d: Duration) -> JSONValue { .number(DurationSyntax.seconds(d) * 1e6) }
-            io.print(
-                JSONValue.object([
-                    ("version", .number(1)), ("benchmark", .string("engine")), ("rules", .number(Double(r.ruleCount))),
-                    ("file_bytes", .number(Double(r.bytes))),
-                    ("load_ms", .number(DurationSyntax.seconds(r.load) * 1e3)),
-                    ("yaml_parse_ms", .number(DurationSyntax.seconds(r.yamlParse) * 1e3)),
-                    ("rules_per_key", .number(Double(r.rulesPerKey))),
-                    ("update_firing_p50_us", us(r.firingUpdate.p50)), ("update_firing_p99_us", us(r.firingUpdate.p99)),
-                    ("update_quiet_p50_us", us(r.quietUpdate.p50)), ("update_quiet_p99_us", us(r.quietUpdate.p99)),
-                ]).compact)
-            return ExitCode.success
-        }
-        let f = EngineBenchmark.format
-        let rows = [
-            ["rules loaded", "\(r.ruleCount) (\(r.bytes / 1024) KiB of YAML)"],
-            ["load + validate + compile", f(r.load)],
-            ["  of which the YAML parse", f(r.yamlParse)],
-            [
-                "update, \(r.rulesPerKey) rules read it, \(r.firingsPerUpdate) fire",
-                "p50 \(f(r.firingUpdate.p50))  p99 \(f(r.firingUpdate.p99))  mean \(f(r.firingUpdate.mean))",
-            ],
-            [
-                "update, \(r.rulesPerKey) rules read it, none fires",
-                "p50 \(f(r.quietUpdate.p50))  p99 \(f(r.quietUpdate.p99))  mean \(f(r.quietUpdate.mean))",
-            ],
-        ]
-        for line in Table.render(rows) { io.print(line) }
-        return ExitCode.success
     }
 }

@@ -2,16 +2,19 @@ import NetRulesCore
 import NetRulesHTTP
 import NetRulesSystem
 
-/// Measurements of the action runner for `netrules bench actions`.
-package enum ActionBenchmarks {
+@testable import NetRulesActions
+
+/// Measurements of the action runner for `ActionBenchmarkTests` (`scripts/bench-actions`); test
+/// code, so none of it is compiled into `netrules`.
+enum ActionBenchmarks {
     /// Percentiles of a series of durations.
-    package struct Figures: Sendable, CustomStringConvertible {
-        package var count: Int
-        package var p50: Duration
-        package var p99: Duration
-        package var maximum: Duration
+    struct Figures: Sendable, CustomStringConvertible {
+        var count: Int
+        var p50: Duration
+        var p99: Duration
+        var maximum: Duration
         /// Operations per second over the whole run (for throughput figures).
-        package var perSecond: Double
+        var perSecond: Double
 
         init(_ samples: [Duration], total: Duration) {
             let sorted = samples.sorted()
@@ -25,7 +28,7 @@ package enum ActionBenchmarks {
             perSecond = total > .zero ? Double(count) / DurationSyntax.seconds(total) : 0
         }
 
-        package var description: String {
+        var description: String {
             "n=\(count) p50=\(ActionResult.milliseconds(p50)) p99=\(ActionResult.milliseconds(p99)) "
                 + "max=\(ActionResult.milliseconds(maximum)) rate=\(Int(perSecond))/s"
         }
@@ -36,7 +39,7 @@ package enum ActionBenchmarks {
     /// Each sample runs from just before `posix_spawn` until the child has been reaped, including
     /// the pipes, the environment and the JSON document on stdin that every `run:` gets.
     /// - Parameter count: How many runs to time.
-    package static func spawnToExit(count: Int) async -> Figures {
+    static func spawnToExit(count: Int) async -> Figures {
         let context = ActionContext(
             firing: Firing(rule: "bench", edge: .enter, at: .zero, facts: FactStore(), actions: []),
             wallTime: "1970-01-01T00:00:00Z", environment: ["PATH": "/usr/bin:/bin"]
@@ -60,7 +63,7 @@ package enum ActionBenchmarks {
     /// - Parameters:
     ///   - count: How many runs to time.
     ///   - direct: Whether the executor may start the program without the shell.
-    package static func runAction(count: Int, direct: Bool) async -> Figures {
+    static func runAction(count: Int, direct: Bool) async -> Figures {
         let context = ActionContext(
             firing: Firing(rule: "bench", edge: .enter, at: .zero, facts: FactStore(), actions: []),
             wallTime: "1970-01-01T00:00:00Z", environment: ["PATH": "/usr/bin:/bin"]
@@ -88,7 +91,7 @@ package enum ActionBenchmarks {
     /// - Parameters:
     ///   - url: A local server that answers 2xx.
     ///   - stateDirectory: A scratch state directory.
-    package static func webhookThroughput(
+    static func webhookThroughput(
         url: String, count: Int, rules: Int = 8, concurrency: Int = 8, stateDirectory: String,
         httpClient: HTTPClient = HTTPClient()
     ) async throws -> Figures {

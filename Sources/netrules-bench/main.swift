@@ -1,0 +1,15 @@
+import FoundationEssentials
+import Glibc
+import NetRulesBench
+import NetRulesCLI
+
+// Synchronous on purpose, as `netrules` is: this thread runs the program's tasks itself.
+let code = NetRulesCommandLine.runOnCurrentThread(stderr: StandardOutputSink.standardError) {
+    await BenchCommandLine.run(
+        arguments: Array(CommandLine.arguments.dropFirst()),
+        stdout: StandardOutputSink.standardOutput,
+        stderr: StandardOutputSink.standardError,
+        environment: ProcessInfo.processInfo.environment
+    )
+}
+exit(code)
