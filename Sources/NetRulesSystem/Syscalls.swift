@@ -361,39 +361,6 @@ package func sys_posix_spawn(
     return result == 0 ? .success(pid) : .failure(Errno(rawValue: result))
 }
 
-/// How `sys_spawn` ended.
-package enum SpawnOutcome {
-    /// The child exec'd.
-    case started(pid: pid_t, pidfd: CInt)
-    /// The exec failed (ENOENT, EACCES, …); the child was reaped.
-    case failed(Errno)
-    /// This kernel, architecture or seccomp filter refuses the clone; use posix_spawn(3).
-    case unavailable(Errno)
-}
-
-/// `CNetRulesLinux_spawn`: posix_spawn(3) as `ChildProcess` uses it, in fewer system calls
-/// (clone3 with CLONE_CLEAR_SIGHAND and CLONE_PIDFD). Descriptors of -1 are left as inherited.
-package func sys_spawn(
-    _ path: String, _ argv: UnsafePointer<UnsafeMutablePointer<CChar>?>,
-    _ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>, standardInput: CInt, standardOutput: CInt,
-    standardError: CInt, directory: String?
-) -> SpawnOutcome {
-    path.withCString { path in
-        func spawn(_ directory: UnsafePointer<CChar>?) -> SpawnOutcome {
-            var request = CNetRulesLinux_spawn_request(
-                path: path, argv: argv, envp: envp, standard_input: standardInput, standard_output: standardOutput,
-                standard_error: standardError, directory: directory)
-            var pid: pid_t = 0
-            var pidfd: CInt = -1
-            let result = CNetRulesLinux_spawn(&request, &pid, &pidfd)
-            if result == 0 { return .started(pid: pid, pidfd: pidfd) }
-            return result > 0 ? .failed(Errno(rawValue: result)) : .unavailable(Errno(rawValue: -result))
-        }
-        guard let directory else { return spawn(nil) }
-        return directory.withCString { spawn($0) }
-    }
-}
-
 /// posix_spawn_file_actions_addchdir_np(3): `cwd:` without an intermediate shell. It returns its
 /// error instead of setting errno.
 package func sys_posix_spawn_file_actions_addchdir_np(

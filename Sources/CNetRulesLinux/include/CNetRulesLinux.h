@@ -101,28 +101,6 @@ pid_t CNetRulesLinux_gettid(void);
 /// setns(2): moves the calling thread into the namespace of `fd`.
 int CNetRulesLinux_setns(int fd, int nstype);
 
-// MARK: spawning (spawn.c)
-
-/// What `CNetRulesLinux_spawn` starts: `path` with `argv` and `envp`; the three descriptors are
-/// dup2'ed onto 0, 1 and 2 (-1 leaves that one as inherited); `directory` is the working
-/// directory (NULL: ours).
-typedef struct {
-    const char *path;
-    char *const *argv;
-    char *const *envp;
-    int standard_input;
-    int standard_output;
-    int standard_error;
-    const char *directory;
-} CNetRulesLinux_spawn_request;
-
-/// Starts `request` in a new process group with default signal dispositions, an empty signal mask
-/// and no descriptor above 2, as ChildProcess's posix_spawn does, in fewer system calls (clone3
-/// with CLONE_CLEAR_SIGHAND and CLONE_PIDFD; see spawn.c). Returns 0 and sets `*pid` and `*pidfd`;
-/// or the exec's errno (ENOENT, EACCES), the child reaped; or -errno (ENOSYS, EINVAL, EPERM) when
-/// this kernel, architecture or seccomp filter does not allow the clone, and posix_spawn must do.
-int CNetRulesLinux_spawn(const CNetRulesLinux_spawn_request *request, pid_t *pid, int *pidfd);
-
 // MARK: threads
 
 /// Names the calling thread for ps/top (pthread_setname_np is _GNU_SOURCE-only; prctl is not).

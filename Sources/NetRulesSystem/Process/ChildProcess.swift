@@ -1,12 +1,10 @@
 @preconcurrency import Glibc
-import Synchronization
 
 /// A program to start in its own process group, feed on stdin, watch, and reap: the one way the
 /// package starts a program (`run:` actions, action plugins, observer plugins, benchmarks).
 ///
-/// `run()` starts the child in a new group it leads, with descriptors above 2 closed and default
-/// signal dispositions: with clone3 where the kernel allows it (`sys_spawn`, design note 0008),
-/// else with `posix_spawn(3)`. It writes `standardInput` to a pipe, captures stdout
+/// `run()` starts the child with `posix_spawn(3)` (glibc's starts it with `CLONE_VM | CLONE_VFORK`)
+/// in a new group it leads, with descriptors above 2 closed and default signal dispositions. It writes `standardInput` to a pipe, captures stdout
 /// and stderr up to `outputLimit` bytes each, and reaps the child with `waitpid(2)` once its pidfd
 /// says it exited. All of this happens on a dedicated thread that blocks in `poll(2)`, never on the
 /// cooperative pool. A long-lived child (an observer plugin) can instead hand its stdout to a
@@ -36,8 +34,6 @@ package struct ChildProcess: Sendable {
     /// Whether the child writes to our own standard error (the journal under systemd) instead of a
     /// captured pipe.
     package var standardErrorPassesThrough = false
-    /// Whether to start with posix_spawn(3) even where the clone3 start works (tests compare both).
-    package var usesPosixSpawn = false
 
     /// A program to start: `executablePath` with `arguments` (argv[0] included) and `environment`
     /// (`NAME=value` entries), killed after `timeout` (nil: never).
@@ -153,7 +149,7 @@ package struct ChildProcess: Sendable {
         let errorRead = errors.map { FileDescriptor(taking: $0.read) }
         let errorWrite = errors.map { FileDescriptor(taking: $0.write) }
 
-        let started = try start(
+        let pid = try start(
             standardInput: input.read, standardOutput: output.write, standardError: errors?.write ?? -1)
 
         // The child holds its own copies; ours must go, or EOF never comes.
@@ -163,43 +159,21 @@ package struct ChildProcess: Sendable {
         _ = sys_setNonBlocking(input.write)
         _ = sys_setNonBlocking(output.read)
         if let errors { _ = sys_setNonBlocking(errors.read) }
-        let pid = started.pid
         // A pidfd of an unreaped child is valid even if it has already exited. Without one
         // (ENOSYS on old kernels) the supervisor falls back to polling waitpid every 10 ms.
-        let pidfd = started.pidfd ?? (try? sys_pidfd_open(pid).get(call: "pidfd_open"))
+        let pidfd = try? sys_pidfd_open(pid).get(call: "pidfd_open")
         return SpawnedChild(
             pid: pid, pidfd: pidfd.map(FileDescriptor.init(taking:)), standardInput: inputWrite,
             standardOutput: outputRead, standardError: errorRead
         )
     }
 
-    /// Whether the clone3 start is known not to work here (an old kernel, another architecture, a
-    /// seccomp filter): posix_spawn is then used without trying again.
-    private static let cloneUnavailable = Atomic(false)
-
-    /// Starts the child with the three descriptors as its stdin, stdout and stderr (-1: ours):
-    /// with `sys_spawn` (clone3: the same child in fewer system calls) unless `usesPosixSpawn` or
-    /// it is unavailable, else with posix_spawn(3). Only the clone3 start returns a pidfd.
+    /// Starts the child with posix_spawn(3), the three descriptors as its stdin, stdout and stderr
+    /// (-1: ours).
     private func start(
         standardInput: CInt, standardOutput: CInt, standardError: CInt
-    ) throws(SystemCallError) -> (pid: pid_t, pidfd: CInt?) {
-        if !usesPosixSpawn, !Self.cloneUnavailable.load(ordering: .relaxed) {
-            let argv = CStringArray(arguments)
-            let envp = CStringArray(environment)
-            defer {
-                argv.free()
-                envp.free()
-            }
-            switch sys_spawn(
-                executablePath, argv.pointer, envp.pointer, standardInput: standardInput,
-                standardOutput: standardOutput, standardError: standardError, directory: workingDirectory)
-            {
-            case .started(let pid, let pidfd): return (pid, pidfd)
-            case .failed(let errno): throw SystemCallError(call: "posix_spawn", errno: errno)
-            case .unavailable: Self.cloneUnavailable.store(true, ordering: .relaxed)
-            }
-        }
-        let pid = try Self.withSpawnArguments(arguments, environment) { fileActions, attributes, argv, envp in
+    ) throws(SystemCallError) -> pid_t {
+        try Self.withSpawnArguments(arguments, environment) { fileActions, attributes, argv, envp in
             // dup2 onto 0/1/2 clears close-on-exec on the copies only; our ends stay close-on-exec.
             posix_spawn_file_actions_adddup2(fileActions, standardInput, 0)
             posix_spawn_file_actions_adddup2(fileActions, standardOutput, 1)
@@ -213,7 +187,6 @@ package struct ChildProcess: Sendable {
             _ = sys_posix_spawn_file_actions_addclosefrom_np(fileActions, 3)
             return sys_posix_spawn(executablePath, fileActions, attributes, argv, envp)
         }.get(call: "posix_spawn")
-        return (pid, nil)
     }
 
     /// Builds the C arrays and spawn attributes `posix_spawn` needs and frees them afterwards:
