@@ -163,6 +163,23 @@ struct DirectCommandTests {
         #expect(environ.contains("PWD=\(sandbox.out)\n") && environ.contains("PPID=\(getpid())\n"), "\(environ)")
     }
 
+    /// The one filter, on a runner's sorted environment and on one in any order with repeats:
+    /// invalid names dropped, the last of a repeated name winning in its first place, `IFS`,
+    /// `OPTIND` and `PPID` reset, a stale `PWD` replaced by the directory's physical path.
+    @Test func theEnvironmentFilterIsDashsInEitherOrder() {
+        let pid = getpid()
+        let sorted = ["A=1", "B=2", "IFS=x", "NETRULES_RULE=r", "OPTIND=9", "PPID=1", "PWD=/nonexistent"]
+        #expect(
+            DirectCommand.exportedByShell(sorted.map { Array($0.utf8) }, workingDirectory: "/")?.map {
+                String(decoding: $0, as: UTF8.self)
+            } == ["A=1", "B=2", "IFS= \t\n", "NETRULES_RULE=r", "OPTIND=1", "PPID=\(pid)", "PWD=/"])
+        let shuffled = ["B=2", "1X=3", "A=1", "B=4", "no-equals", "X-Y=5", "A=6\u{0}cut"]
+        #expect(
+            DirectCommand.exportedByShell(shuffled.map { Array($0.utf8) }, workingDirectory: "/")?.map {
+                String(decoding: $0, as: UTF8.self)
+            } == ["B=4", "A=6", "PWD=/"])
+    }
+
     @Test func argv0IsTheWordAsWritten() async {
         let sandbox = Sandbox()
         let (direct, shell) = await Self.bothWays(

@@ -94,7 +94,6 @@ struct DirectCommand: Equatable, Sendable {
     /// exported, and always exports `PWD`, keeping an inherited one only when it is absolute and
     /// names the working directory. Nil when the working directory cannot be examined.
     static func exportedByShell(_ entries: [[UInt8]], workingDirectory: String?) -> [[UInt8]]? {
-        if let unique = exportedByShellFromUniqueNames(entries, workingDirectory: workingDirectory) { return unique }
         var names: [[UInt8]] = []
         var values: [[UInt8]: [UInt8]] = [:]
         for entry in entries {
@@ -117,44 +116,6 @@ struct DirectCommand: Equatable, Sendable {
             names.append(pwd)
         }
         return names.map { $0 + [UInt8(ascii: "=")] + values[$0]! }
-    }
-
-    /// `exportedByShell` for entries whose names are strictly ascending (as `FiringEnvironment`
-    /// makes them), so no name repeats: one pass, no dictionary. Nil when they are not (or the
-    /// working directory cannot be examined): the general path then decides.
-    private static func exportedByShellFromUniqueNames(_ entries: [[UInt8]], workingDirectory: String?) -> [[UInt8]]? {
-        let equals = UInt8(ascii: "=")
-        var previous: ArraySlice<UInt8>?
-        var exported: [[UInt8]] = []
-        exported.reserveCapacity(entries.count + 1)
-        var pwdIndex: Int?
-        for whole in entries {
-            // An entry is a C string: it ends at a NUL. Most have none, and are passed on as they are.
-            let entry = whole.prefix { $0 != 0 }
-            let unchanged = entry.count == whole.count
-            guard let separator = entry.firstIndex(of: equals) else { continue }
-            let name = entry[..<separator]
-            if let previous, !previous.lexicographicallyPrecedes(name) { return nil }
-            previous = name
-            guard isShellName(name) else { continue }
-            // Only the names dash resets are worth a String; most are longer than six bytes.
-            switch name.count <= 6 ? String(decoding: name, as: UTF8.self) : "" {
-            case "IFS": exported.append(Array("IFS= \t\n".utf8))
-            case "OPTIND": exported.append(Array("OPTIND=1".utf8))
-            case "PPID": exported.append(Array("PPID=\(getpid())".utf8))
-            case "PWD":
-                pwdIndex = exported.count
-                exported.append(Array(entry))
-            default: exported.append(unchanged ? whole : Array(entry))
-            }
-        }
-        let inherited = pwdIndex.map { Array(exported[$0].dropFirst(4)) }
-        guard let choice = exportedPWD(inherited: inherited, workingDirectory: workingDirectory) else { return nil }
-        if case .set(let physical) = choice {
-            let entry = Array("PWD=\(physical)".utf8)
-            if let pwdIndex { exported[pwdIndex] = entry } else { exported.append(entry) }
-        }
-        return exported
     }
 
     /// What dash does with `PWD`: keeps an inherited one that is absolute and names the working
