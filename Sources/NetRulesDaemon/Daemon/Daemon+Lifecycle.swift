@@ -107,7 +107,7 @@ extension Daemon {
         let identity = entry.identity
         let complete = observer.completeNamespaces
         let sink = events
-        // Each update goes straight onto the daemon's event queue, from the observer's thread.
+        // Each update goes straight onto the daemon's event stream, from the observer's thread.
         let reporter = FactReporter { update in
             var update = update
             if !complete.isEmpty { update.completeNamespaces.formUnion(complete) }
@@ -138,7 +138,7 @@ extension Daemon {
     }
 
     /// Keeps a prober for the places with proofs: the same one while they are unchanged, so a
-    /// reload does not prove them again; its outcomes reach the event queue as `.proof`.
+    /// reload does not prove them again; its outcomes reach the event stream as `.proof`.
     func configureProber(for ruleSet: RuleSet) {
         let proved = ruleSet.places.filter { !$0.proofs.isEmpty }
         let identity = proved.map { "\($0.name)\u{0}\($0.fingerprint)" }.joined(separator: "\u{1}")

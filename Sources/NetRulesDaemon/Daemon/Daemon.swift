@@ -42,8 +42,10 @@ package actor Daemon: DaemonQueries {
     let clock = ContinuousClock()
     let startInstant: ContinuousClock.Instant
     let startWall: Date
-    /// Everything the daemon's task handles, in order: fact updates, ticks, reloads, results.
-    let events = DaemonEventQueue()
+    /// Everything the daemon's task handles, in order: fact updates, ticks, reloads, results. Any
+    /// thread adds one (`events.yield`); the daemon's task takes them from `eventStream`.
+    let events: AsyncStream<Event>.Continuation
+    let eventStream: AsyncStream<Event>
     var core: DaemonCore
     /// Where firings go: the action runner (`DaemonServices.actions` in tests).
     let runner: any ActionSink
@@ -75,6 +77,7 @@ package actor Daemon: DaemonQueries {
     package init(options: DaemonOptions) {
         self.options = options
         self.logger = options.logger
+        (eventStream, events) = Self.makeEventStream()
         startInstant = clock.now
         let startWall = Date()
         self.startWall = startWall
@@ -94,6 +97,12 @@ package actor Daemon: DaemonQueries {
                 environment: options.environment, logger: options.logger, clock: QuietClock(),
                 outboxLimits: options.outboxLimits)
         }
+    }
+
+    /// The daemon's event stream: unbounded (an event is never dropped while the daemon runs), in
+    /// arrival order from any thread; finished by `finish()` or by cancelling its consumer.
+    static func makeEventStream() -> (stream: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation) {
+        AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
     }
 
     /// Asks for a reload (SIGHUP, a rule file changed). Safe from any thread.
@@ -152,7 +161,8 @@ package actor Daemon: DaemonQueries {
         let count = DaemonCore.count(core.ruleSet.rules.count, "rule")
         logger.notice("ready: \(count), state in \(options.paths.stateDirectory)")
 
-        while let event = await events.next() {
+        var pending = eventStream.makeAsyncIterator()
+        while let event = await pending.next() {
             switch event {
             case .facts(let update, let source):
                 await perform(.facts(update, from: source))
@@ -185,7 +195,7 @@ package actor Daemon: DaemonQueries {
         // `reloadOnRequest`, those that come), so a control client never waits on a stopped daemon
         // (and the control service it waits in can stop).
         events.finish()
-        while let event = await events.next() {
+        while let event = await pending.next() {
             if case .reloadRequested(let reply) = event { reply.resume(returning: notReloadedWhileStopping) }
         }
         results.cancel()
