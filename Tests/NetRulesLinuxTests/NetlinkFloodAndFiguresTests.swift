@@ -1,15 +1,16 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesLinux
 
 /// Overflow/resync under a flood, and the figures the issue asks for (latency, idle wake-ups, memory).
-@Suite(.timeLimit(.minutes(5)), .enabled(if: NetworkNamespace.isAvailable, NetworkNamespace.unavailableReason))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: TestNamespace.isAvailable, namespacesUnavailableReason))
 struct NetlinkFloodAndFiguresTests {
     /// The facts a fresh dump of the namespace implies, read on a thread inside it.
-    private func freshFacts(_ namespace: NetworkNamespace) async throws -> [FactKey: FactState] {
+    private func freshFacts(_ namespace: TestNamespace) async throws -> [FactKey: FactState] {
         try await DedicatedThread.spawnAndWait(name: "test-dump", networkNamespace: namespace.path) {
             let session = try RouteNetlinkSession(subscribe: false)
             try session.resyncAll()
@@ -18,7 +19,7 @@ struct NetlinkFloodAndFiguresTests {
     }
 
     @Test func floodOverflowsTheSocketAndResyncConvergesToAFreshDump() async throws {
-        try await NetworkNamespace.with { namespace in
+        try await TestNamespace.with(prefix: "nrl") { namespace in
             try namespace.batch(["link add v0 type veth peer name v1", "link set v0 up", "link set v1 up"])
             // The smallest buffer the kernel allows (it doubles the request and floors it at ~2 KiB).
             let observer = LinuxNetworkObserver(namespacePath: namespace.path, receiveBufferSize: 1024)
@@ -53,7 +54,7 @@ struct NetlinkFloodAndFiguresTests {
     }
 
     @Test func figuresLatencyIdleWakeupsAndMemory() async throws {
-        try await NetworkNamespace.with { namespace in
+        try await TestNamespace.with(prefix: "nrl") { namespace in
             try namespace.batch(["link add v0 type veth peer name v1", "link set v0 up", "link set v1 up"])
             let observer = LinuxNetworkObserver(namespacePath: namespace.path)
             let rssBefore = Self.residentKiB()

@@ -1,9 +1,14 @@
 import Foundation
 import Glibc
 import NetRulesSystem
+import Testing
 
 /// Whether the tests run as root, which network namespaces need.
 package let isRoot = getuid() == 0
+
+/// Why namespace tests skip, shown loudly in the test report.
+package let namespacesUnavailableReason: Comment =
+    "SKIPPED: cannot create network namespaces (needs root and iproute2's `ip netns`); namespace tests did not run"
 
 /// A network namespace that exists for one test, deleted by ``delete()``.
 ///
@@ -13,6 +18,16 @@ package let isRoot = getuid() == 0
 package final class TestNamespace: Sendable {
     /// The namespace's name, as `ip netns` knows it.
     package let name: String
+
+    /// The namespace file a thread or an observer joins.
+    package var path: String { "/run/netns/\(name)" }
+
+    /// Whether this process may create namespaces (root with a working `ip netns`), checked once.
+    package static let isAvailable: Bool = {
+        guard isRoot, let probe = try? create(prefix: "nrt") else { return false }
+        probe.delete()
+        return true
+    }()
 
     private init(name: String) {
         self.name = name
@@ -30,6 +45,14 @@ package final class TestNamespace: Sendable {
         return namespace
     }
 
+    /// Creates a namespace named `PREFIX-<random>` with its loopback up, runs `body`, and deletes
+    /// the namespace even when `body` throws.
+    package static func with<R>(prefix: String, _ body: (TestNamespace) async throws -> R) async throws -> R {
+        let namespace = try create(prefix: prefix)
+        defer { namespace.delete() }
+        return try await body(namespace)
+    }
+
     /// Deletes the namespace (and the veth ends inside it); safe to call twice.
     package func delete() {
         _ = try? TestNamespace.shell("ip", "netns", "del", name)
@@ -38,6 +61,21 @@ package final class TestNamespace: Sendable {
     /// Runs `ip -n NAME ARGS…`.
     package func ip(_ arguments: String...) throws {
         try TestNamespace.shell(["ip", "-n", name] + arguments)
+    }
+
+    /// Runs `ip -n NAME …` with the space-separated words of `command` (`"route add default via 10.9.0.1"`).
+    package func ip(words command: String) throws {
+        try TestNamespace.shell(["ip", "-n", name] + command.split(separator: " ").map(String.init))
+    }
+
+    /// Runs many `ip` commands in one process (`ip -batch`), as fast as iproute2 can send them.
+    package func batch(_ commands: [String], force: Bool = false) throws {
+        let file = "/tmp/\(name)-batch-\(UInt32.random(in: 0...UInt32.max)).txt"
+        guard let handle = fopen(file, "w") else { throw TestError("cannot write \(file)") }
+        fputs(commands.joined(separator: "\n") + "\n", handle)
+        fclose(handle)
+        defer { unlink(file) }
+        try TestNamespace.shell(["ip", "-n", name] + (force ? ["-force"] : []) + ["-batch", file])
     }
 
     /// Sets a sysctl inside this namespace only.
