@@ -55,12 +55,18 @@ package enum NetRulesCommandLine {
             }
             do {
                 return try await command.run(parsed, io)
+            } catch let error as UsageError {
+                stderr.write(parser.errorText(error))
+                return ExitCode.usage
             } catch CommandError.runtime(let message) {
                 io.printError("Error: " + TerminalText.escapedLines(message))
                 return ExitCode.failure
+            } catch CommandError.noInput(let message) {
+                io.printError("Error: " + TerminalText.escapedLines(message))
+                return ExitCode.noInput
             } catch let error as RuleFiles.ReadError {
                 io.printError("Error: " + TerminalText.escapedLines("\(error)"))
-                return ExitCode.failure
+                return ExitCode.noInput
             } catch {
                 io.printError("Error: " + TerminalText.escapedLines("\(error)"))
                 return ExitCode.failure

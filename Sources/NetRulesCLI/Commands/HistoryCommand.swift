@@ -36,10 +36,7 @@ enum HistoryCommand: Command {
         switch self.query(arguments) {
         case .success(let parsed): query = parsed
         case .failure(let error):
-            io.printError("Error: \(error.message)")
-            io.printError("Usage: netrules history [--rule <name>] [--since <duration>] [--limit <n>] [--json]")
-            io.printError("  See 'netrules history --help' for more information.")
-            return ExitCode.usage
+            throw arguments.invalidValue(error.message)
         }
         let entries = try await self.entries(query, arguments, io)
         if arguments.flag("json") {

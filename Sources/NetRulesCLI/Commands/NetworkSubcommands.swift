@@ -161,11 +161,12 @@ enum PingSubcommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
-        guard let count = Int(arguments.value("count") ?? "3"), count >= 1 else {
-            throw CommandError.runtime("--count must be a whole number of at least 1")
+        let countText = arguments.value("count") ?? "3"
+        guard let count = Int(countText), count >= 1 else {
+            throw arguments.invalidValue("--count takes a whole number of at least 1, not '\(countText)'")
         }
-        let interval = try seconds(arguments.value("interval") ?? "1", option: "--interval")
-        let timeout = try seconds(arguments.value("timeout") ?? "0.5", option: "--timeout")
+        let interval = try seconds(arguments.value("interval") ?? "1", option: "--interval", arguments)
+        let timeout = try seconds(arguments.value("timeout") ?? "0.5", option: "--timeout", arguments)
         let pinger: ICMPPinger
         do {
             pinger = try ICMPPinger()
@@ -204,18 +205,21 @@ enum PingSubcommand: Command {
     }
 
     /// Seconds as ping writes them (`0.5`), or a duration (`500ms`).
-    static func seconds(_ text: String, option: String) throws -> Duration {
+    /// - Throws: A usage error naming `option` when `text` is neither, or is longer than 100 years.
+    static func seconds(_ text: String, option: String, _ arguments: ParsedArguments) throws(UsageError)
+        -> Duration
+    {
         let limit = DurationSyntax.seconds(DurationSyntax.maximum)
         if let s = Double(text), s.isFinite, s >= 0 {
-            guard s <= limit else { throw CommandError.runtime("\(option) \(text) is longer than 100 years") }
+            guard s <= limit else { throw arguments.invalidValue("\(option) \(text) is longer than 100 years") }
             return DurationSyntax.duration(seconds: s)
         }
         switch DurationSyntax.parseChecked(text) {
         case .success(let d): return d
-        case .failure(.tooLong): throw CommandError.runtime("\(option) \(text) is longer than 100 years")
+        case .failure(.tooLong): throw arguments.invalidValue("\(option) \(text) is longer than 100 years")
         case .failure(.notADuration): break
         }
-        throw CommandError.runtime("\(option) must be seconds (0.5) or a duration (500ms), not '\(text)'")
+        throw arguments.invalidValue("\(option) takes seconds (0.5) or a duration (500ms), not '\(text)'")
     }
 }
 
@@ -226,7 +230,9 @@ enum PortalSubcommand: Command {
         abstract: "Check for a captive portal: online, portal or offline, with the evidence.",
         discussion: """
             Fetches the probe URLs over plain HTTP in parallel without following redirects; the first \
-            conclusive answer wins. Without --url, Apple's hotspot-detect page and a generate_204 URL.
+            conclusive answer wins. Without --url, Apple's hotspot-detect page and a generate_204 URL. \
+            The verdict is the exit status, for scripts: 0 online, 2 portal, 3 offline (1 when it \
+            cannot probe, 64 for a bad option).
             """,
         options: [
             OptionSpec(
@@ -239,14 +245,15 @@ enum PortalSubcommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
-        let timeout = try PingSubcommand.seconds(arguments.value("timeout") ?? "5", option: "--timeout")
+        let timeout = try PingSubcommand.seconds(arguments.value("timeout") ?? "5", option: "--timeout", arguments)
         let urls = arguments.values("url").filter { !$0.isEmpty }
         // As in a rule file's `connectivity:` section: a portal can only intercept plain HTTP.
         for url in urls {
             do {
                 _ = try ProbeURL(url)
             } catch {
-                throw CommandError.runtime("--url '\(url)': \(error.reason); a portal probe URL must be plain http://")
+                throw arguments.invalidValue(
+                    "--url '\(url)': \(error.reason); a portal probe URL must be plain http://")
             }
         }
         let out = io.stdout
@@ -263,7 +270,7 @@ enum PortalSubcommand: Command {
     ///   - interface: Bind the probes to this interface; nil lets routing choose.
     ///   - timeout: The limit on each probe.
     ///   - output: Receives each stdout line, without its newline.
-    /// - Returns: 0 after a classification (whatever it is), 1 when there is nothing to probe.
+    /// - Returns: The verdict's exit status (``exitCode(for:)``), 1 when there is nothing to probe.
     static func classify(
         urls: [String], json: Bool, interface: String? = nil, timeout: Duration = .seconds(5),
         output: @escaping @Sendable (String) -> Void
@@ -273,7 +280,16 @@ enum PortalSubcommand: Command {
         let classifier = PortalClassifier(timeout: timeout, interface: interface)
         let verdict = await classifier.classify(probes)
         output(json ? PortalDocument.json(verdict) : PortalDocument.text(verdict))
-        return ExitCode.success
+        return exitCode(for: verdict.connectivity)
+    }
+
+    /// The exit status that says `connectivity` to a script: 0 online, 2 portal, 3 offline.
+    static func exitCode(for connectivity: PortalVerdict.Connectivity) -> Int32 {
+        switch connectivity {
+        case .online: ExitCode.success
+        case .portal: ExitCode.portal
+        case .offline: ExitCode.offline
+        }
     }
 
     static func probe(for url: String) -> ConnectivitySettings.Probe {

@@ -31,8 +31,7 @@ enum PinCommand: Command {
             return ExitCode.usage
         case (nil, let file?):
             guard let data = FileManager.default.contents(atPath: file) else {
-                io.printError("Error: cannot read '\(file)'")
-                return 66
+                throw CommandError.noInput("cannot read '\(file)': no such file or permission denied")
             }
             do {
                 summary = try CertificateSummary.read(pem: Array(data))
@@ -40,7 +39,8 @@ enum PinCommand: Command {
                 throw CommandError.runtime("\(file): \(error.message)")
             }
         case (let text?, nil):
-            let timeout = try PingSubcommand.seconds(arguments.value("timeout") ?? "3", option: "--timeout")
+            let timeout = try PingSubcommand.seconds(
+                arguments.value("timeout") ?? "3", option: "--timeout", arguments)
             guard let (name, port) = target(text) else {
                 io.printError("Error: '\(text)' is not HOST, HOST:PORT or an https:// URL")
                 return ExitCode.usage

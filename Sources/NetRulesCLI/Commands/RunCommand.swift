@@ -51,17 +51,12 @@ enum RunCommand: Command {
         guard let historyLimit = Int(arguments.value("history-limit") ?? "1000"), historyLimit >= 0,
             historyLimit <= 1_000_000
         else {
-            io.printError("Error: --history-limit takes a whole number from 0 to 1000000")
-            io.printError("  See 'netrules run --help' for more information.")
-            return ExitCode.usage
+            throw arguments.invalidValue("--history-limit takes a whole number from 0 to 1000000")
         }
         let outboxLimits: OutboxLimits
         switch Self.outboxLimits(arguments) {
         case .success(let limits): outboxLimits = limits
-        case .failure(let error):
-            io.printError("Error: " + error.message)
-            io.printError("  See 'netrules run --help' for more information.")
-            return ExitCode.usage
+        case .failure(let error): throw arguments.invalidValue(error.message)
         }
         let level = Logger.Level.allCases.first { $0.description == arguments.value("log-level") } ?? .notice
         let logger = Logger(

@@ -38,13 +38,24 @@ enum SimulateCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+        // A bad option value is a usage error whatever the files hold: checked before reading them.
+        let start: Int64
+        if let text = arguments.value("start") {
+            guard let parsed = SimulationStart.parse(text) else {
+                throw arguments.invalidValue(
+                    "--start must be an RFC 3339 time such as 2026-12-07T08:55:00+01:00, not '\(text)'")
+            }
+            start = parsed
+        } else {
+            start = SimulationStart.defaultStart()
+        }
         let result = try RuleFiles.load(arguments.positional("rules"), environment: io.environment)
         if !result.diagnostics.isEmpty { io.stderr.write(result.renderedDiagnostics()) }
         guard !result.hasErrors else { return ExitCode.invalidRules }
 
         let timelineFile = arguments.value("timeline")!
         guard let data = FileManager.default.contents(atPath: timelineFile) else {
-            throw CommandError.runtime("cannot read '\(timelineFile)': no such file or permission denied")
+            throw CommandError.noInput("cannot read '\(timelineFile)': no such file or permission denied")
         }
         var (timeline, diagnostics) = Timeline.parse(Array(data), file: timelineFile)
         let source = SourceText(file: timelineFile, bytes: Array(data))
@@ -58,17 +69,6 @@ enum SimulateCommand: Command {
         }
         guard let timeline else { return ExitCode.invalidRules }
 
-        let start: Int64
-        if let text = arguments.value("start") {
-            guard let parsed = SimulationStart.parse(text) else {
-                io.printError(
-                    "Error: --start must be an RFC 3339 time such as 2026-12-07T08:55:00+01:00, not '\(text)'")
-                return ExitCode.usage
-            }
-            start = parsed
-        } else {
-            start = SimulationStart.defaultStart()
-        }
         let clock = LocalClock(origin: start, utcOffset: { SystemTimeZone.utcOffset(atUnixTime: $0) })
         let replay = timeline.replay(
             rules: result.ruleSet.rules, places: result.ruleSet.places, clock: clock, tracing: arguments.flag("trace"))

@@ -193,8 +193,11 @@ extension ManualPage {
     private static let exitStatuses: [(String, String)] = [
         ("0", "Success; also run after a clean shutdown on SIGTERM or SIGINT."),
         ("1", "A runtime failure."),
-        ("64", "A usage error: an unknown command or option, a missing argument."),
+        ("2", "portal only: a captive portal intercepts the probes."),
+        ("3", "portal only: offline, no probe got a conclusive answer."),
+        ("64", "A usage error: an unknown command or option, a missing argument, a bad option value."),
         ("65", "Invalid rule or timeline files (check, run, simulate, reload)."),
+        ("66", "A rule file, timeline or certificate that is missing or unreadable."),
     ]
 
     private static let examples: [(String, String)] = [

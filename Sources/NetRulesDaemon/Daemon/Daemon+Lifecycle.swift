@@ -11,7 +11,7 @@ extension Daemon {
     // MARK: - Rules
 
     /// Loads and fully validates the rule files; nil (after logging why) when they cannot be used.
-    /// `unreadable` tells a file that could not be read (exit 1) from invalid content (exit 65);
+    /// `unreadable` tells a file that could not be read (exit 66, EX_NOINPUT) from invalid content (exit 65);
     /// `rendered` is what was wrong, as `check` prints it.
     func load() -> (result: LoadResult?, unreadable: Bool, rendered: String) {
         let result: LoadResult

@@ -125,10 +125,10 @@ package actor Daemon: DaemonQueries {
     }
 
     /// Runs until `shutdown()`; returns the exit code: 0 after a clean shutdown, 65 when the rules
-    /// are invalid at start, 1 when they cannot be read.
+    /// are invalid at start, 66 (EX_NOINPUT) when they cannot be read.
     package func run() async -> Int32 {
         let (result, unreadable, _) = load()
-        guard let loaded = result else { return unreadable ? 1 : 65 }
+        guard let loaded = result else { return unreadable ? 66 : 65 }
         do {
             try FileManager.default.createDirectory(
                 atPath: options.paths.stateDirectory, withIntermediateDirectories: true,
