@@ -71,7 +71,7 @@ struct DocumentationExampleTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("example.yaml")
         let outcome: CommandTests.Outcome
-        if block.text.hasPrefix("- at:") {
+        if block.text.hasPrefix("- at:") || block.text.hasPrefix("steps:") {
             try block.text.write(to: file, atomically: true, encoding: .utf8)
             outcome = await CommandTests.run("simulate", CommandTests.path("rules"), "--timeline", file.path)
         } else {

@@ -15,7 +15,8 @@ enum SimulateCommand: Command {
             last step the clock runs on until no 'for:' hold is pending. With --execute, the firings' \
             actions then run for real, in order, as the daemon would run them ({{time}} is now plus \
             the firing's offset); each action's result is logged to stderr, and the exit code is 1 \
-            when any action failed.
+            when any action failed. A timeline with 'expect:' is checked after the replay: each \
+            expectation not met is reported with its line, and the exit code is 1 when any is not met.
             """,
         arguments: [ArgumentSpec(name: "rules", help: "Rule files or directories of *.yaml files.", isRepeating: true)],
         options: [
@@ -60,7 +61,9 @@ enum SimulateCommand: Command {
         var (timeline, diagnostics) = Timeline.parse(Array(data), file: timelineFile)
         let source = SourceText(file: timelineFile, bytes: Array(data))
         if let named = timeline?.keys {
-            let typos = unknownKeys(named, file: timelineFile, rules: result.ruleSet.rules)
+            let typos =
+                unknownKeys(named, file: timelineFile, rules: result.ruleSet.rules)
+                + unknownRules(timeline?.expectations ?? [], file: timelineFile, rules: result.ruleSet.rules)
             diagnostics = (diagnostics + typos).sortedByPosition()
             if !typos.isEmpty { timeline = nil }
         }
@@ -107,11 +110,13 @@ enum SimulateCommand: Command {
             }
             io.print("\(firings.count) firing\(firings.count == 1 ? "" : "s")")
         }
+        let met = report(timeline, firings, file: timelineFile, source: source, json: arguments.flag("json"), io)
         if arguments.flag("execute") {
-            return await execute(
+            let executed = await execute(
                 firings, result.ruleSet, stateDirectory: arguments.value("state-dir"), wallTime: wallTime, io)
+            return met ? executed : ExitCode.failure
         }
-        return ExitCode.success
+        return met ? ExitCode.success : ExitCode.failure
     }
 
     static func describe(_ kind: TraceEvent.Kind) -> String {

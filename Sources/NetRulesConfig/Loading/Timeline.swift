@@ -11,6 +11,17 @@ public import NetRulesCore
 /// ```
 /// Facts not named keep their value; `null` sets known-absent; `unknown:` forgets keys.
 /// Values are text (a list for `ip`/`dns`): `ssid: no` stays the SSID "no".
+///
+/// A timeline that states what should happen is a mapping of `steps:` and `expect:`
+/// (see ``Expectation``), so a rule file can be checked like code:
+/// ```yaml
+/// steps:
+///   - at: 0s
+///     facts: { ssid: HomeNet }
+/// expect:
+///   - { at: 8h55m10s, fires: office-check-in, edge: enter }
+///   - { between: [5d, 7d], fires: none }
+/// ```
 public struct Timeline: Sendable {
     /// One step: the time since the start and the update applied then.
     public struct Step: Sendable {
@@ -22,6 +33,8 @@ public struct Timeline: Sendable {
 
     /// The steps, in time order.
     public var steps: [Step]
+    /// What the replay should and should not fire, in the file's order; empty for a plain list of steps.
+    public var expectations: [Expectation] = []
     /// Every fact key the timeline names, where it names it first: `simulate` checks them against
     /// the rules it loaded.
     public var keys: [(key: FactKey, mark: SourceMark, path: String)] = []
@@ -37,16 +50,31 @@ public struct Timeline: Sendable {
             }
             return (nil, context.diagnostics.sortedByPosition())
         }
+        var stepsNode = root
+        var stepsPath = KeyPath.root
+        var expectations: [Expectation] = []
+        if case .mapping(let m) = root {
+            context.rejectUnknownKeys(m, .root, known: ["steps", "expect"], what: "a timeline")
+            if let e = m["expect"] { expectations = context.expectations(e, KeyPath.root.key("expect")) }
+            guard let s = m["steps"] else {
+                context.error("the timeline has no 'steps'", at: m.mark, path: .root)
+                return (nil, context.diagnostics.sortedByPosition())
+            }
+            stepsNode = s
+            stepsPath = KeyPath.root.key("steps")
+        }
         var steps: [Step] = []
         var keys: [(key: FactKey, mark: SourceMark, path: String)] = []
         var seen: Set<FactKey> = []
         func note(_ key: FactKey, _ mark: SourceMark, _ path: KeyPath) {
             if seen.insert(key).inserted { keys.append((key, mark, path.description)) }
         }
-        if let list = context.sequence(root, .root, what: "a list of steps ('- at: 0s')") {
+        if let list = context.sequence(
+            stepsNode, stepsPath, what: "a list of steps ('- at: 0s'), or a mapping of 'steps:' and 'expect:'")
+        {
             var last = Duration.zero
             for (i, item) in list.items.enumerated() {
-                let p = KeyPath.root.index(i)
+                let p = stepsPath.index(i)
                 guard let m = context.mapping(item, p, what: "a step with 'at:' and 'facts:'") else { continue }
                 context.rejectUnknownKeys(m, p, known: ["at", "facts", "unknown"], what: "a timeline step")
                 guard let atNode = m["at"] else {
@@ -84,6 +112,7 @@ public struct Timeline: Sendable {
         }
         var timeline = Timeline(steps: steps)
         timeline.keys = keys
+        timeline.expectations = expectations
         return (context.hasErrors ? nil : timeline, context.diagnostics.sortedByPosition())
     }
 }
