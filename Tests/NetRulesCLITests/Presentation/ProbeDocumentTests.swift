@@ -51,7 +51,8 @@ struct ProbeDocumentTests {
         let lines = Lines()
         #expect(
             await PortalSubcommand.classify(
-                urls: [server.url("/hotspot-detect.html")], json: false, output: lines.append) == 0)
+                urls: [server.url("/hotspot-detect.html")], json: false, output: lines.append) == 2,
+            "portal's verdict is its exit code: 2 for a portal")
         let text = lines.all.joined(separator: "\n")
         #expect(text.contains("connectivity: portal"))
         #expect(text.contains("portal.url: http://127.0.0.1:9/login"))
@@ -59,7 +60,7 @@ struct ProbeDocumentTests {
 
         let json = Lines()
         #expect(
-            await PortalSubcommand.classify(urls: [server.url("/generate_204")], json: true, output: json.append) == 0)
+            await PortalSubcommand.classify(urls: [server.url("/generate_204")], json: true, output: json.append) == 2)
         #expect(json.all.count == 1)
         #expect(json.all[0].hasPrefix(#"{"version":1,"connectivity":"portal","portal.url":"http://127.0.0.1:9/login""#))
         #expect(json.all[0].contains(#""status":302"#))
