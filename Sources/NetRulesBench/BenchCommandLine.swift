@@ -57,32 +57,10 @@ package enum BenchCommandLine {
     package static func run(
         arguments: [String], stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String]
     ) async -> Int32 {
-        let parser = ArgumentParser(root: root, version: NetRulesCommandLine.version)
-        let outcome: ParseOutcome
-        do {
-            outcome = try parser.parse(arguments)
-        } catch {
-            stderr.write(parser.errorText(error))
-            return ExitCode.usage
-        }
-        let io = CommandIO(stdout: stdout, stderr: stderr, environment: environment)
-        switch outcome {
-        case .version:
-            io.print(NetRulesCommandLine.version)
-            return ExitCode.success
-        case .help(let path):
-            stdout.write(parser.helpText(for: path, width: TerminalWidth.current(environment: environment)))
-            return ExitCode.success
-        case .run(let parsed):
-            do {
-                return try await run(parsed, io)
-            } catch CommandError.runtime(let message) {
-                io.printError("Error: " + TerminalText.escapedLines(message))
-                return ExitCode.failure
-            } catch {
-                io.printError("Error: " + TerminalText.escapedLines("\(error)"))
-                return ExitCode.failure
-            }
+        await ArgumentParser(root: root, version: NetRulesCommandLine.version).run(
+            arguments, stdout: stdout, stderr: stderr, environment: environment
+        ) { parsed, io in
+            try await run(parsed, io)
         }
     }
 

@@ -29,48 +29,13 @@ package enum NetRulesCommandLine {
     package static func run(
         arguments: [String], stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String]
     ) async -> Int32 {
-        let parser = ArgumentParser(root: root, version: version)
-        let outcome: ParseOutcome
-        do {
-            outcome = try parser.parse(arguments)
-        } catch {
-            stderr.write(parser.errorText(error))
-            return ExitCode.usage
-        }
-        let io = CommandIO(stdout: stdout, stderr: stderr, environment: environment)
-        switch outcome {
-        case .version:
-            io.print(version)
-            return ExitCode.success
-        case .help(let path):
-            stdout.write(parser.helpText(for: path, width: TerminalWidth.current(environment: environment)))
-            return ExitCode.success
-        case .run(let parsed):
+        await ArgumentParser(root: root, version: version).run(
+            arguments, stdout: stdout, stderr: stderr, environment: environment
+        ) { parsed, io in
             guard let name = parsed.commandPath.dropFirst().first,
                 let command = commands.first(where: { $0.spec.name == name })
-            else {
-                stdout.write(
-                    parser.helpText(for: parsed.commandPath, width: TerminalWidth.current(environment: environment)))
-                return ExitCode.success
-            }
-            do {
-                return try await command.run(parsed, io)
-            } catch let error as UsageError {
-                stderr.write(parser.errorText(error))
-                return ExitCode.usage
-            } catch CommandError.runtime(let message) {
-                io.printError("Error: " + TerminalText.escapedLines(message))
-                return ExitCode.failure
-            } catch CommandError.noInput(let message) {
-                io.printError("Error: " + TerminalText.escapedLines(message))
-                return ExitCode.noInput
-            } catch let error as RuleFiles.ReadError {
-                io.printError("Error: " + TerminalText.escapedLines("\(error)"))
-                return ExitCode.noInput
-            } catch {
-                io.printError("Error: " + TerminalText.escapedLines("\(error)"))
-                return ExitCode.failure
-            }
+            else { return nil }
+            return try await command.run(parsed, io)
         }
     }
 }
