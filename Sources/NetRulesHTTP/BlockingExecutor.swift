@@ -19,12 +19,12 @@ package struct BlockingExecutor: Sendable {
     /// The production executor: each job on a new detached thread (a transfer or `getaddrinfo`
     /// costs far more than the tens of microseconds of creating one). The default stack, not the
     /// compact one: TLS handshakes and NSS modules run here. Should no thread be available, the
-    /// job runs on the caller's thread, so it is still done.
+    /// job waits for one of `BlockingPool.shared`'s, never the caller's (the daemon's loop).
     package static let dedicatedThreads = BlockingExecutor { job in
         do {
             try DedicatedThread.spawn(name: "netrules-block", job)
         } catch {
-            job()
+            BlockingPool.shared.spawn(job)
         }
     }
 

@@ -14,8 +14,8 @@ package enum DedicatedThread {
 
     /// Runs `body` on a new detached thread and returns its result.
     ///
-    /// If no thread can be created, `body` runs on the caller's thread instead, so the work is
-    /// still done.
+    /// If no thread can be created, `body` waits for a thread of `BlockingPool.shared` instead:
+    /// never the caller's, which may be the daemon's loop.
     ///
     /// - Parameter body: The blocking work.
     /// - Returns: What `body` returns.
@@ -26,7 +26,8 @@ package enum DedicatedThread {
     }
 
     /// Starts `body` on a new detached thread with a compact stack; if no thread can be created,
-    /// runs it on the caller's.
+    /// queues it on `BlockingPool.shared` (a long loop then holds one of the pool's threads, which
+    /// is a slower daemon rather than a loop thread blocked for good).
     ///
     /// - Parameters:
     ///   - name: The thread's name (see `spawn`), or nil to leave the inherited one.
@@ -35,7 +36,7 @@ package enum DedicatedThread {
         do {
             try spawn(name: name, stackSize: compactStackSize, body)
         } catch {
-            body()
+            BlockingPool.shared.spawn(body)
         }
     }
 

@@ -164,7 +164,7 @@ struct DaemonCoreTests {
         var driver = DaemonCoreDriver(rules: Self.held)
         driver.set([.ssid: "Office"], at: 1)
         driver.send(.reloaded(DaemonCoreDriver.rules(Self.held)), at: 5)
-        driver.send(.reloadFailed, at: 6)
+        driver.send(.reloadFailed(), at: 6)
         driver.advance(to: 11)
         #expect(driver.firings == ["office:enter@11"], "the hold went on through both reloads")
         #expect(driver.core.ruleSet.rules.map(\.name) == ["office"])

@@ -9,14 +9,14 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct DaemonEventStreamTests {
     /// The tick events as numbers, so an order can be compared: `.observerRetired` carries one.
-    static func event(_ number: Int) -> Daemon.Event { .observerRetired(identity: String(number), name: "") }
+    static func event(_ number: Int) -> DaemonEvent { .observerRetired(identity: String(number), name: "") }
 
     /// The daemon's stream as a queue: `yield` on one side, `next` on the other (one consumer).
     final class Queue: @unchecked Sendable {
         // Invariant for `@unchecked Sendable`: `iterator` is used by one consumer task at a time.
-        let stream: AsyncStream<Daemon.Event>
-        let continuation: AsyncStream<Daemon.Event>.Continuation
-        private var iterator: AsyncStream<Daemon.Event>.Iterator
+        let stream: AsyncStream<DaemonEvent>
+        let continuation: AsyncStream<DaemonEvent>.Continuation
+        private var iterator: AsyncStream<DaemonEvent>.Iterator
 
         init() {
             (stream, continuation) = Daemon.makeEventStream()
@@ -24,26 +24,26 @@ struct DaemonEventStreamTests {
         }
 
         @discardableResult
-        func yield(_ event: Daemon.Event) -> AsyncStream<Daemon.Event>.Continuation.YieldResult {
+        func yield(_ event: DaemonEvent) -> AsyncStream<DaemonEvent>.Continuation.YieldResult {
             continuation.yield(event)
         }
 
         func finish() { continuation.finish() }
 
-        func next() async -> Daemon.Event? { await iterator.next() }
+        func next() async -> DaemonEvent? { await iterator.next() }
     }
 
-    static func enqueued(_ result: AsyncStream<Daemon.Event>.Continuation.YieldResult) -> Bool {
+    static func enqueued(_ result: AsyncStream<DaemonEvent>.Continuation.YieldResult) -> Bool {
         if case .enqueued = result { return true }
         return false
     }
 
-    static func terminated(_ result: AsyncStream<Daemon.Event>.Continuation.YieldResult) -> Bool {
+    static func terminated(_ result: AsyncStream<DaemonEvent>.Continuation.YieldResult) -> Bool {
         if case .terminated = result { return true }
         return false
     }
 
-    static func number(_ event: Daemon.Event?) -> Int? {
+    static func number(_ event: DaemonEvent?) -> Int? {
         guard case .observerRetired(let identity, _)? = event else { return nil }
         return Int(identity)
     }

@@ -1,9 +1,7 @@
 import FoundationEssentials
-internal import Glibc
 import NetRulesActions
 import NetRulesCore
 import NetRulesDaemon
-internal import NetRulesSystem
 
 /// `netrules run [RULES…]`: the daemon, in the foreground (systemd-friendly).
 enum RunCommand: Command {
@@ -61,92 +59,9 @@ enum RunCommand: Command {
         let level = Logger.Level.allCases.first { $0.description == arguments.value("log-level") } ?? .notice
         let logger = Logger(
             label: "netrules.daemon", level: level, sink: StandardErrorLogSink(environment: environment))
-        let notifier = SystemdNotifier(environment: environment)
-        let isRoot = geteuid() == 0
-
-        // One daemon per state directory and per control socket, settled before anything else:
-        // a second daemon would fire every rule again and overwrite the first one's state.
-        let lock: StateDirectoryLock
-        do {
-            lock = try StateDirectoryLock(directory: paths.stateDirectory)
-        } catch {
-            logger.critical("\(error)")
-            return 1
-        }
-        defer { lock.release() }
-        let listener: ControlServer.Listener
-        do {
-            listener = try ControlServer.listen(at: paths.controlSocket)
-        } catch {
-            logger.critical("cannot open the control socket: \(error)")
-            return 1
-        }
-
-        // Signals are registered before anything can report ready (STYLE §24).
-        let signals: SignalEvents
-        do {
-            signals = try SignalEvents.register()
-        } catch {
-            logger.critical("cannot catch signals: \(error)")
-            return 1
-        }
-        let watcher: RuleFileWatcher?
-        do {
-            watcher = try RuleFileWatcher(paths: ruleFiles)
-        } catch {
-            // Reload on SIGHUP still works; say why files are not watched.
-            logger.warning("not watching the rule files for changes: \(error)")
-            watcher = nil
-        }
-        var options = DaemonOptions(
+        let options = DaemonOptions(
             ruleFiles: ruleFiles, paths: paths, environment: environment, logger: logger,
-            notify: { try? notifier.notify($0) },
-            trustProblem: { FileTrust.problem(withFile: $0, runningAsRoot: isRoot, kind: $1) },
             historyLimit: historyLimit, outboxLimits: outboxLimits)
-        // Started by the daemon once its core is up and before its observers, stopped in reverse
-        // once running actions finished: signals, the rule-file watcher, the control socket.
-        options.services.attached = [
-            AttachedService("signals") { daemon in
-                for await signal in signals {
-                    switch signal {
-                    case .hangup:
-                        logger.notice("SIGHUP: reloading the rules")
-                        daemon.reload()
-                    case .terminate, .interrupt:
-                        logger.notice("\(signal): shutting down")
-                        daemon.shutdown()
-                    }
-                }
-            },
-            AttachedService("rule file watcher") { daemon in
-                guard let watcher else { return }
-                let (changes, continuation) = AsyncStream.makeStream(
-                    of: Void.self, bufferingPolicy: .bufferingNewest(1))
-                let reader = Task(executorPreference: TaskPlacement.preferred) {
-                    for await _ in changes {
-                        logger.notice("a rule file changed: reloading")
-                        daemon.reload()
-                    }
-                }
-                defer { reader.cancel() }
-                do {
-                    try await watcher.run(reporting: continuation)
-                } catch is CancellationError {
-                } catch {
-                    logger.warning("stopped watching the rule files: \(error)")
-                }
-                continuation.finish()
-            },
-            AttachedService("control socket") { daemon in
-                let server = ControlServer(
-                    path: paths.controlSocket, queries: daemon, logger: logger.child("netrules.control"))
-                try await server.run(on: listener)
-            },
-        ]
-        let code = await Daemon(options: options).run()
-        // Invalid rules at start end the daemon before it serves on the socket: remove it anyway.
-        listener.discard(at: paths.controlSocket)
-        signals.finish()
-        return code
+        return await DaemonServiceGroup(options: options).run()
     }
 }

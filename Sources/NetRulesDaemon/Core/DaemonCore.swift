@@ -45,12 +45,20 @@ struct DaemonCore {
     var lastSaved: PersistedState?
     /// The facts each observer reported and the restarts due, to supervise them.
     var supervision = ObserverSupervision()
+    /// The control clients waiting for the reload being read, nil when none is; and those (or a
+    /// signal: an empty list) that asked while it was read, nil when nobody did: they get the next
+    /// read, since a file may have changed after the first read began.
+    var reloading: [ReloadTicket]?
+    var reloadQueued: [ReloadTicket]?
+    /// How long shutdown waits for running actions (for the log; the daemon times the wait).
+    let shutdownGrace: Duration
     /// The current event's instant and wall time: wall times of other instants are mapped from them.
     var now = Instant.zero
     var wallNow = WallTime(secondsSince1970: 0)
 
-    init(processToken: String, logger: Logger, recordsHistory: Bool) {
+    init(processToken: String, logger: Logger, recordsHistory: Bool, shutdownGrace: Duration = .seconds(30)) {
         self.processToken = processToken
+        self.shutdownGrace = shutdownGrace
         self.logger = logger
         self.recordsHistory = recordsHistory
     }
@@ -78,16 +86,30 @@ struct DaemonCore {
                 logger.notice("observer '\(restart.name)': starting again (attempt \(restart.attempt))")
                 effects.append(.restartObserver(identity: restart.identity))
             }
-        case (.running, .reloaded(let newRules)):
+        case (.running, .reloadRequested(let ticket)):
+            requestReload(ticket, into: &effects)
+            return effects
+        case (_, .reloadRequested(let ticket)):
+            if let ticket { effects.append(.answerReload(ticket, refusedWhileStopping)) }
+            return effects
+        case (.running, .reloaded(let newRules, let diagnostics)):
             ruleSet = newRules
             let firings = engine.replaceRules(newRules.rules, places: newRules.places, at: now)
             effects.append(.configureObservers(newRules))
             logger.notice("reloaded: \(Self.count(newRules.rules.count, "rule"))")
             dispatch(firings, into: &effects)
             effects.append(.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules"))
-        case (.running, .reloadFailed):
+            finishReload(
+                ReloadOutcome(reloaded: true, rules: ruleSet.rules.count, diagnostics: diagnostics), into: &effects)
+        case (.running, .reloadFailed(let diagnostics)):
             logger.error("reload failed: keeping the \(ruleSet.rules.count) rules already running")
             effects.append(.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules"))
+            finishReload(
+                ReloadOutcome(reloaded: false, rules: ruleSet.rules.count, diagnostics: diagnostics), into: &effects)
+        case (_, .reloaded), (_, .reloadFailed):
+            // Read while shutdown began: the running rules stay to the end.
+            refuseReloads(into: &effects)
+            return effects
         case (.running, .actionResult(let result)), (.stopping, .actionResult(let result)):
             record(result, into: &effects)
         case (.running, .observerEnded(let identity, let name, let error, let ranFor)):
@@ -103,7 +125,12 @@ struct DaemonCore {
         case (_, .observerEnded(_, let name, let error, _)):
             logger.error("observer '\(name)' stopped\(error.map { ": \($0)" } ?? "")")
         case (.running, .shutdown):
+            logger.notice("stopping: waiting up to \(DurationSyntax.format(shutdownGrace)) for running actions")
             phase = .stopping
+            // A reload asked meanwhile would never be read: say so now (one being read is
+            // answered when it ends).
+            for ticket in reloadQueued ?? [] { effects.append(.answerReload(ticket, refusedWhileStopping)) }
+            reloadQueued = nil
             effects.append(.notify("STOPPING=1"))
             effects.append(.stopObservers)
             if armedDeadline != nil {
@@ -111,7 +138,12 @@ struct DaemonCore {
                 effects.append(.armDeadline(nil))
             }
             effects.append(.drainRunner)
+        case (.stopping, .shutdown):
+            logger.notice("asked again to stop: stopping running actions now")
+            effects.append(.stopRunningActions)
+            return effects
         case (.stopping, .drained):
+            refuseReloads(into: &effects)
             persist(into: &effects)
             snapshot(into: &effects)
             phase = .stopped
@@ -226,6 +258,44 @@ struct DaemonCore {
             }
             effects.append(.submit(firing, wallTime: saved.time, resumed: true))
         }
+    }
+
+    // MARK: - Reloads
+
+    /// One read of the rule files at a time: a request while one is read waits for the next.
+    private mutating func requestReload(_ ticket: ReloadTicket?, into effects: inout [DaemonEffect]) {
+        let tickets = ticket.map { [$0] } ?? []
+        if reloading != nil {
+            reloadQueued = (reloadQueued ?? []) + tickets
+            return
+        }
+        reloading = tickets
+        effects.append(.loadRules)
+    }
+
+    /// Answers the clients of the read that ended, and starts the read asked for meanwhile.
+    private mutating func finishReload(_ outcome: ReloadOutcome, into effects: inout [DaemonEffect]) {
+        for ticket in reloading ?? [] { effects.append(.answerReload(ticket, outcome)) }
+        reloading = nil
+        if let queued = reloadQueued {
+            reloadQueued = nil
+            reloading = queued
+            effects.append(.loadRules)
+        }
+    }
+
+    /// Answers every waiting client: no reload once shutdown began.
+    private mutating func refuseReloads(into effects: inout [DaemonEffect]) {
+        for ticket in (reloading ?? []) + (reloadQueued ?? []) {
+            effects.append(.answerReload(ticket, refusedWhileStopping))
+        }
+        reloading = nil
+        reloadQueued = nil
+    }
+
+    /// The answer to a reload asked once shutdown began.
+    var refusedWhileStopping: ReloadOutcome {
+        ReloadOutcome(reloaded: false, rules: ruleSet.rules.count, diagnostics: "netrules is stopping: not reloaded\n")
     }
 
     // MARK: - Facts

@@ -25,6 +25,13 @@ enum DaemonEffect {
     case stopObservers
     /// Wait for running actions (at most the shutdown grace), then report `DaemonEvent.drained`.
     case drainRunner
+    /// Stop running actions now (processes get SIGTERM, then SIGKILL): asked twice to stop.
+    case stopRunningActions
+    /// Read and validate the rule files off the loop (telling systemd `RELOADING=1`), then report
+    /// `DaemonEvent.reloaded` or `DaemonEvent.reloadFailed`.
+    case loadRules
+    /// Answer the control client waiting with this ticket.
+    case answerReload(ReloadTicket, ReloadOutcome)
     /// Tell systemd (`READY=1`, `STOPPING=1`, `STATUS=…`).
     case notify(String)
     /// Record in `netrules history`.

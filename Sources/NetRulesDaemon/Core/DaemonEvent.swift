@@ -2,7 +2,11 @@ import NetRulesActions
 import NetRulesCore
 
 /// What happens to the daemon, as `DaemonCore` learns of it, in the order it happens.
-enum DaemonEvent {
+///
+/// The one event vocabulary: every source (observers, the timer, signals, the rule-file watcher,
+/// the control socket, the runner, the state files) puts these on the daemon's one stream, and
+/// the core decides what each means.
+enum DaemonEvent: Sendable {
     /// The rules loaded at start and what a previous run left behind.
     case start(DaemonStart)
     /// An observer reported (`from` its identity, nil for a source the core does not supervise);
@@ -12,10 +16,15 @@ enum DaemonEvent {
     case proof(place: String, round: UInt64, outcome: ProofOutcome)
     /// The deadline last armed (`DaemonEffect.armDeadline`) passed.
     case deadline
-    /// A reload read and validated new rules.
-    case reloaded(RuleSet)
-    /// A reload found errors (already logged where they were found): the running rules stay.
-    case reloadFailed
+    /// Someone asked for the rules to be read again: SIGHUP or a changed rule file (no ticket), or
+    /// a control client waiting for the outcome (`DaemonEffect.answerReload` with its ticket).
+    case reloadRequested(ReloadTicket?)
+    /// The `DaemonEffect.loadRules` asked for read and validated new rules; `diagnostics` are the
+    /// warnings, rendered as `check` prints them.
+    case reloaded(RuleSet, diagnostics: String = "")
+    /// The `DaemonEffect.loadRules` asked for found errors (already logged where they were found):
+    /// the running rules stay; `diagnostics` say what was wrong.
+    case reloadFailed(diagnostics: String = "")
     /// An action reported.
     case actionResult(ActionResult)
     /// An observer's task ended on its own (not cancelled), after running for `ranFor`: its facts
@@ -23,7 +32,8 @@ enum DaemonEvent {
     case observerEnded(identity: String, name: String, error: String?, ranFor: Duration)
     /// The rules no longer need this observer and the daemon stopped it: its facts become unknown.
     case observerRetired(identity: String, name: String)
-    /// SIGTERM, SIGINT: stop observing, let running actions finish (`DaemonEffect.drainRunner`).
+    /// SIGTERM, SIGINT: stop observing, let running actions finish (`DaemonEffect.drainRunner`);
+    /// asked again while they finish, stop them at once (`DaemonEffect.stopRunningActions`).
     case shutdown
     /// The runner finished or gave up on its actions after `shutdown`.
     case drained
@@ -33,8 +43,11 @@ enum DaemonEvent {
     case snapshotFailed
 }
 
+/// Names a control client waiting for a reload's outcome (`DaemonEvent.reloadRequested`).
+typealias ReloadTicket = Int
+
 /// What the daemon starts from.
-struct DaemonStart {
+struct DaemonStart: Sendable {
     var ruleSet: RuleSet
     /// `state.json` with the journal's lines applied; nil when there was none (or it was set aside).
     var restored: PersistedState?

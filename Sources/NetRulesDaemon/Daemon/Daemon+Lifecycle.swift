@@ -12,8 +12,9 @@ extension Daemon {
 
     /// Loads and fully validates the rule files; nil (after logging why) when they cannot be used.
     /// `unreadable` tells a file that could not be read (exit 66, EX_NOINPUT) from invalid content (exit 65);
-    /// `rendered` is what was wrong, as `check` prints it.
-    func load() -> (result: LoadResult?, unreadable: Bool, rendered: String) {
+    /// `rendered` is what was wrong, as `check` prints it. It reads files: run it on `BlockingPool`.
+    static func load(_ options: DaemonOptions) -> (result: LoadResult?, unreadable: Bool, rendered: String) {
+        let logger = options.logger
         let result: LoadResult
         do {
             result = try RuleFiles.load(options.ruleFiles, environment: options.environment)
@@ -38,24 +39,20 @@ extension Daemon {
         return (result, false, rendered)
     }
 
-    /// The answer to a reload asked once shutdown began.
-    var notReloadedWhileStopping: ReloadOutcome {
-        ReloadOutcome(
-            reloaded: false, rules: core.ruleSet.rules.count, diagnostics: "netrules is stopping: not reloaded\n")
-    }
-
-    /// Re-reads the rules and swaps them in atomically, or keeps the running ones.
-    @discardableResult
-    func reloadRules() async -> ReloadOutcome {
-        guard core.phase == .running else { return notReloadedWhileStopping }
+    /// Performs `DaemonEffect.loadRules`: tells systemd, reads the files on the pool (never on the
+    /// loop), and reports the outcome as an event.
+    func startLoadingRules() {
         options.notify("RELOADING=1\nMONOTONIC_USEC=\(sys_monotonicMicroseconds())")
-        let (result, _, rendered) = load()
-        guard let loaded = result else {
-            await perform(.reloadFailed)
-            return ReloadOutcome(reloaded: false, rules: core.ruleSet.rules.count, diagnostics: rendered)
+        let options = self.options
+        let events = self.events
+        BlockingPool.shared.spawn {
+            let (result, _, rendered) = Self.load(options)
+            if let loaded = result {
+                events.yield(.reloaded(loaded.ruleSet, diagnostics: rendered))
+            } else {
+                events.yield(.reloadFailed(diagnostics: rendered))
+            }
         }
-        await perform(.reloaded(loaded.ruleSet))
-        return ReloadOutcome(reloaded: true, rules: core.ruleSet.rules.count, diagnostics: rendered)
     }
 
     // MARK: - Observers

@@ -5,14 +5,13 @@ import NetRulesCore
 import NetRulesLinux
 import NetRulesProbes
 import NetRulesSystem
-import Synchronization
 
 /// The long-running service: observers → `DaemonCore` (the fact store and engine) → action runner.
 ///
 /// The decisions are `DaemonCore`'s, a value that takes events and returns effects; this actor is
-/// the service group around it. Everything that happens reaches it as an `Event` on one stream,
-/// handled in order: fact updates, deadlines, reloads, action results, shutdown. It hands each to
-/// the core with the time it happened and performs the effects in order: submitting firings,
+/// the one that performs them. Everything that happens reaches it as a `DaemonEvent` on one
+/// stream, handled in order: fact updates, deadlines, reloads, action results, shutdown. It hands
+/// each to the core with the time it happened and performs the effects in order: submitting firings,
 /// appending journal lines, starting and stopping observers, arming the deadline, telling
 /// watchers and subscribers which facts changed. Time is the daemon's `ContinuousClock` since it
 /// started; persisted deadlines are wall-clock, mapped back on restart.
@@ -21,22 +20,6 @@ import Synchronization
 /// runner finishes running actions within `shutdownGrace` (their results still recorded), the
 /// state is persisted.
 package actor Daemon: DaemonQueries {
-    enum Event: Sendable {
-        /// An update from the observer with this identity.
-        case facts(FactUpdate, from: String)
-        case proof(place: String, round: UInt64, outcome: ProofOutcome)
-        case tick
-        case reload
-        /// A reload asked through the control socket, which waits for its outcome.
-        case reloadRequested(CheckedContinuation<ReloadOutcome, Never>)
-        case shutdown
-        case result(ActionResult)
-        case observerEnded(identity: String, name: String, error: String?, ranFor: Duration)
-        case observerRetired(identity: String, name: String)
-        /// The runner finished (or gave up on) its actions after a shutdown.
-        case drained
-    }
-
     let options: DaemonOptions
     let logger: Logger
     let clock = ContinuousClock()
@@ -44,8 +27,8 @@ package actor Daemon: DaemonQueries {
     let startWall: Date
     /// Everything the daemon's task handles, in order: fact updates, ticks, reloads, results. Any
     /// thread adds one (`events.yield`); the daemon's task takes them from `eventStream`.
-    let events: AsyncStream<Event>.Continuation
-    let eventStream: AsyncStream<Event>
+    let events: AsyncStream<DaemonEvent>.Continuation
+    let eventStream: AsyncStream<DaemonEvent>
     var core: DaemonCore
     /// Where firings go: the action runner (`DaemonServices.actions` in tests).
     let runner: any ActionSink
@@ -71,8 +54,9 @@ package actor Daemon: DaemonQueries {
     var nextWatcher = 0
     /// Recent firings and dropped edges for `netrules history`; nil with `historyLimit` 0.
     var history: FiringHistory?
-    /// How many times SIGTERM or SIGINT arrived.
-    nonisolated let shutdownRequests = Mutex(0)
+    /// The control clients waiting for a reload's outcome, by ticket (`DaemonEvent.reloadRequested`).
+    var reloadReplies: [ReloadTicket: CheckedContinuation<ReloadOutcome, Never>] = [:]
+    var nextReloadTicket: ReloadTicket = 1
 
     package init(options: DaemonOptions) {
         self.options = options
@@ -88,7 +72,7 @@ package actor Daemon: DaemonQueries {
                 startTime: Int(startWall.timeIntervalSince1970))
         core = DaemonCore(
             processToken: String(UInt32.random(in: .min ... .max), radix: 16), logger: options.logger,
-            recordsHistory: options.historyLimit > 0)
+            recordsHistory: options.historyLimit > 0, shutdownGrace: options.shutdownGrace)
         if let actions = options.services.actions {
             runner = actions(options)
         } else {
@@ -101,33 +85,31 @@ package actor Daemon: DaemonQueries {
 
     /// The daemon's event stream: unbounded (an event is never dropped while the daemon runs), in
     /// arrival order from any thread; finished by `finish()` or by cancelling its consumer.
-    static func makeEventStream() -> (stream: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation) {
-        AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
+    static func makeEventStream() -> (
+        stream: AsyncStream<DaemonEvent>, continuation: AsyncStream<DaemonEvent>.Continuation
+    ) {
+        AsyncStream.makeStream(of: DaemonEvent.self, bufferingPolicy: .unbounded)
     }
 
     /// Asks for a reload (SIGHUP, a rule file changed). Safe from any thread.
-    package nonisolated func reload() { events.yield(.reload) }
+    package nonisolated func reload() { events.yield(.reloadRequested(nil)) }
 
-    /// Asks for a graceful shutdown (SIGTERM, SIGINT); asked again, stops running actions at
-    /// once (the state is still saved). Safe from any thread.
-    package nonisolated func shutdown() {
-        let first = shutdownRequests.withLock { count in
-            count += 1
-            return count == 1
-        }
-        if first {
-            events.yield(.shutdown)
-        } else {
-            logger.notice("asked again to stop: stopping running actions now")
-            let runner = self.runner
-            Task(executorPreference: TaskPlacement.preferred) { await runner.stop() }
-        }
-    }
+    /// Asks for a graceful shutdown (SIGTERM, SIGINT); asked again, the core stops running
+    /// actions at once (the state is still saved). Safe from any thread.
+    package nonisolated func shutdown() { events.yield(.shutdown) }
 
     /// Runs until `shutdown()`; returns the exit code: 0 after a clean shutdown, 65 when the rules
     /// are invalid at start, 66 (EX_NOINPUT) when they cannot be read.
     package func run() async -> Int32 {
-        let (result, unreadable, _) = load()
+        do {
+            // Blocking work never runs on the loop: the pool needs a thread before anything queues.
+            try BlockingPool.shared.prepare()
+        } catch {
+            logger.critical("cannot start the daemon's worker thread: \(error)")
+            return 1
+        }
+        let options = self.options
+        let (result, unreadable, _) = await BlockingPool.shared.run { Self.load(options) }
         guard let loaded = result else { return unreadable ? 66 : 65 }
         do {
             try FileManager.default.createDirectory(
@@ -147,7 +129,7 @@ package actor Daemon: DaemonQueries {
         let (restored, journalOpen) = store.open()
 
         let results = Task(executorPreference: TaskPlacement.preferred) { [runner, events] in
-            for await result in runner.results { events.yield(.result(result)) }
+            for await result in runner.results { events.yield(.actionResult(result)) }
         }
         await runner.resumeOutbox()
         // `time:` windows and `once_per:` read the local wall clock; the engine gets it as numbers.
@@ -163,41 +145,17 @@ package actor Daemon: DaemonQueries {
 
         var pending = eventStream.makeAsyncIterator()
         while let event = await pending.next() {
-            switch event {
-            case .facts(let update, let source):
-                await perform(.facts(update, from: source))
-            case .proof(let place, let round, let outcome):
-                await perform(.proof(place: place, round: round, outcome: outcome))
-            case .tick:
-                await perform(.deadline)
-            case .reload:
-                await reloadRules()
-            case .reloadRequested(let reply):
-                reply.resume(returning: await reloadRules())
-            case .result(let result):
-                await perform(.actionResult(result))
-            case .observerEnded(let identity, let name, let error, let ranFor):
-                observers[identity] = nil
-                await perform(.observerEnded(identity: identity, name: name, error: error, ranFor: ranFor))
-            case .observerRetired(let identity, let name):
-                await perform(.observerRetired(identity: identity, name: name))
-            case .shutdown:
-                logger.notice(
-                    "stopping: waiting up to \(DurationSyntax.format(options.shutdownGrace)) for running actions")
-                await perform(.shutdown)
-            case .drained:
-                await perform(.drained)
-            }
+            if case .observerEnded(let identity, _, _, _) = event { observers[identity] = nil }
+            await perform(event)
             if core.phase == .stopped { break }
         }
 
-        // Nothing handles events any more: refuse the reloads still queued (and, through
+        // Nothing handles events any more: refuse the reloads still waiting (and, through
         // `reloadOnRequest`, those that come), so a control client never waits on a stopped daemon
         // (and the control service it waits in can stop).
         events.finish()
-        while let event = await pending.next() {
-            if case .reloadRequested(let reply) = event { reply.resume(returning: notReloadedWhileStopping) }
-        }
+        for reply in reloadReplies.values { reply.resume(returning: core.refusedWhileStopping) }
+        reloadReplies = [:]
         results.cancel()
         await stopAttachedServices()
         for watcher in watchers.values { watcher.finish() }
@@ -276,6 +234,13 @@ package actor Daemon: DaemonQueries {
                     await self.drainRunner()
                     events.yield(.drained)
                 }
+            case .stopRunningActions:
+                let runner = self.runner
+                Task(executorPreference: TaskPlacement.preferred) { await runner.stop() }
+            case .loadRules:
+                startLoadingRules()
+            case .answerReload(let ticket, let outcome):
+                reloadReplies.removeValue(forKey: ticket)?.resume(returning: outcome)
             case .notify(let state):
                 options.notify(state)
             case .history(let record):
@@ -339,7 +304,7 @@ package actor Daemon: DaemonQueries {
             do {
                 // QuietClock: a hold of hours costs no wake-ups while it waits.
                 try await QuietClock().sleep(until: target, tolerance: .milliseconds(1))
-                events.yield(.tick)
+                events.yield(.deadline)
             } catch {
                 // Cancelled: a newer deadline replaced this one.
             }
@@ -373,10 +338,16 @@ package actor Daemon: DaemonQueries {
     /// The facts as observers reported them (the engine's own `clock.local` left out).
     /// Reloads in the event loop's order, as SIGHUP does, and answers with what happened.
     package func reloadOnRequest() async -> ReloadOutcome {
-        let refused = notReloadedWhileStopping
+        let ticket = nextReloadTicket
+        nextReloadTicket += 1
+        let refused = core.refusedWhileStopping
         return await withCheckedContinuation { reply in
+            reloadReplies[ticket] = reply
             // Once the event loop ended nothing would answer: say so rather than wait forever.
-            if case .terminated = events.yield(.reloadRequested(reply)) { reply.resume(returning: refused) }
+            if case .terminated = events.yield(.reloadRequested(ticket)) {
+                reloadReplies[ticket] = nil
+                reply.resume(returning: refused)
+            }
         }
     }
 
