@@ -70,12 +70,9 @@ package final class BlockingPool: @unchecked Sendable {
     package func spawn(_ job: @escaping @Sendable () -> Void) {
         pthread_mutex_lock(mutex)
         queue.append(job)
-        if idle > 0 {
-            pthread_cond_signal(condition)
-            pthread_mutex_unlock(mutex)
-            return
-        }
-        if threads < limit {
+        if idle > 0 { pthread_cond_signal(condition) }
+        // A thread more while the jobs waiting outnumber the threads free to take them.
+        if queue.count - head > idle, threads < limit {
             do {
                 try addThread()
             } catch  where threads == 0 {
@@ -98,13 +95,15 @@ package final class BlockingPool: @unchecked Sendable {
         }
     }
 
-    /// Called with `mutex` held.
+    /// Called with `mutex` held. A new thread counts as free from the start: it looks at the
+    /// queue before it first waits.
     private func addThread() throws(SystemCallError) {
         let permanent = threads == 0
         try DedicatedThread.spawn(name: name, stackSize: DedicatedThread.compactStackSize) { [self] in
             work(permanent: permanent)
         }
         threads += 1
+        idle += 1
     }
 
     /// A thread's life: take jobs in order; wait for more; a thread beyond the first ends after
@@ -119,15 +118,15 @@ package final class BlockingPool: @unchecked Sendable {
                     queue.removeAll(keepingCapacity: queue.count <= 64)
                     head = 0
                 }
+                idle -= 1
                 pthread_mutex_unlock(mutex)
                 job()
                 pthread_mutex_lock(mutex)
+                idle += 1
                 continue
             }
-            idle += 1
             if permanent {
                 pthread_cond_wait(condition, mutex)
-                idle -= 1
                 continue
             }
             var deadline = timespec()
@@ -139,9 +138,8 @@ package final class BlockingPool: @unchecked Sendable {
                 deadline.tv_sec += 1
                 deadline.tv_nsec -= 1_000_000_000
             }
-            let waited = pthread_cond_timedwait(condition, mutex, &deadline)
-            idle -= 1
-            if waited == ETIMEDOUT, head >= queue.count {
+            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT, head >= queue.count {
+                idle -= 1
                 threads -= 1
                 pthread_mutex_unlock(mutex)
                 return
