@@ -114,4 +114,32 @@ struct ObserverSupervisionTests {
         driver.advance(to: 10)
         #expect(driver.firings == ["held:enter@10"])
     }
+
+    /// An observer that fails before reporting anything (an ICMP socket refused) still names the
+    /// facts it owns and the rules waiting for them; it stays failed across restarts until it
+    /// reports, and then it is not failed any more.
+    @Test func anObserverThatNeverStartedIsFailedUntilItReports() {
+        var driver = DaemonCoreDriver(rules: Self.rules)
+        let owns: Set<FactKey> = [FactKey("interfaces.wg0")]
+        driver.send(
+            .observerEnded(identity: "probes", name: "probes", error: "no socket", ranFor: .zero, owns: owns), at: 1)
+        var failure = driver.core.supervision.failures["probes"]
+        #expect(failure?.facts == [FactKey("interfaces.wg0")])
+        #expect(failure?.waitingRules == ["vpn-link"])
+        #expect(failure?.attempts == 1)
+        #expect(failure?.nextAttempt?.seconds == 2)
+
+        driver.advance(to: 2)
+        #expect(driver.core.supervision.failures["probes"]?.nextAttempt == nil, "starting again, not yet reporting")
+        driver.send(
+            .observerEnded(identity: "probes", name: "probes", error: "no socket", ranFor: .zero, owns: owns), at: 2.1)
+        failure = driver.core.supervision.failures["probes"]
+        #expect(failure?.attempts == 2)
+        #expect(failure?.since.seconds == 1, "one series of failures, from the first")
+        #expect(failure?.waitingRules == ["vpn-link"])
+
+        driver.advance(to: 5)
+        driver.send(.facts(FactUpdate(values: [FactKey("interfaces.wg0"): "up"]), from: "probes"), at: 5)
+        #expect(driver.core.supervision.failures.isEmpty)
+    }
 }

@@ -80,6 +80,7 @@ enum DoctorCommand: Command {
         }
         checks.append(icmpCheck())
         checks.append(await controlSocketCheck(paths.controlSocket))
+        if let observers = await observersCheck(paths.controlSocket) { checks.append(observers) }
         checks.append(stateDirectoryCheck(paths.stateDirectory))
         let rulePaths = arguments.positional("rules")
         if !rulePaths.isEmpty {
@@ -145,6 +146,31 @@ enum DoctorCommand: Command {
             : .warning(
                 "control-socket", "\(path) exists but no daemon answers on it",
                 fix: "start the daemon; a stale socket is replaced when it starts")
+    }
+
+    /// The running daemon's observers: an error naming each one that stopped and has not reported
+    /// since, with the facts and rules that wait for it; nil when no daemon answers.
+    static func observersCheck(_ path: String) async -> DoctorCheck? {
+        guard let client = try? ControlClient.connect(path: path, timeout: .seconds(2)),
+            let answer = try? await client.response(to: ControlRequest.status.document)
+        else { return nil }
+        guard case .array(let failed)? = answer.member("observers")?.member("failed"), !failed.isEmpty else {
+            return .ok("observers", "every observer of the daemon is running")
+        }
+        let details = failed.map { failure -> String in
+            let name = failure.member("name")?.plainText ?? "?"
+            let error = failure.member("error").flatMap { $0 == .null ? nil : $0.plainText } ?? "it ended"
+            var text = "'\(name)' stopped: \(error)"
+            if case .array(let rules)? = failure.member("rules"), !rules.isEmpty {
+                text += " (rules that cannot become true meanwhile: \(rules.map(\.plainText).joined(separator: ", ")))"
+            }
+            return text
+        }
+        return .error(
+            "observers",
+            "\(failed.count) observer\(failed.count == 1 ? "" : "s") failed: " + details.joined(separator: "; "),
+            fix: "see 'netrules status' and the daemon's log; the daemon starts each again with a back-off of up to 60s"
+        )
     }
 
     static func stateDirectoryCheck(_ path: String) -> DoctorCheck {

@@ -18,11 +18,14 @@ struct StatusDocument {
     /// What the daemon's webhook outbox holds, as JSON (`pending`, `pending_bytes`, `failed`); only a
     /// daemon knows it.
     var outbox: JSONValue?
+    /// The daemon's observers that stopped and have not reported since, as JSON; only a daemon knows them.
+    var observers: JSONValue?
 
     /// A daemon's answer to `status`.
     init(answer: JSONValue) {
         if case .object(let members)? = answer.member("facts") { facts = members } else { facts = [] }
         if case .object? = answer.member("outbox") { outbox = answer.member("outbox") }
+        if case .object? = answer.member("observers") { observers = answer.member("observers") }
     }
 
     /// A direct reading of the system.
@@ -41,6 +44,7 @@ struct StatusDocument {
             ("version", .number(Double(ControlDocuments.version))), ("facts", .object(facts)),
         ]
         if let outbox { members.append(("outbox", outbox)) }
+        if let observers { members.append(("observers", observers)) }
         if let interfaces {
             let sorted = interfaces.sorted { $0.name < $1.name }
             members.append(("interfaces", .object(sorted.map { ($0.name, Self.json($0)) })))
@@ -119,6 +123,27 @@ struct StatusDocument {
             lines.append(
                 "outbox: \(count("pending")) pending (\(ByteCountSyntax.format(count("pending_bytes")))), "
                     + "\(count("failed")) failed")
+        }
+        if case .array(let failed)? = observers?.member("failed"), !failed.isEmpty {
+            // `observers: 1 failed` then one line each: what stopped, why, what waits for it.
+            lines.append("observers: \(failed.count) failed")
+            for failure in failed {
+                func list(_ key: String) -> [String] {
+                    guard case .array(let items)? = failure.member(key) else { return [] }
+                    return items.map(\.plainText)
+                }
+                let name = failure.member("name")?.plainText ?? "?"
+                let error = failure.member("error").flatMap { $0 == .null ? nil : $0.plainText } ?? "ended"
+                var line = "  \(name): \(error)"
+                let facts = list("facts")
+                if !facts.isEmpty { line += "; unknown: " + facts.joined(separator: ", ") }
+                let rules = list("rules")
+                if !rules.isEmpty { line += "; cannot become true: " + rules.joined(separator: ", ") }
+                if let next = failure.member("next_attempt"), next != .null {
+                    line += "; next try at \(next.plainText)"
+                }
+                lines.append(line)
+            }
         }
         return lines.map { $0.trailingSpacesRemoved }.joined(separator: "\n") + "\n"
     }

@@ -11,6 +11,10 @@ public protocol Observer: Sendable {
     /// theirs it does not name does not exist (known absent), rather than not reported yet.
     var completeNamespaces: Set<String> { get }
 
+    /// The facts this observer is the source of, known before it reports any: when it cannot
+    /// start, the daemon says which facts (and so which rules) wait for it.
+    var ownedKeys: Set<FactKey> { get }
+
     /// Runs until cancelled, reporting updates.
     /// - Throws: when the observer cannot work at all (after saying why).
     func run(reporting updates: FactReporter) async throws
@@ -19,4 +23,7 @@ public protocol Observer: Sendable {
 extension Observer {
     /// Most observers report some facts of a namespace, never all of it.
     public var completeNamespaces: Set<String> { [] }
+
+    /// Most observers' facts are known only once they report them.
+    public var ownedKeys: Set<FactKey> { [] }
 }

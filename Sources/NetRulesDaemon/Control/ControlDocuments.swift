@@ -12,14 +12,30 @@ package enum ControlDocuments {
     package static let version = 1
 
     /// `{"version":1,"facts":{KEY: VALUE…}}`: the known facts, keys sorted; a daemon adds
-    /// `"outbox":{"pending":N,"pending_bytes":N,"failed":N}`.
-    package static func status(_ facts: FactStore, outbox: OutboxSize? = nil) -> JSONValue {
+    /// `"outbox":{"pending":N,"pending_bytes":N,"failed":N}` and
+    /// `"observers":{"failed":[{"name":…,"error":…,"since":…,"attempts":N,"next_attempt":…,"facts":[…],"rules":[…]}]}`.
+    package static func status(
+        _ facts: FactStore, outbox: OutboxSize? = nil, failedObservers: [FailedObserver]? = nil
+    ) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("version", .number(Double(version))),
             ("facts", .object(facts.known.map { ($0.key.rawValue, JSONValue($0.state)) })),
         ]
         if let outbox { members.append(("outbox", Self.outbox(outbox))) }
+        if let failedObservers {
+            members.append(("observers", .object([("failed", .array(failedObservers.map(Self.failedObserver)))])))
+        }
         return .object(members)
+    }
+
+    /// One failed observer, keys sorted.
+    package static func failedObserver(_ failure: FailedObserver) -> JSONValue {
+        .object([
+            ("attempts", .number(Double(failure.attempts))), ("error", failure.error.map(JSONValue.string) ?? .null),
+            ("facts", .array(failure.facts.map(JSONValue.string))), ("name", .string(failure.name)),
+            ("next_attempt", failure.nextAttempt.map(JSONValue.string) ?? .null),
+            ("rules", .array(failure.rules.map(JSONValue.string))), ("since", .string(failure.since)),
+        ])
     }
 
     /// `{"pending":N,"pending_bytes":N,"failed":N}`.

@@ -181,7 +181,10 @@ package struct ControlServer: Sendable {
             case .failure(let error):
                 try await channel.write(ControlDocuments.error(error.message))
             case .success(.status):
-                try await channel.write(ControlDocuments.status(await queries.facts(), outbox: await queries.outbox()))
+                try await channel.write(
+                    ControlDocuments.status(
+                        await queries.facts(), outbox: await queries.outbox(),
+                        failedObservers: ControlServer.reported(await queries.failedObservers())))
             case .success(.rules):
                 try await channel.write(ControlDocuments.rules(await queries.ruleNames()))
             case .success(.reload):
@@ -254,6 +257,12 @@ package struct ControlServer: Sendable {
 }
 
 /// The number of connections being served, shared by the accept loop and the connection tasks.
+extension ControlServer {
+    /// Failed observers appear in `status` only when there are some: a healthy daemon's document
+    /// stays as it was.
+    static func reported(_ failed: [FailedObserver]) -> [FailedObserver]? { failed.isEmpty ? nil : failed }
+}
+
 private final class ConnectionCount: Sendable {
     let value = Mutex(0)
 }

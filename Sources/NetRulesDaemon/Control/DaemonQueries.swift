@@ -24,6 +24,36 @@ package protocol DaemonQueries: Sendable {
     func history(_ query: HistoryQuery) async -> [HistoryEntry]?
     /// What the webhook outbox holds, for `status`; nil when the daemon does not say.
     func outbox() async -> OutboxSize?
+    /// The observers that ended and have not reported since they started again, for `status`.
+    func failedObservers() async -> [FailedObserver]
+}
+
+/// An observer that stopped and has not reported since: what `status` and `status --json` show.
+package struct FailedObserver: Sendable, Hashable {
+    package var name: String
+    /// Why it stopped; nil when it simply ended.
+    package var error: String?
+    /// When it first stopped in this series (RFC 3339), and how many times since.
+    package var since: String
+    package var attempts: Int
+    /// When it starts again (RFC 3339); nil when it already did and has not reported yet.
+    package var nextAttempt: String?
+    /// The facts that wait for it, and the rules that cannot become true until they are known.
+    package var facts: [String]
+    package var rules: [String]
+
+    package init(
+        name: String, error: String?, since: String, attempts: Int, nextAttempt: String?, facts: [String],
+        rules: [String]
+    ) {
+        self.name = name
+        self.error = error
+        self.since = since
+        self.attempts = attempts
+        self.nextAttempt = nextAttempt
+        self.facts = facts
+        self.rules = rules
+    }
 }
 
 /// What a reload through the control socket did.
@@ -56,6 +86,9 @@ extension DaemonQueries {
 
     /// No outbox: `status` shows none.
     package func outbox() async -> OutboxSize? { nil }
+
+    /// Nothing supervised: no failed observers.
+    package func failedObservers() async -> [FailedObserver] { [] }
 }
 
 /// One fact's change, as `watch` shows it.

@@ -112,17 +112,26 @@ struct DaemonCore {
             return effects
         case (.running, .actionResult(let result)), (.stopping, .actionResult(let result)):
             record(result, into: &effects)
-        case (.running, .observerEnded(let identity, let name, let error, let ranFor)):
-            let ended = supervision.ended(identity, name: name, ranFor: ranFor, at: now, facts: engine.facts)
-            logger.error(
-                "observer '\(name)' stopped\(error.map { ": \($0)" } ?? "")\(Self.unknownNote(ended.unknown)); "
-                    + "starting it again in \(DurationSyntax.format(ended.delay))")
+        case (.running, .observerEnded(let identity, let name, let error, let ranFor, let owns)):
+            let ended = supervision.ended(
+                identity, name: name, error: error, ranFor: ranFor, owns: owns, at: now, facts: engine.facts)
             apply(ended.unknown, into: &effects)
+            let waiting = rulesWaiting(on: Set(ended.unknown.changes.keys).union(owns))
+            supervision.noteWaitingRules(identity, waiting)
+            let message =
+                "observer '\(name)' stopped\(error.map { ": \($0)" } ?? "")\(Self.unknownNote(ended.unknown))"
+                + (waiting.isEmpty
+                    ? ""
+                    : "; \(Self.count(waiting.count, "rule")) cannot become true until it is back: "
+                        + waiting.map { "'\($0)'" }.joined(separator: ", "))
+                + "; starting it again in \(DurationSyntax.format(ended.delay))"
+            // The same failure again (a socket still refused) is news only the first time.
+            if ended.repeated { logger.info(message) } else { logger.error(message) }
         case (.running, .observerRetired(let identity, let name)):
             let unknown = supervision.retired(identity, facts: engine.facts)
             if !unknown.isEmpty { logger.info("observer '\(name)' is no longer needed\(Self.unknownNote(unknown))") }
             apply(unknown, into: &effects)
-        case (_, .observerEnded(_, let name, let error, _)):
+        case (_, .observerEnded(_, let name, let error, _, _)):
             logger.error("observer '\(name)' stopped\(error.map { ": \($0)" } ?? "")")
         case (.running, .shutdown):
             logger.notice("stopping: waiting up to \(DurationSyntax.format(shutdownGrace)) for running actions")
@@ -306,6 +315,15 @@ struct DaemonCore {
         dispatch(step.firings, into: &effects)
         // After the firings' submissions: `watch` clients and subscribers can wait for their actions.
         if !step.changes.isEmpty { effects.append(.factsChanged(step.changes)) }
+    }
+
+    /// The rules that read one of `keys` and are unknown now: they cannot fire until those facts
+    /// are known again.
+    func rulesWaiting(on keys: Set<FactKey>) -> [String] {
+        guard !keys.isEmpty else { return [] }
+        return engine.rules.filter { rule in
+            rule.condition.readKeys.contains(where: keys.contains) && rule.condition.evaluate(engine.facts) == .unknown
+        }.map(\.name)
     }
 
     /// `; its facts are unknown until it is back (ip, gateway, +3 more)`, or nothing when it had none.

@@ -28,8 +28,9 @@ enum DaemonEvent: Sendable {
     /// An action reported.
     case actionResult(ActionResult)
     /// An observer's task ended on its own (not cancelled), after running for `ranFor`: its facts
-    /// become unknown and it starts again after a back-off (`ObserverSupervision`).
-    case observerEnded(identity: String, name: String, error: String?, ranFor: Duration)
+    /// become unknown and it starts again after a back-off (`ObserverSupervision`); `owns` are the
+    /// facts it is the source of (`Observer.ownedKeys`), reported or not.
+    case observerEnded(identity: String, name: String, error: String?, ranFor: Duration, owns: Set<FactKey> = [])
     /// The rules no longer need this observer and the daemon stopped it: its facts become unknown.
     case observerRetired(identity: String, name: String)
     /// SIGTERM, SIGINT: stop observing, let running actions finish (`DaemonEffect.drainRunner`);

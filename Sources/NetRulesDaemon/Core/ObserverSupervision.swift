@@ -29,7 +29,25 @@ struct ObserverSupervision {
         var attempt: Int
     }
 
+    /// An observer that ended and has not reported since it started again: what `status` shows.
+    struct Failure: Equatable, Sendable {
+        var name: String
+        /// Why it ended, nil when it simply returned.
+        var error: String?
+        /// When it first ended in this series of failures.
+        var since: Instant
+        /// How many times in a row it has ended.
+        var attempts: Int
+        /// When it starts again; nil once it has (it has not reported anything yet).
+        var nextAttempt: Instant?
+        /// The facts it is the source of, and the rules unknown while they are.
+        var facts: [FactKey]
+        var waitingRules: [String]
+    }
+
     private var reports: [String: Reports] = [:]
+    /// The observers that ended and have not reported since, by identity.
+    private(set) var failures: [String: Failure] = [:]
     /// How many times in a row each observer ended before it was stable.
     private var quickEnds: [String: Int] = [:]
     /// Restarts waiting for their time, by identity.
@@ -37,6 +55,8 @@ struct ObserverSupervision {
 
     /// Notes the keys an update from `identity` names (unknown ones included: the observer spoke of them).
     mutating func record(_ update: FactUpdate, from identity: String) {
+        // Reporting again is the sign it works again.
+        if failures[identity] != nil { failures[identity] = nil }
         reports[identity, default: Reports()].keys.formUnion(update.changes.keys)
         if !update.completeNamespaces.isEmpty {
             reports[identity, default: Reports()].completeNamespaces.formUnion(update.completeNamespaces)
@@ -45,22 +65,37 @@ struct ObserverSupervision {
 
     /// The observer `identity` ended after running for `ranFor`: the update that makes its facts
     /// unknown (given the store as it is), and the delay before it starts again.
+    /// `repeated` tells an end with the same error as the last one, before it reported anything.
     mutating func ended(
-        _ identity: String, name: String, ranFor: Duration, at now: Instant, facts: FactStore
-    ) -> (unknown: FactUpdate, delay: Duration, attempt: Int) {
+        _ identity: String, name: String, error: String? = nil, ranFor: Duration, owns: Set<FactKey> = [],
+        at now: Instant, facts: FactStore
+    ) -> (unknown: FactUpdate, delay: Duration, attempt: Int, repeated: Bool) {
         let update = forget(identity, facts: facts)
         let previous = ranFor >= Self.stableAfter ? 0 : quickEnds[identity, default: 0]
         quickEnds[identity] = previous + 1
         var delay = Self.initialDelay
         for _ in 0..<min(previous, 16) { delay = min(delay * 2, Self.maximumDelay) }
         pending[identity] = (name, now + delay, previous + 1)
-        return (update, delay, previous + 1)
+        let earlier = failures[identity]
+        let keys = Set(update.changes.keys).union(owns).union(earlier?.facts ?? [])
+        failures[identity] = Failure(
+            name: name, error: error, since: earlier?.since ?? now, attempts: (earlier?.attempts ?? 0) + 1,
+            nextAttempt: now + delay, facts: keys.sorted { $0.rawValue < $1.rawValue },
+            waitingRules: earlier?.waitingRules ?? [])
+        return (update, delay, previous + 1, earlier != nil && earlier?.error == error)
+    }
+
+    /// The rules that wait for the observer `identity` to be back, for `status`.
+    mutating func noteWaitingRules(_ identity: String, _ rules: [String]) {
+        guard !rules.isEmpty else { return }
+        failures[identity]?.waitingRules = rules
     }
 
     /// The observer `identity` was stopped because the rules no longer need it: the update that
     /// makes its facts unknown; it is not started again.
     mutating func retired(_ identity: String, facts: FactStore) -> FactUpdate {
         pending[identity] = nil
+        failures[identity] = nil
         quickEnds[identity] = nil
         return forget(identity, facts: facts)
     }
@@ -71,7 +106,10 @@ struct ObserverSupervision {
     /// The restarts due at `now`, removed from those pending, in identity order.
     mutating func takeDue(at now: Instant) -> [Restart] {
         let due = pending.filter { $0.value.due <= now }.sorted { $0.key < $1.key }
-        for (identity, _) in due { pending[identity] = nil }
+        for (identity, _) in due {
+            pending[identity] = nil
+            failures[identity]?.nextAttempt = nil
+        }
         return due.map { Restart(identity: $0.key, name: $0.value.name, attempt: $0.value.attempt) }
     }
 

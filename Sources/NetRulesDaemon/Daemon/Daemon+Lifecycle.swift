@@ -122,7 +122,9 @@ extension Daemon {
             }
             if !Task.isCancelled {
                 sink.yield(
-                    .observerEnded(identity: identity, name: observer.name, error: failure, ranFor: clock.now - started)
+                    .observerEnded(
+                        identity: identity, name: observer.name, error: failure, ranFor: clock.now - started,
+                        owns: observer.ownedKeys)
                 )
             }
         }

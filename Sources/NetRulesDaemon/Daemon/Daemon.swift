@@ -145,7 +145,7 @@ package actor Daemon: DaemonQueries {
 
         var pending = eventStream.makeAsyncIterator()
         while let event = await pending.next() {
-            if case .observerEnded(let identity, _, _, _) = event { observers[identity] = nil }
+            if case .observerEnded(let identity, _, _, _, _) = event { observers[identity] = nil }
             await perform(event)
             if core.phase == .stopped { break }
         }
@@ -366,6 +366,15 @@ package actor Daemon: DaemonQueries {
     package func history(_ query: HistoryQuery) async -> [HistoryEntry]? {
         guard let history else { return nil }
         return query.select(history.entries, now: Int64(Date().timeIntervalSince1970.rounded(.down)))
+    }
+
+    package func failedObservers() async -> [FailedObserver] {
+        core.supervision.failures.values.sorted { $0.name < $1.name }.map { failure in
+            FailedObserver(
+                name: failure.name, error: failure.error, since: core.wallTime(of: failure.since).rfc3339,
+                attempts: failure.attempts, nextAttempt: failure.nextAttempt.map { core.wallTime(of: $0).rfc3339 },
+                facts: failure.facts.map(\.rawValue), rules: failure.waitingRules)
+        }
     }
 
     /// The runner's outbox; the runner answers, so the daemon's event loop does not wait on it.

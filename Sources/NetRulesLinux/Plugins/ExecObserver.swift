@@ -12,6 +12,9 @@ import NetRulesSystem
 package struct ExecObserver: Observer {
     /// The plugin's name, from the `observers:` entry or its `netrules-observer-NAME` file name.
     package var name: String { definition.name }
+
+    /// The facts its rule file says it `provides:`.
+    package var ownedKeys: Set<FactKey> { Set(definition.provides) }
     /// The program and its arguments.
     package let definition: ObserverDefinition
     let logger: Logger

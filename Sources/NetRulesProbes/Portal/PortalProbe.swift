@@ -14,6 +14,8 @@ import NetRulesHTTP
 package struct PortalProbe: Observer {
     package let name = "portal"
 
+    package var ownedKeys: Set<FactKey> { [.connectivity, .portalURL] }
+
     /// The facts whose change means "the network changed": whoever runs the probe calls
     /// `recheck()` when one of them, or any `interfaces.NAME`, changes.
     package static let recheckKeys: Set<FactKey> = [.ip, .gateway, .gateway6, .ssid, .bssid, .network]

@@ -19,6 +19,8 @@ package struct HostProber: Observer {
 
     package let name = "probes"
 
+    package var ownedKeys: Set<FactKey> { Set(hosts.map { .host($0.name) }) }
+
     /// The hosts probed, one per name.
     package let hosts: [HostDefinition]
     private let clock: any Clock<Duration>
@@ -50,7 +52,12 @@ package struct HostProber: Observer {
     package func run(reporting updates: FactReporter) async throws {
         var pinger = self.pinger
         if pinger == nil, hosts.contains(where: { $0.port == nil }) {
-            pinger = try ICMPPinger()
+            do {
+                pinger = try ICMPPinger()
+            } catch {
+                let names = hosts.filter { $0.port == nil }.map(\.name)
+                throw HostProbeError(hosts: names, cause: error)
+            }
         }
         defer { if self.pinger == nil { pinger?.close() } }
         let check = HostCheck(pinger: pinger, executor: executor)

@@ -33,7 +33,9 @@ final class DaemonProcess: Sendable {
     }()
 
     /// Starts `netrules ARGUMENTS…` inside `namespace` with exactly `environment`.
-    init(namespace: String, arguments: [String], environment: [String: String], log: String) throws {
+    init(
+        namespace: String, arguments: [String], environment: [String: String], log: String, launcher: [String] = []
+    ) throws {
         guard access(Self.executable, X_OK) == 0 else {
             throw TestError("\(Self.executable) is missing: run `swift build --build-tests` first")
         }
@@ -41,7 +43,7 @@ final class DaemonProcess: Sendable {
         guard let ip = candidates.first(where: { access($0, X_OK) == 0 }) else {
             throw TestError("iproute2's ip is not installed")
         }
-        let argv = [ip, "netns", "exec", namespace, Self.executable] + arguments
+        let argv = [ip, "netns", "exec", namespace] + launcher + [Self.executable] + arguments
         // Its own process group, so a ^C at the test's terminal reaches only the test; default
         // signal handling and an empty mask, because the daemon must see SIGHUP/SIGTERM whatever
         // the test runner blocks.

@@ -106,10 +106,12 @@ final class Testbed: Sendable {
 
     /// Starts `netrules run RULES --state-dir … --control-socket …` in ``host`` and waits for a new `READY=1`.
     ///
-    /// - Parameter environment: added to a minimal environment (PATH, HOME, NOTIFY_SOCKET).
+    /// - Parameters:
+    ///   - environment: added to a minimal environment (PATH, HOME, NOTIFY_SOCKET).
+    ///   - launcher: a program and its arguments that exec the daemon (`setpriv …`), or none.
     func startDaemon(
         rules: [String], options: [String] = ["--log-level", Testbed.logLevel], environment: [String: String] = [:],
-        awaitReady: Bool = true
+        awaitReady: Bool = true, launcher: [String] = []
     ) async throws -> DaemonProcess {
         let readyBefore = notify.count("READY=1")
         var env = [
@@ -121,7 +123,7 @@ final class Testbed: Sendable {
             namespace: host.name,
             arguments: ["run"] + rules + ["--state-dir", path("state"), "--control-socket", path("control.sock")]
                 + options,
-            environment: env, log: path("daemon.log"))
+            environment: env, log: path("daemon.log"), launcher: launcher)
         owned.withLock { $0.daemons.append(daemon) }
         if awaitReady {
             try await eventually("READY=1 from netrules (log: \(logTail()))", timeout: .seconds(20)) {
