@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <stdatomic.h>
@@ -59,5 +60,11 @@ int CNetRulesLinux_posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions
 const char *CNetRulesLinux_sigdescr_np(int signal) { return sigdescr_np(signal); }
 
 pid_t CNetRulesLinux_gettid(void) { return gettid(); }
+
+long CNetRulesLinux_thread_voluntary_switches(void) {
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) != 0) return 0;
+    return usage.ru_nvcsw;
+}
 
 int CNetRulesLinux_setns(int fd, int nstype) { return setns(fd, nstype); }

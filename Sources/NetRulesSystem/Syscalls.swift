@@ -478,6 +478,12 @@ package func sys_monotonicMicroseconds() -> UInt64 {
     return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
 }
 
+/// How many times the calling thread gave up the CPU to wait (voluntary context switches:
+/// blocking I/O, a sleep, a contended lock), from getrusage(2) with `RUSAGE_THREAD`.
+package func sys_threadVoluntarySwitches() -> Int {
+    CNetRulesLinux_thread_voluntary_switches()
+}
+
 /// CLOCK_REALTIME in nanoseconds since the Unix epoch.
 package func sys_realtimeNanoseconds() -> Int64 {
     let now = sys_clock_gettime(CLOCK_REALTIME)

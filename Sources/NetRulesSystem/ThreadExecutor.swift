@@ -163,7 +163,15 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                 swap(&batch, &jobs)
                 pthread_mutex_unlock(mutex)
                 let executor = asUnownedTaskExecutor()
-                for job in batch { job.runSynchronously(on: executor) }
+                if let budget = LoopBudget.configured {
+                    for job in batch {
+                        let start = budget.start()
+                        job.runSynchronously(on: executor)
+                        budget.end(start)
+                    }
+                } else {
+                    for job in batch { job.runSynchronously(on: executor) }
+                }
                 batch.removeAll(keepingCapacity: true)
                 pthread_mutex_lock(mutex)
                 continue
@@ -172,7 +180,11 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                 let work = idleWork
                 idleWork = []
                 pthread_mutex_unlock(mutex)
-                for item in work { item() }
+                for item in work {
+                    let start = LoopBudget.configured?.start()
+                    item()
+                    if let start { LoopBudget.configured?.end(start) }
+                }
                 pthread_mutex_lock(mutex)
                 continue
             }
@@ -213,7 +225,9 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                 guard let handler = watches[watch]?.handler else { continue }
                 runningWatch = watch
                 pthread_mutex_unlock(mutex)
+                let start = LoopBudget.configured?.start()
                 handler()
+                if let start { LoopBudget.configured?.end(start) }
                 pthread_mutex_lock(mutex)
                 runningWatch = nil
                 pthread_cond_broadcast(handlerReturned)

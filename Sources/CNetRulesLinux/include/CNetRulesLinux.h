@@ -98,6 +98,9 @@ const char *CNetRulesLinux_sigdescr_np(int signal);
 /// gettid(2): the calling thread's kernel id.
 pid_t CNetRulesLinux_gettid(void);
 
+/// getrusage(2) with RUSAGE_THREAD (GNU-only): the calling thread's voluntary context switches.
+long CNetRulesLinux_thread_voluntary_switches(void);
+
 /// setns(2): moves the calling thread into the namespace of `fd`.
 int CNetRulesLinux_setns(int fd, int nstype);
 
