@@ -55,6 +55,11 @@ struct LibYAMLError: Error {
         case .reader:
             return encodingDiagnostic(file: file, source: source)
         case .syntax:
+            if let colon = unquotedColonInValue(source: source) {
+                return Diagnostic(
+                    "the value of '\(colon.key):' contains ': ', which YAML reads as the start of another key",
+                    file: file, mark: problemMark, hint: "quote the value: \(colon.quoted)")
+            }
             var message = "invalid YAML: \(problem)"
             if let context {
                 message += " \(context)"
@@ -88,6 +93,50 @@ struct LibYAMLError: Error {
             mark: position,
             hint: "save the file as UTF-8"
         )
+    }
+
+    /// `- run: echo to: you` or `run: echo to: you`: a plain scalar value that holds `: `, which
+    /// libyaml rejects as a mapping inside a plain scalar. Most often a shell command (`run:`) with
+    /// a colon in it; the fix is to quote it, so the key and the value quoted are returned.
+    private func unquotedColonInValue(source: SourceText) -> (key: String, quoted: String)? {
+        guard problem == "mapping values are not allowed in this context",
+            let line = source.line(problemMark.line)
+        else { return nil }
+        let scalars = Array(line.unicodeScalars)
+        var index = 0
+        while index < scalars.count, scalars[index] == " " { index += 1 }
+        while index + 1 < scalars.count, scalars[index] == "-", scalars[index + 1] == " " {
+            index += 2
+            while index < scalars.count, scalars[index] == " " { index += 1 }
+        }
+        let keyStart = index
+        while index < scalars.count,
+            scalars[index].properties.isAlphabetic || ("0"..."9").contains(scalars[index])
+                || scalars[index] == "_" || scalars[index] == "-" || scalars[index] == "."
+        {
+            index += 1
+        }
+        guard index > keyStart, index + 1 < scalars.count, scalars[index] == ":", scalars[index + 1] == " " else {
+            return nil
+        }
+        let key = String(String.UnicodeScalarView(scalars[keyStart..<index]))
+        index += 1
+        while index < scalars.count, scalars[index] == " " { index += 1 }
+        // The value must be a plain scalar that starts before the problem (the second `: `).
+        guard index < scalars.count, index < problemMark.column - 1,
+            !["'", "\"", "{", "[", "|", ">", "&", "*", "!", "#"].contains(scalars[index])
+        else { return nil }
+        // Up to a comment (` #`), which stays a comment, without trailing spaces; `'` doubled.
+        var end = index
+        while end < scalars.count, !(scalars[end] == "#" && scalars[end - 1] == " ") { end += 1 }
+        while end > index, scalars[end - 1] == " " { end -= 1 }
+        var quoted = String.UnicodeScalarView(["'"])
+        for scalar in scalars[index..<end] {
+            quoted.append(scalar)
+            if scalar == "'" { quoted.append(scalar) }
+        }
+        quoted.append("'")
+        return (key, "\(key): \(String(quoted))")
     }
 
     private func syntaxHint(source: SourceText) -> String? {
