@@ -106,7 +106,9 @@ public struct ActionParser: Sendable {
             context.error(
                 "no action plugin '\(key.text)': 'netrules-action-\(key.text)' was not found in the plugin directories or PATH",
                 at: key.mark, path: path.key(key.text),
-                hint: "built-in actions are \(builtins.joined(separator: ", ")); see docs/plugins.md to add one")
+                hint:
+                    "built-in actions are \(builtins.joined(separator: ", ")); see /usr/share/doc/netrules/plugins.md (docs/plugins.md in the source tree) to add one"
+            )
             return nil
         }
         return PluginAction(name: key.text, options: options, timeout: duration, executablePath: executable)
