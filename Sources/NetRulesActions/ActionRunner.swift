@@ -73,6 +73,8 @@ package actor ActionRunner {
     private var tasks: [UInt64: Task<Void, Never>] = [:]
     private var nextTaskID: UInt64 = 0
     var stopping = false
+    /// The local zone's offset at a Unix time, for `{{time}}`.
+    let utcOffset: @Sendable (Int64) -> Int64
 
     /// Creates a runner.
     ///
@@ -90,13 +92,17 @@ package actor ActionRunner {
     ///   - clock: Times webhook backoff.
     ///   - terminationGrace: Between SIGTERM and SIGKILL when a process times out.
     ///   - outboxLimits: How much the outbox may hold, and how long `failed/` keeps what failed.
+    ///   - utcOffset: The seconds east of UTC at a Unix time, for `{{time}}` and `NETRULES_TIME`: the
+    ///     machine's zone by default; `simulate` and tests pin one.
     package init(
         stateDirectory: String, httpClient: HTTPClient = HTTPClient(), concurrency: Int = 4,
         environment: [String: String], pluginDirectories: [String] = [],
         logger: Logger = .disabled, clock: any Clock<Duration> = ContinuousClock(),
-        terminationGrace: Duration = .seconds(2), outboxLimits: OutboxLimits = .default
+        terminationGrace: Duration = .seconds(2), outboxLimits: OutboxLimits = .default,
+        utcOffset: @escaping @Sendable (Int64) -> Int64 = { SystemTimeZone.utcOffset(atUnixTime: $0) }
     ) {
         self.environment = environment
+        self.utcOffset = utcOffset
         baseEnvironment = FiringEnvironment.Base(environment)
         self.concurrency = max(1, concurrency)
         let logger = logger.child("netrules.actions")
@@ -119,7 +125,8 @@ package actor ActionRunner {
     ///
     /// - Parameters:
     ///   - firing: What the engine fired.
-    ///   - wallTime: The firing's wall-clock time as RFC 3339 (`{{time}}`, `NETRULES_TIME`).
+    ///   - wallTime: The firing's wall-clock time as RFC 3339 in UTC (`{{time.utc}}`; `{{time}}` is
+    ///     the same instant in local time).
     package func submit(_ firing: Firing, wallTime: String) {
         nextSequence += 1
         latest[firing.rule, default: [:]][firing.edge] = nextSequence
@@ -230,7 +237,7 @@ package actor ActionRunner {
             runningRules.insert(pending.firing.rule)
             let context = ActionContext(
                 firing: pending.firing, wallTime: pending.wallTime, environment: environment,
-                baseEnvironment: baseEnvironment)
+                baseEnvironment: baseEnvironment, utcOffset: utcOffset)
             track { await self.perform(context) }
         }
         while queueHead < queue.count, queue[queueHead] == nil { queueHead += 1 }

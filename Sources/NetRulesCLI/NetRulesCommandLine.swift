@@ -20,7 +20,9 @@ package enum NetRulesCommandLine {
         abstract: "Run actions when the network changes.",
         discussion: """
             Rules in YAML say when (the Wi-Fi you join, a captive portal, a host that stops \
-            answering) and what (run a command, send a webhook, write a file). See docs/rules.md.
+            answering) and what (run a command, send a webhook, write a file). The rule language is \
+            in 'man netrules-rules'; the guides (rules, plugins, install, security, troubleshooting) \
+            and example rules are in /usr/share/doc/netrules/ (docs/ in the source tree).
             """,
         subcommands: commands.map { $0.spec }
     )

@@ -76,7 +76,7 @@ enum TextTarget {
                 update[key] = .value(fact)
             case .environment(let variable):
                 environment[variable] = String(decoding: value, as: UTF8.self)
-            case .rule, .edge, .time:
+            case .rule, .edge, .time, .utcTime:
                 break
             }
         }

@@ -65,6 +65,7 @@ struct RunActionTests {
                 NETRULES_RULE=office
                 NETRULES_SSID=Office
                 NETRULES_TIME=2025-01-02T03:04:05Z
+                NETRULES_TIME_UTC=2025-01-02T03:04:05Z
 
                 """)
     }

@@ -97,9 +97,9 @@ struct CommandTests {
         #expect(r.code == 0)
         #expect(
             r.stdout == """
-                30m5s  vpn-away-from-home  enter  run
+                30m5s  Mon 00:30:05  vpn-away-from-home  enter  run
                     run: /usr/local/bin/vpn-toggle
-                3h5s   vpn-away-from-home  exit   run
+                3h5s   Mon 03:00:05  vpn-away-from-home  exit   run
                     run: /usr/local/bin/vpn-toggle
                 2 firings
 

@@ -87,6 +87,6 @@ struct ShippedPlaceRulesTests {
 
             """)
         #expect(r.code == 0, "\(r.stderr)")
-        #expect(r.stdout.hasPrefix("8h10s  office-check-in  enter  webhook, write\n"), "\(r.stdout)")
+        #expect(r.stdout.hasPrefix("8h10s  Mon 08:00:10  office-check-in  enter  webhook, write\n"), "\(r.stdout)")
     }
 }

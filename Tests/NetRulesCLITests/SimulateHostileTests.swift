@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// `simulate --execute` runs the real actions: the hostile SSID corpus (the values YAML can
+/// `simulate --execute all` runs the real actions: the hostile SSID corpus (the values YAML can
 /// spell) through each quoting context of `run:` and the issue's `notify-send 'Joined {{ssid}}'`
 /// shape arrives byte-exact, and nothing the SSIDs spell is executed.
 @Suite(.timeLimit(.minutes(1)))
@@ -60,7 +60,8 @@ struct SimulateHostileTests {
         let timelineFile = directory.appendingPathComponent("timeline.yaml")
         try timeline.write(to: timelineFile, atomically: true, encoding: .utf8)
 
-        let r = await CommandTests.run("simulate", rules.path, "--timeline", timelineFile.path, "--execute")
+        let r = await CommandTests.run(
+            "simulate", rules.path, "--timeline", timelineFile.path, "--execute", "all")
         #expect(r.code == 0, "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/pwned"), "an SSID ran a command")
         func records(_ name: String) -> [String] {

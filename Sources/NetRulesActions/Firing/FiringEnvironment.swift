@@ -3,7 +3,8 @@ import NetRulesCore
 /// The environment a `run` command or a plugin starts with.
 ///
 /// The daemon's own environment (so `PATH` and `HOME` work), minus any inherited `NETRULES_*`
-/// variable (a stale one would lie), plus `NETRULES_RULE`, `NETRULES_EDGE`, `NETRULES_TIME` and one
+/// variable (a stale one would lie), plus `NETRULES_RULE`, `NETRULES_EDGE`, `NETRULES_TIME` (local,
+/// with its offset), `NETRULES_TIME_UTC` and one
 /// `NETRULES_<KEY>` per known fact, plus the action's own `env:` entries, which win. Unknown facts
 /// have no variable; known-absent ones are set to the empty string. Values are the facts' raw
 /// bytes (lists joined by spaces), cut at a NUL byte because environment entries are C strings.
@@ -26,10 +27,11 @@ enum FiringEnvironment {
         // The firing's own variables, the later winning as before: the rule, edge and time, the
         // facts (two keys can share a variable name), the action's `env:`.
         var firing: [[UInt8]: [UInt8]] = [:]
-        firing.reserveCapacity(context.firing.facts.keys.count + extra.count + 3)
+        firing.reserveCapacity(context.firing.facts.keys.count + extra.count + 4)
         firing[Array("NETRULES_RULE".utf8)] = Array(context.firing.rule.utf8)
         firing[Array("NETRULES_EDGE".utf8)] = Array(context.firing.edge.rawValue.utf8)
-        firing[Array("NETRULES_TIME".utf8)] = Array(context.wallTime.utf8)
+        firing[Array("NETRULES_TIME".utf8)] = Array(context.localTime.utf8)
+        firing[Array("NETRULES_TIME_UTC".utf8)] = Array(context.wallTime.utf8)
         for (key, state) in context.firing.facts.known {
             firing[key.environmentVariableBytes] = state.value?.plainBytes ?? []
         }

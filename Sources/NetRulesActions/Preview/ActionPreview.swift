@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesSystem
 
 /// What an action would do for a firing, rendered as the runner would render it but without
 /// running anything: `simulate` prints it under each firing.
@@ -13,20 +14,36 @@ package struct ActionPreview: Sendable {
     package var summary: String
     /// Further lines (a webhook's headers and body), for people.
     package var details: [String]
+    /// For `run:` and plugin actions, the variables the runner sets for the process beside the
+    /// daemon's own environment, as `NAME=value` lines for people (sorted by name; `{{env.NAME}}`
+    /// in an `env:` value as `<secret>`): `NETRULES_EDGE=enter`, `NETRULES_SSID=Office`, ….
+    package var environment: [String] = []
     /// The same, as JSON for `simulate --json`: `{"run": {"command": …}}`.
     package var json: JSONValue
 
-    /// Renders `spec` for `firing` at `wallTime` (RFC 3339).
-    package static func render(_ spec: ActionSpec, of firing: Firing, wallTime: String) -> ActionPreview {
-        let context = ActionContext(firing: firing, wallTime: wallTime, environment: [:])
+    /// Renders `spec` for `firing` at `wallTime` (RFC 3339 in UTC; `{{time}}` shows it in the zone
+    /// `utcOffset` gives, the machine's unless pinned).
+    package static func render(
+        _ spec: ActionSpec, of firing: Firing, wallTime: String,
+        utcOffset: (Int64) -> Int64 = { SystemTimeZone.utcOffset(atUnixTime: $0) }
+    ) -> ActionPreview {
+        let context = ActionContext(firing: firing, wallTime: wallTime, environment: [:], utcOffset: utcOffset)
         var masked = context.templateContext
         masked.masksSecrets = true
         switch spec.action {
         case .run(let run):
             let command = text(run.command.render(masked))
+            let variables = FiringEnvironment.entries(
+                for: context, extra: run.environment.map { (name: $0.name, value: $0.value.renderBytes(masked)) })
             return ActionPreview(
                 kind: "run", summary: "run: " + TerminalText.escaped(command), details: [],
-                json: .object([("run", .object([("command", .string(command))]))]))
+                environment: variables.map { TerminalText.escaped(bytes: $0) },
+                json: .object([
+                    (
+                        "run",
+                        .object([("command", .string(command)), ("environment", environmentJSON(variables))])
+                    )
+                ]))
         case .webhook(let webhook):
             let entry = WebhookRendering.entry(for: webhook, in: context, actionIndex: 0)
             let headers = entry.headers.map { header in
@@ -70,12 +87,30 @@ package struct ActionPreview: Sendable {
                 ]))
         case .plugin(let plugin):
             let path = plugin.executablePath ?? "(not found)"
+            let variables = FiringEnvironment.entries(
+                for: context, extra: [(name: "NETRULES_ACTION", value: Array(plugin.name.utf8))])
             return ActionPreview(
                 kind: plugin.name,
                 summary: TerminalText.escaped("\(plugin.name): the plugin \(path), the firing as JSON on its input"),
-                details: [], json: .object([(plugin.name, .object([("plugin", .string(path))]))]))
+                details: [], environment: variables.map { TerminalText.escaped(bytes: $0) },
+                json: .object([
+                    (
+                        plugin.name,
+                        .object([("plugin", .string(path)), ("environment", environmentJSON(variables))])
+                    )
+                ]))
         }
     }
 
     private static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    /// `NAME=value` entries as a JSON object in their (sorted) order.
+    private static func environmentJSON(_ entries: [[UInt8]]) -> JSONValue {
+        .object(
+            entries.map { entry in
+                let equals = entry.firstIndex(of: UInt8(ascii: "=")) ?? entry.endIndex
+                let value = equals < entry.endIndex ? entry[(equals + 1)...] : []
+                return (text(Array(entry[..<equals])), .string(text(Array(value))))
+            })
+    }
 }

@@ -24,6 +24,13 @@ package final class StandardOutputSink: TextOutputSink {
         self.fileDescriptor = fileDescriptor
     }
 
+    /// Whether the descriptor is a terminal: it answers `TIOCGWINSZ` (ioctl_tty(2)), as
+    /// `isatty(3)` asks. ``CommandIO`` asks once per command.
+    package var isTerminal: Bool {
+        if case .success = sys_ioctl_TIOCGWINSZ(fileDescriptor) { return true }
+        return false
+    }
+
     /// Writes `text` to the stream completely, retrying partial and interrupted writes.
     ///
     /// Write errors are dropped: there is nowhere left to report a failing standard stream. A closed pipe raises

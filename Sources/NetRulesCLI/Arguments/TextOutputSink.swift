@@ -9,4 +9,12 @@ package protocol TextOutputSink: AnyObject, Sendable {
     ///
     /// - Parameter text: The text to write, usually ending with a newline.
     func write(_ text: String)
+
+    /// Whether the destination is a terminal, for ``TerminalStyle``; false unless a sink knows better.
+    var isTerminal: Bool { get }
+}
+
+extension TextOutputSink {
+    /// Buffers, pipes in tests and files are not terminals.
+    package var isTerminal: Bool { false }
 }

@@ -44,16 +44,17 @@ enum CheckCommand: Command {
             io.print(document.pretty)
             return failed ? ExitCode.invalidRules : ExitCode.success
         }
+        let err = io.stderrStyle
         if !result.diagnostics.isEmpty {
-            io.stderr.write(result.renderedDiagnostics())
+            io.stderr.write(result.renderedDiagnostics { err.paint(severity: $0.rawValue) })
         }
-        for problem in distrusted { io.printError("error: " + TerminalText.escaped(problem)) }
+        for problem in distrusted { io.printError(err.paint(severity: "error") + ": " + TerminalText.escaped(problem)) }
         if failed {
             let errors = result.errorCount + distrusted.count
             io.printError("\(errors) error\(errors == 1 ? "" : "s") found")
             return ExitCode.invalidRules
         }
-        io.print("ok: \(count) rule\(count == 1 ? "" : "s")")
+        io.print(io.stdoutStyle.paint(severity: "ok") + ": \(count) rule\(count == 1 ? "" : "s")")
         return ExitCode.success
     }
 }

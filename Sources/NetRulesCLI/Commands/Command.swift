@@ -12,11 +12,17 @@ package struct CommandIO: Sendable {
     package let stdout: any TextOutputSink
     package let stderr: any TextOutputSink
     package let environment: [String: String]
+    /// Whether stdout shows colour (a terminal, no `NO_COLOR`), decided once.
+    package let stdoutStyle: TerminalStyle
+    /// Whether stderr shows colour, for diagnostics.
+    package let stderrStyle: TerminalStyle
 
     package init(stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String]) {
         self.stdout = stdout
         self.stderr = stderr
         self.environment = environment
+        stdoutStyle = TerminalStyle.decide(environment: environment, isTerminal: stdout.isTerminal)
+        stderrStyle = TerminalStyle.decide(environment: environment, isTerminal: stderr.isTerminal)
     }
 
     /// Prints one line to stdout.

@@ -259,7 +259,8 @@ enum PortalSubcommand: Command {
         let out = io.stdout
         return await classify(
             urls: urls, json: arguments.flag("json"),
-            interface: arguments.value("interface"), timeout: timeout, output: { out.write($0 + "\n") })
+            interface: arguments.value("interface"), timeout: timeout, style: io.stdoutStyle,
+            output: { out.write($0 + "\n") })
     }
 
     /// Classifies the network once and prints the verdict with its evidence.
@@ -269,17 +270,18 @@ enum PortalSubcommand: Command {
     ///     URL ending in `generate_204` expects an empty 204, any other a page reading `Success`.
     ///   - interface: Bind the probes to this interface; nil lets routing choose.
     ///   - timeout: The limit on each probe.
+    ///   - style: Colour for the verdict on a terminal.
     ///   - output: Receives each stdout line, without its newline.
     /// - Returns: The verdict's exit status (``exitCode(for:)``), 1 when there is nothing to probe.
     static func classify(
         urls: [String], json: Bool, interface: String? = nil, timeout: Duration = .seconds(5),
-        output: @escaping @Sendable (String) -> Void
+        style: TerminalStyle = .plain, output: @escaping @Sendable (String) -> Void
     ) async -> Int32 {
         let probes = urls.isEmpty ? ConnectivitySettings.defaultProbes : urls.map(probe(for:))
         guard !probes.isEmpty else { return ExitCode.failure }
         let classifier = PortalClassifier(timeout: timeout, interface: interface)
         let verdict = await classifier.classify(probes)
-        output(json ? PortalDocument.json(verdict) : PortalDocument.text(verdict))
+        output(json ? PortalDocument.json(verdict) : PortalDocument.text(verdict, style: style))
         return exitCode(for: verdict.connectivity)
     }
 

@@ -11,12 +11,17 @@ enum SimulateCommand: Command {
         name: "simulate",
         abstract: "Replay a timeline of facts through the rules and print the firings.",
         discussion: """
-            Runs the real engine on a virtual clock: no time passes and no action runs. After the \
-            last step the clock runs on until no 'for:' hold is pending. With --execute, the firings' \
-            actions then run for real, in order, as the daemon would run them ({{time}} is now plus \
-            the firing's offset); each action's result is logged to stderr, and the exit code is 1 \
-            when any action failed. A timeline with 'expect:' is checked after the replay: each \
-            expectation not met is reported with its line, and the exit code is 1 when any is not met.
+            Runs the real engine on a virtual clock: no time passes and no action runs. Each firing \
+            shows its offset and its local time on the virtual clock (Mon 08:55:10), and each action \
+            as it would run. After the last step the clock runs on until no 'for:' hold is pending. \
+            With --execute KINDS, the actions of those kinds (run, plugin, write, webhook, \
+            comma-separated, or all) then run for real, in order, as the daemon would run them, and \
+            the others stay previews; {{time}} is then the real time each action runs, never the \
+            virtual one, so nothing written or sent claims a time that did not happen. Each action's \
+            result is logged to stderr, the last line says what was executed and what only \
+            previewed, and the exit code is 1 when any action failed. A timeline with 'expect:' is \
+            checked after the replay: each expectation not met is reported with its line, and the \
+            exit code is 1 when any is not met.
             """,
         arguments: [ArgumentSpec(name: "rules", help: "Rule files or directories of *.yaml files.", isRepeating: true)],
         options: [
@@ -29,9 +34,15 @@ enum SimulateCommand: Command {
                     "The wall-clock time of the timeline's 0s, RFC 3339 (default: Monday 2026-12-07T00:00 in the local time zone)."
             ),
             OptionSpec(
-                long: "trace", help: "Also show when a 'for:' hold starts or is cancelled and when a firing is dropped."
+                long: "trace",
+                help:
+                    "Also show when a 'for:' hold starts or is cancelled, when a firing is dropped and until when, and the environment each run: or plugin action gets."
             ),
-            OptionSpec(long: "execute", help: "Run the firings' actions for real."),
+            OptionSpec(
+                long: "execute", valueName: "kinds",
+                help:
+                    "Run the actions of these kinds for real after the replay, comma-separated: run, plugin, write, webhook, or all; the others stay previews, as all do without this option."
+            ),
             OptionSpec(
                 long: "state-dir", valueName: "dir",
                 help: "With --execute: where the webhook outbox lives (default: a temporary directory)."),
@@ -50,41 +61,65 @@ enum SimulateCommand: Command {
         } else {
             start = SimulationStart.defaultStart()
         }
+        var scope: ExecutionScope?
+        if let text = arguments.value("execute") {
+            guard let parsed = ExecutionScope.parse(text) else {
+                throw arguments.invalidValue(
+                    "--execute takes the kinds of action to run for real: run, plugin, write, webhook "
+                        + "(comma-separated) or all, not '\(text)'")
+            }
+            scope = parsed
+        }
         let result = try RuleFiles.load(arguments.positional("rules"), environment: io.environment)
-        if !result.diagnostics.isEmpty { io.stderr.write(result.renderedDiagnostics()) }
+        let err = io.stderrStyle
+        if !result.diagnostics.isEmpty {
+            io.stderr.write(result.renderedDiagnostics { err.paint(severity: $0.rawValue) })
+        }
         guard !result.hasErrors else { return ExitCode.invalidRules }
 
         let timelineFile = arguments.value("timeline")!
         guard let data = FileManager.default.contents(atPath: timelineFile) else {
             throw CommandError.noInput("cannot read '\(timelineFile)': no such file or permission denied")
         }
-        var (timeline, diagnostics) = Timeline.parse(Array(data), file: timelineFile)
+        // The checks against the rules run on what parsed even when something else did not: every
+        // problem in one pass, sorted by position, as `check` reports a rule file.
+        let (timeline, parseDiagnostics) = Timeline.parsePartially(Array(data), file: timelineFile)
         let source = SourceText(file: timelineFile, bytes: Array(data))
-        if let named = timeline?.keys {
-            let typos =
-                unknownKeys(named, file: timelineFile, rules: result.ruleSet.rules)
-                + unknownRules(timeline?.expectations ?? [], file: timelineFile, rules: result.ruleSet.rules)
-            diagnostics = (diagnostics + typos).sortedByPosition()
-            if !typos.isEmpty { timeline = nil }
-        }
+        let diagnostics =
+            (parseDiagnostics
+            + unknownKeys(timeline.keys, file: timelineFile, rules: result.ruleSet.rules)
+            + unknownRules(timeline.expectations, file: timelineFile, rules: result.ruleSet.rules)).sortedByPosition()
         if !diagnostics.isEmpty {
-            io.stderr.write(diagnostics.map { $0.rendered(source: source) + "\n" }.joined())
+            io.stderr.write(
+                diagnostics.map {
+                    $0.rendered(source: source) { err.paint(severity: $0.rawValue) } + "\n"
+                }.joined())
         }
-        guard let timeline else { return ExitCode.invalidRules }
+        guard !diagnostics.contains(where: { $0.severity == .error }) else { return ExitCode.invalidRules }
 
         let clock = LocalClock(origin: start, utcOffset: { SystemTimeZone.utcOffset(atUnixTime: $0) })
         let replay = timeline.replay(
             rules: result.ruleSet.rules, places: result.ruleSet.places, clock: clock, tracing: arguments.flag("trace"))
         let firings = replay.firings
-        // `{{time}}` as the daemon writes it (UTC), at the simulated wall clock.
+        let tracing = arguments.flag("trace")
+        // `{{time.utc}}` as the daemon writes it, at the simulated wall clock; the previews show
+        // `{{time}}` in the same zone as the clock.
         func wallTime(_ at: Instant) -> String {
             WallClock.rfc3339(Date(timeIntervalSince1970: Double(clock.unixTime(at: at))))
+        }
+        func preview(_ spec: ActionSpec, _ firing: Firing) -> ActionPreview {
+            ActionPreview.render(spec, of: firing, wallTime: wallTime(firing.at), utcOffset: clock.utcOffset)
         }
         if arguments.flag("json") {
             for event in SimulationEvent.merge(firings, replay.trace) {
                 switch event {
-                case .firing(let firing): io.print(json(firing, wallTime: wallTime(firing.at)).compact)
-                case .trace(let trace): io.print(json(trace).compact)
+                case .firing(let firing):
+                    io.print(
+                        json(
+                            firing, time: clock.rfc3339(at: firing.at),
+                            previews: firing.actions.map { preview($0, firing) }
+                        ).compact)
+                case .trace(let trace): io.print(json(trace, clock: clock).compact)
                 }
             }
         } else {
@@ -93,41 +128,63 @@ enum SimulateCommand: Command {
                 switch event {
                 case .firing(let f):
                     [
-                        DurationSyntax.format(f.at.offset), f.rule, f.edge.rawValue,
-                        f.actions.map(\.kind).joined(separator: ", "),
+                        DurationSyntax.format(f.at.offset), clock.local(at: f.at).weekdayTimeText, f.rule,
+                        f.edge.rawValue, f.actions.map(\.kind).joined(separator: ", "),
                     ]
-                case .trace(let t): [DurationSyntax.format(t.at.offset), t.rule, t.edge.rawValue, describe(t.kind)]
+                case .trace(let t):
+                    [
+                        DurationSyntax.format(t.at.offset), clock.local(at: t.at).weekdayTimeText, t.rule,
+                        t.edge.rawValue, describe(t, clock: clock),
+                    ]
                 }
             }
-            for (event, line) in zip(events, Table.render(rows)) {
+            // The edge column in colour on a terminal; the rule names and decisions stay plain.
+            let style = io.stdoutStyle
+            let lines = Table.render(rows) { _, column, cell in
+                column == 3 ? Edge(rawValue: cell).map(style.paint) ?? cell : cell
+            }
+            for (event, line) in zip(events, lines) {
                 io.print(line)
                 guard case .firing(let firing) = event else { continue }
                 for spec in firing.actions {
-                    let preview = ActionPreview.render(spec, of: firing, wallTime: wallTime(firing.at))
+                    let preview = preview(spec, firing)
                     io.print("    \(preview.summary)")
                     for detail in preview.details { io.print("      \(detail)") }
+                    if tracing {
+                        for variable in preview.environment { io.print("      env \(variable)") }
+                    }
                 }
             }
             io.print("\(firings.count) firing\(firings.count == 1 ? "" : "s")")
         }
         let met = report(timeline, firings, file: timelineFile, source: source, json: arguments.flag("json"), io)
-        if arguments.flag("execute") {
+        if let scope {
             let executed = await execute(
-                firings, result.ruleSet, stateDirectory: arguments.value("state-dir"), wallTime: wallTime, io)
+                firings, result.ruleSet, scope: scope, stateDirectory: arguments.value("state-dir"),
+                json: arguments.flag("json"), io)
             return met ? executed : ExitCode.failure
         }
         return met ? ExitCode.success : ExitCode.failure
     }
 
-    static func describe(_ kind: TraceEvent.Kind) -> String {
-        switch kind {
-        case .held(let until): "held: fires at \(DurationSyntax.format(until.offset)) if the condition stays"
+    /// A trace line's decision, with the virtual clock's local time where it names one:
+    /// `held: fires at 8h55m10s (Mon 08:55:10) if the condition stays`,
+    /// `dropped by once_per until Tue 00:00:00 (1d)`.
+    static func describe(_ trace: TraceEvent, clock: LocalClock) -> String {
+        switch trace.kind {
+        case .held(let until):
+            "held: fires at \(DurationSyntax.format(until.offset)) (\(clock.local(at: until).weekdayTimeText)) if the condition stays"
         case .cancelled: "cancelled: the condition changed back"
-        case .dropped(let reason): "dropped by \(reason)"
+        case .dropped(let reason):
+            if let until = trace.until {
+                "dropped by \(reason) until \(clock.local(at: until).weekdayTimeText) (\(DurationSyntax.format(until.offset)))"
+            } else {
+                "dropped by \(reason)"
+            }
         }
     }
 
-    static func json(_ trace: TraceEvent) -> JSONValue {
+    static func json(_ trace: TraceEvent, clock: LocalClock) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("version", .number(1)), ("at", .seconds(trace.at.seconds)), ("rule", .string(trace.rule)),
             ("edge", .string(trace.edge.rawValue)),
@@ -139,7 +196,11 @@ enum SimulateCommand: Command {
             members.append(("event", .string("cancelled")))
         case .dropped(let reason):
             members += [("event", .string("dropped")), ("reason", .string(reason))]
+            if let until = trace.until {
+                members += [("until", .seconds(until.seconds)), ("until_time", .string(clock.rfc3339(at: until)))]
+            }
         }
+        members.append(("time", .string(clock.rfc3339(at: trace.at))))
         return .object(members)
     }
 
@@ -159,66 +220,33 @@ enum SimulateCommand: Command {
         }
     }
 
-    /// Runs the firings' actions through the real action runner and waits for every result.
-    static func execute(
-        _ firings: [Firing], _ ruleSet: RuleSet, stateDirectory: String?, wallTime: (Instant) -> String,
-        _ io: CommandIO
-    ) async -> Int32 {
-        let fm = FileManager.default
-        let directory =
-            stateDirectory ?? fm.temporaryDirectory.appendingPathComponent("netrules-simulate-\(UUID())").path
-        defer { if stateDirectory == nil { try? fm.removeItem(atPath: directory) } }
-        let err = io.stderr
-        let runner = ActionRunner(
-            stateDirectory: directory, environment: io.environment, pluginDirectories: ruleSet.pluginDirectories,
-            logger: Logger(label: "netrules.simulate", level: .trace, sink: LineLogSink { err.write($0) }))
-        let expected = firings.reduce(0) { $0 + $1.actions.count }
-        let failures = Task {
-            var seen = 0
-            var failed = 0
-            for await result in runner.results {
-                seen += 1
-                if case .failed = result.outcome { failed += 1 }
-                if seen == expected { break }
-            }
-            return failed
-        }
-        for firing in firings {
-            await runner.connectivityChanged(to: firing.facts[.connectivity].value?.plainText)
-            await runner.submit(firing, wallTime: wallTime(firing.at))
-        }
-        await runner.drain()
-        let failed = expected == 0 ? 0 : await failures.value
-        let parked = await runner.parkedDeliveries
-        if !parked.isEmpty {
-            io.printError("\(parked.count) webhook deliver\(parked.count == 1 ? "y is" : "ies are") held until online")
-        }
-        return failed == 0 ? ExitCode.success : ExitCode.failure
-    }
-
-    static func json(_ firing: Firing, wallTime: String) -> JSONValue {
+    static func json(_ firing: Firing, time: String, previews: [ActionPreview]) -> JSONValue {
         .object([
             ("version", .number(1)), ("at", .seconds(firing.at.seconds)), ("rule", .string(firing.rule)),
             ("edge", .string(firing.edge.rawValue)), ("actions", .array(firing.actions.map { .string($0.kind) })),
-            (
-                "rendered",
-                .array(firing.actions.map { ActionPreview.render($0, of: firing, wallTime: wallTime).json })
-            ),
+            ("rendered", .array(previews.map(\.json))), ("time", .string(time)),
         ])
     }
 }
 
 /// Aligned columns for human output.
 package enum Table {
-    package static func render(_ rows: [[String]], gap: Int = 2) -> [String] {
+    /// The rows with their columns aligned.
+    ///
+    /// - Parameter paint: applied to each cell after the widths are measured (colour escapes take
+    ///   no columns): `(row, column, cell)` to the text shown.
+    package static func render(
+        _ rows: [[String]], gap: Int = 2, paint: (Int, Int, String) -> String = { $2 }
+    ) -> [String] {
         guard let columns = rows.map(\.count).max() else { return [] }
         var widths = Array(repeating: 0, count: columns)
         for row in rows {
             for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
         }
-        return rows.map { row in
+        return rows.enumerated().map { r, row in
             row.enumerated().map { i, cell in
-                i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count + gap)
+                let shown = paint(r, i, cell)
+                return i == row.count - 1 ? shown : shown + String(repeating: " ", count: widths[i] - cell.count + gap)
             }.joined()
         }
     }

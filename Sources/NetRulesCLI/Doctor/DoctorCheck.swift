@@ -36,14 +36,19 @@ struct DoctorCheck: Sendable {
     ///
     /// Details quote what the system and the rules hold (paths, plugin names, interface names), so
     /// the line goes through ``TerminalText``.
-    var text: String {
-        let label = status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
-        return TerminalText.escaped("\(label) \(name): \(detail)" + (fix.map { ". Fix: \($0)" } ?? ""))
-    }
-}
+    var text: String { text(style: .plain, width: .max) }
 
-extension String {
-    fileprivate func padding(toLength length: Int, withPad pad: String, startingAt _: Int) -> String {
-        count >= length ? self : self + String(repeating: pad, count: length - count)
+    /// ``text`` wrapped to `width` columns (continuation lines under the name) with the status in
+    /// colour when `style` has it; the colour goes around the label only, after escaping.
+    func text(style: TerminalStyle, width: Int) -> String {
+        // `warning  ` and the rest: the body starts in column 10 on every line.
+        let indent = 9
+        let body = TerminalText.escaped("\(name): \(detail)" + (fix.map { ". Fix: \($0)" } ?? ""))
+        // A floor keeps a silly COLUMNS from wrapping a word per line.
+        let lines = width == .max ? [Substring(body)] : body.wrapped(to: max(width, 40) - indent).split(separator: "\n")
+        let label =
+            style.paint(severity: status.rawValue) + String(repeating: " ", count: indent - status.rawValue.count)
+        return ([label + (lines.first ?? "")] + lines.dropFirst().map { String(repeating: " ", count: indent) + $0 })
+            .joined(separator: "\n")
     }
 }

@@ -91,7 +91,8 @@ enum DoctorCommand: Command {
             io.print(
                 JSONValue.object([("version", .number(1)), ("checks", .array(checks.map(\.json)))]).compact)
         } else {
-            for check in checks { io.print(check.text) }
+            let width = TerminalWidth.current(environment: io.environment)
+            for check in checks { io.print(check.text(style: io.stdoutStyle, width: width)) }
         }
         return checks.contains { $0.status == .error } ? ExitCode.failure : ExitCode.success
     }

@@ -156,7 +156,10 @@ extension ManualPage {
             "For a user other than root, the control socket is $XDG_RUNTIME_DIR/netrules/control.sock."
         ),
         ("PATH", "Where run: actions find their commands and where plugins are looked for after the plugins: list."),
-        ("TZ", "The time zone of time: conditions, once_per: and {{time}}."),
+        (
+            "TZ",
+            "The time zone of time: conditions, once_per:, {{time}} and the local times simulate shows; {{time.utc}}, the history and the outbox are in UTC."
+        ),
         (
             "NOTIFY_SOCKET",
             "Set by systemd for a Type=notify service: run reports readiness, reloads and shutdown through it."

@@ -7,8 +7,8 @@ import NetRulesProbes
 /// The text shows what a portal sent (its `Location`, the errors its answer caused) through
 /// ``TerminalText``: a portal is a hostile server, and its words must not drive the terminal.
 enum PortalDocument {
-    static func text(_ verdict: PortalVerdict) -> String {
-        var lines = ["connectivity: \(verdict.connectivity.rawValue)"]
+    static func text(_ verdict: PortalVerdict, style: TerminalStyle = .plain) -> String {
+        var lines = ["connectivity: " + style.paint(verdict: verdict.connectivity.rawValue)]
         if let url = verdict.portalURL { lines.append("portal.url: " + TerminalText.escaped(url)) }
         lines.append("time: \(formatMilliseconds(verdict.duration)) ms")
         for item in verdict.evidence {

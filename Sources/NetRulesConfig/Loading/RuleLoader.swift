@@ -59,8 +59,12 @@ public struct LoadResult: Sendable {
 
     /// Every diagnostic rendered with its source line and caret, each ending in a newline, and a
     /// line per file saying how many more were left out.
-    public func renderedDiagnostics() -> String {
-        diagnostics.map { $0.rendered(source: sources[$0.file]) + "\n" }.joined()
+    public func renderedDiagnostics() -> String { renderedDiagnostics(severityLabel: \.rawValue) }
+
+    /// ``renderedDiagnostics()`` with the severity words as `severityLabel` gives them (coloured
+    /// on a terminal).
+    public func renderedDiagnostics(severityLabel: (Diagnostic.Severity) -> String) -> String {
+        diagnostics.map { $0.rendered(source: sources[$0.file], severityLabel: severityLabel) + "\n" }.joined()
             + omitted.keys.sorted().map { file in
                 "\(file): and \(omitted[file]!) more problems not shown (the first "
                     + "\(Self.maximumDiagnosticsPerFile) are above)\n"

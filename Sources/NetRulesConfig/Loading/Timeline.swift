@@ -41,6 +41,19 @@ public struct Timeline: Sendable {
 
     /// Parses a timeline file; nil with diagnostics when it is not valid.
     public static func parse(_ bytes: [UInt8], file: String) -> (timeline: Timeline?, diagnostics: [Diagnostic]) {
+        let (timeline, diagnostics) = parsePartially(bytes, file: file)
+        return (diagnostics.contains { $0.severity == .error } ? nil : timeline, diagnostics)
+    }
+
+    /// Parses a timeline file as far as it is valid: the steps, keys and expectations that parsed,
+    /// even when others did not, with every diagnostic sorted by position.
+    ///
+    /// A caller with checks of its own (`simulate` holds the keys against the rules) runs them on
+    /// this partial timeline, so a file with a bad value *and* a misspelt key reports both in one
+    /// pass instead of the second only once the first is fixed. The timeline is usable only when
+    /// no diagnostic is an error.
+    public static func parsePartially(_ bytes: [UInt8], file: String) -> (timeline: Timeline, diagnostics: [Diagnostic])
+    {
         let (root, yamlDiagnostics) = YAMLDocument.parse(bytes, file: file)
         var context = ValidationContext(file: file)
         context.append(yamlDiagnostics)
@@ -48,7 +61,7 @@ public struct Timeline: Sendable {
             if yamlDiagnostics.isEmpty {
                 context.error("the timeline is empty", at: SourceMark(line: 1, column: 1), path: .root)
             }
-            return (nil, context.diagnostics.sortedByPosition())
+            return (Timeline(steps: []), context.diagnostics.sortedByPosition())
         }
         var stepsNode = root
         var stepsPath = KeyPath.root
@@ -58,7 +71,9 @@ public struct Timeline: Sendable {
             if let e = m["expect"] { expectations = context.expectations(e, KeyPath.root.key("expect")) }
             guard let s = m["steps"] else {
                 context.error("the timeline has no 'steps'", at: m.mark, path: .root)
-                return (nil, context.diagnostics.sortedByPosition())
+                var partial = Timeline(steps: [])
+                partial.expectations = expectations
+                return (partial, context.diagnostics.sortedByPosition())
             }
             stepsNode = s
             stepsPath = KeyPath.root.key("steps")
@@ -113,7 +128,7 @@ public struct Timeline: Sendable {
         var timeline = Timeline(steps: steps)
         timeline.keys = keys
         timeline.expectations = expectations
-        return (context.hasErrors ? nil : timeline, context.diagnostics.sortedByPosition())
+        return (timeline, context.diagnostics.sortedByPosition())
     }
 }
 

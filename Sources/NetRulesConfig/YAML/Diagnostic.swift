@@ -95,7 +95,16 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     ///   the mark, only the one-line form and the hint are rendered.
     /// - Returns: The lines joined with `\n`, without a trailing newline.
     public func rendered(source: SourceText?) -> String {
-        var lines = [description]
+        rendered(source: source, severityLabel: \.rawValue)
+    }
+
+    /// ``rendered(source:)`` with the severity word as `severityLabel` gives it: the command line
+    /// colours `error`/`warning` on a terminal; the rest of the text is the same.
+    public func rendered(source: SourceText?, severityLabel: (Severity) -> String) -> String {
+        var lines = [
+            "\(TerminalText.escaped(file)):\(mark.line):\(mark.column): \(severityLabel(severity)): "
+                + TerminalText.escaped(message)
+        ]
         if let source, source.file == file, let line = source.line(mark.line) {
             let (excerpt, column) = Self.window(of: line, around: mark.column)
             let (shown, caret) = Self.shown(excerpt, caretUnder: column)

@@ -2,12 +2,16 @@
 ///
 /// Known names: every built-in fact of `FactCatalog` (`ssid`, `bssid`, `gateway`, `connection`, …),
 /// `hosts.NAME`, `interfaces.NAME`, `fact.KEY` for any fact a plugin reports, `rule`, `edge`,
-/// `time` (RFC 3339) and `env.NAME` (the daemon's environment, for secrets).
+/// `time` (RFC 3339 in local time with its offset, `TZ` honoured), `time.utc` (RFC 3339 in UTC) and
+/// `env.NAME` (the daemon's environment, for secrets).
 public enum TemplateName: Hashable, Sendable, CustomStringConvertible {
     case fact(FactKey)
     case rule
     case edge
+    /// `{{time}}`: the firing's local time with its offset, `2026-12-02T07:00:10+01:00`.
     case time
+    /// `{{time.utc}}`: the same instant in UTC, `2026-12-02T06:00:10Z`.
+    case utcTime
     case environment(String)
 
     /// Parses a placeholder's name; nil when it is not a known name.
@@ -16,6 +20,7 @@ public enum TemplateName: Hashable, Sendable, CustomStringConvertible {
         case "rule": self = .rule
         case "edge": self = .edge
         case "time": self = .time
+        case "time.utc": self = .utcTime
         default:
             if let rest = text.dropPrefix("env."), TemplateName.isIdentifier(rest, allowDots: false) {
                 self = .environment(rest)
@@ -41,13 +46,14 @@ public enum TemplateName: Hashable, Sendable, CustomStringConvertible {
         case .rule: "rule"
         case .edge: "edge"
         case .time: "time"
+        case .utcTime: "time.utc"
         case .environment(let name): "env.\(name)"
         }
     }
 
     /// Every fixed name, for suggestions and documentation.
     public static var fixedNames: [String] {
-        FactCatalog.fixedKeys.map(\.rawValue) + ["rule", "edge", "time"]
+        FactCatalog.fixedKeys.map(\.rawValue) + ["rule", "edge", "time", "time.utc"]
     }
 
     /// A "did you mean" for a misspelt name.
@@ -82,6 +88,7 @@ extension TemplateName {
         case .rule: "NETRULES_RULE"
         case .edge: "NETRULES_EDGE"
         case .time: "NETRULES_TIME"
+        case .utcTime: "NETRULES_TIME_UTC"
         case .environment(let name): name
         }
     }

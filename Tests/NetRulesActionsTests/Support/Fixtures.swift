@@ -16,7 +16,8 @@ enum Fixtures {
     }
 
     static func context(_ firing: Firing, environment: [String: String] = ["PATH": "/usr/bin:/bin"]) -> ActionContext {
-        ActionContext(firing: firing, wallTime: "2025-01-02T03:04:05Z", environment: environment)
+        // UTC pinned: `{{time}}` must not depend on the machine running the tests.
+        ActionContext(firing: firing, wallTime: "2025-01-02T03:04:05Z", environment: environment, utcOffset: { _ in 0 })
     }
 
     static func template(_ text: String) -> Template {

@@ -35,7 +35,7 @@ enum HistoryFixtures {
                     outcome: outcome("ok", http: 200, ms: 143.2, retries: 1), idempotencyKey: "5f3a-1-0"),
                 .init(
                     type: "write",
-                    rendered: "~/.local/state/netrules/checkins.log (append): 2026-12-01T08:02:13Z XF-WORLD\\x0a",
+                    rendered: "~/.local/state/netrules/checkins.log (append): 2026-12-01T08:02:13Z XF-WORLD\\n",
                     outcome: outcome("ok", ms: 1.2)),
             ]),
         HistoryEntry(
