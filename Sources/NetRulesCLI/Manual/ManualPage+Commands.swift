@@ -144,7 +144,7 @@ extension ManualPage {
 
     /// The environment variables netrules reads, with what each changes.
     private static let environment: [(String, String)] = [
-        ("COLUMNS", "The width help text is wrapped to; else the terminal's width, else 80."),
+        ("COLUMNS", "The width help text and doctor's lines are wrapped to; else the terminal's width, else 80."),
         (
             "HOME",
             "Where ~ in write: paths and the per-user defaults (~/.config/netrules, ~/.local/state/netrules) point."
@@ -166,6 +166,14 @@ extension ManualPage {
         ),
         ("JOURNAL_STREAM", "Set by systemd when standard error goes to the journal: log lines then carry no time."),
         ("DBUS_SYSTEM_BUS_ADDRESS", "The system bus on which NetworkManager is looked for."),
+        (
+            "NO_COLOR",
+            "When set to anything non-empty, no colour; otherwise error, warning, ok, edges and verdicts are coloured when the output is a terminal (no-color.org)."
+        ),
+        (
+            "CLICOLOR_FORCE",
+            "When set to anything but 0 (and NO_COLOR is not), colour even when the output is not a terminal."
+        ),
     ]
 
     /// The files and directories netrules uses, and the ones the Debian package installs.
