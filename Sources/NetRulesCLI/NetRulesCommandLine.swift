@@ -12,7 +12,7 @@ package enum NetRulesCommandLine {
         RunCommand.self, CheckCommand.self, SimulateCommand.self, StatusSubcommand.self, WatchSubcommand.self,
         PingSubcommand.self,
         PortalSubcommand.self, ExplainSubcommand.self, SchemaCommand.self, DoctorCommand.self, FactsCommand.self,
-        ReloadCommand.self, HistoryCommand.self, CompletionsCommand.self, PinCommand.self,
+        ReloadCommand.self, HistoryCommand.self, RulesCommand.self, CompletionsCommand.self, PinCommand.self,
     ]
 
     static let root = CommandSpec(

@@ -90,7 +90,7 @@ struct StatusFromNetworkManagerTests {
         let output = mock.directory + "/status.json"
         let status = system(
             "DBUS_SYSTEM_BUS_ADDRESS='\(mock.address)' '\(Self.binary)' status --json "
-                + "--control-socket '\(mock.directory)/none.sock' > '\(output)' 2>/dev/null")
+                + "--socket '\(mock.directory)/none.sock' > '\(output)' 2>/dev/null")
         #expect(status == 0)
         let document = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as? [String: Any])
@@ -117,10 +117,10 @@ struct FactsCommandTests {
             """)
         defer { try? FileManager.default.removeItem(at: directory) }
         let r = await CommandTests.run(
-            ["facts", file, "--json", "--control-socket", directory.path + "/none.sock"],
+            ["facts", file, "--json", "--socket", directory.path + "/none.sock"],
             path: CommandTests.path("examples/plugins") + ":/usr/bin:/bin")
         #expect(r.code == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("no netrules daemon answers on \(directory.path)/none.sock"))
+        #expect(r.stderr.contains("no netrules daemon answered on \(directory.path)/none.sock: no such socket"))
         let document = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect(document["version"] as? Int == 1)
         let facts = try #require(document["facts"] as? [[String: Any]])
@@ -188,11 +188,12 @@ struct CompletionsCommandTests {
 @Suite(.timeLimit(.minutes(1)))
 struct NoDaemonNoteTests {
     @Test func statusNamesTheSocketItTried() async {
-        let r = await CommandTests.run("status", "--json", "--control-socket", "/tmp/netrules-none/control.sock")
+        let r = await CommandTests.run("status", "--json", "--socket", "/tmp/netrules-none/control.sock")
         #expect(r.code == 0)
         #expect(
             r.stderr.hasPrefix(
-                "note: no netrules daemon answers on /tmp/netrules-none/control.sock; facts read directly"),
+                "note: no netrules daemon answered on /tmp/netrules-none/control.sock: no such socket; facts read directly"
+            ),
             "\(r.stderr)")
         #expect(r.stdout.hasPrefix(#"{"version":1,"#))
     }

@@ -69,7 +69,7 @@ struct HostileOutputTests {
         await queries.setHistory(history)
         let fixture = try await ControlFixture.start(queries)
         defer { Task { try? await fixture.stop() } }
-        let socket = ["--control-socket", fixture.path]
+        let socket = ["--socket", fixture.path]
 
         for command in [["status"], ["explain", "hostile"], ["facts"], ["history"]] {
             let outcome = await run(command + socket)
@@ -202,7 +202,7 @@ struct HostileOutputTests {
             do:
               - run: "true"
         """.write(toFile: directory + "/rules.yaml", atomically: true, encoding: .utf8)
-        let outcome = await run(["doctor", directory + "/rules.yaml", "--control-socket", directory + "/none.sock"])
+        let outcome = await run(["doctor", directory + "/rules.yaml", "--socket", directory + "/none.sock"])
         Self.expectClean(outcome, "doctor")
         #expect(
             outcome.stdout.contains(#"\x1b]0;owned\x07\u{202E}plugin"#) || outcome.stderr.contains(#"\x1b]0;owned"#),

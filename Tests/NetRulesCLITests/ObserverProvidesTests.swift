@@ -38,7 +38,7 @@ struct ObserverProvidesTests {
         let (path, directory) = try Self.file(Self.rules)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let outcome = await CommandTests.run(
-            ["facts", path, "--json", "--control-socket", directory + "/none.sock"], environment: [:])
+            ["facts", path, "--json", "--socket", directory + "/none.sock"], environment: [:])
         #expect(outcome.code == 0, "\(outcome.stderr)")
         let document = try JSONValue.parse(Array(outcome.stdout.utf8))
         guard case .array(let facts)? = document.member("facts") else {
@@ -52,7 +52,7 @@ struct ObserverProvidesTests {
         #expect(source("badge.present") == .string("plugin badge"))
 
         let doctor = await CommandTests.run(
-            ["doctor", path, "--control-socket", directory + "/none.sock"], environment: [:])
+            ["doctor", path, "--socket", directory + "/none.sock"], environment: [:])
         #expect(!doctor.stdout.contains("fact badge.present"), "\(doctor.stdout)")
         #expect(!doctor.stdout.contains("fact ssid:"), "\(doctor.stdout)")
     }

@@ -6,13 +6,13 @@ struct DurationSyntaxTests {
     @Test(arguments: [
         ("500ms", Duration.milliseconds(500)), ("10s", .seconds(10)), ("5m", .seconds(300)), ("8h", .seconds(28_800)),
         ("1h30m", .seconds(5_400)), ("2m10s", .seconds(130)), ("0s", .zero), ("1.5s", .milliseconds(1_500)),
-        ("1d", .seconds(86_400)),
+        ("1d", .seconds(86_400)), ("1w", .seconds(604_800)), ("2w3d", .seconds(1_468_800)), ("0.5w", .seconds(302_400)),
     ])
     func parses(text: String, expected: Duration) {
         #expect(DurationSyntax.parse(text) == expected)
     }
 
-    @Test(arguments: ["", "10", "s", "10x", "-5s", "1h30", "ten seconds", "5 m"])
+    @Test(arguments: ["", "10", "s", "10x", "-5s", "1h30", "ten seconds", "5 m", "w", "1W", "1wk"])
     func rejects(text: String) {
         #expect(DurationSyntax.parse(text) == nil)
     }

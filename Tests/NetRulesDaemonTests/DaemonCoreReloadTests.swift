@@ -38,7 +38,7 @@ struct DaemonCoreReloadTests {
         #expect(Self.loads(first) == 1)
         #expect(driver.core.ruleSet.rules.map(\.name) == ["office", "home"])
 
-        let second = driver.send(.reloadFailed(diagnostics: "rules.yaml:4:3: error: …\n"), at: 3)
+        let second = driver.send(.reloadFailed(report: LoadReport(text: "rules.yaml:4:3: error: …\n")), at: 3)
         #expect(Self.answers(second) == ["2:kept/2"])
         #expect(Self.loads(second) == 0, "nobody asked since")
         guard
@@ -46,7 +46,7 @@ struct DaemonCoreReloadTests {
                 if case .answerReload = $0 { true } else { false }
             })
         else { return }
-        #expect(outcome.diagnostics.contains("rules.yaml:4:3"))
+        #expect(outcome.rendered.contains("rules.yaml:4:3"))
         #expect(driver.core.ruleSet.rules.count == 2, "a failed reload keeps the rules running")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import NetRulesActions
+import NetRulesConfig
 import NetRulesCore
 import NetRulesTesting
 import Testing
@@ -89,7 +90,9 @@ struct DaemonServiceTests {
         let outcome = await harness.daemon.reloadOnRequest()
         #expect(!outcome.reloaded)
         #expect(outcome.rules == 1)
-        #expect(outcome.diagnostics.contains("rules.yaml:4:"), "\(outcome.diagnostics)")
+        #expect(outcome.rendered.contains("rules.yaml:4:"), "\(outcome.rendered)")
+        // reload --json's array: the same objects as check --json's.
+        #expect(outcome.diagnostics.contains { $0.file.hasSuffix("rules.yaml") && $0.mark.line == 4 })
         harness.observer.report([.ssid: "Office"])
         try await waitUntil("the old rule to fire") { harness.actions.submitted.count == 1 }
 
@@ -107,7 +110,7 @@ struct DaemonServiceTests {
         let late = try await withGuard(seconds: 5, "a reload asked after the daemon stopped") {
             await daemon.reloadOnRequest()
         }
-        #expect(!late.reloaded && late.diagnostics.contains("stopping"), "\(late)")
+        #expect(!late.reloaded && late.rendered.contains("stopping"), "\(late)")
     }
 
     @Test func aRestartResubmitsWhatTheLastRunLeftInFlight() async throws {

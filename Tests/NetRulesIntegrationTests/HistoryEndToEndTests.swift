@@ -57,7 +57,7 @@ struct HistoryEndToEndTests {
                 """, to: "history.yaml")
             try wifi.report(ssid: "Office", bssid: "00:11:22:33:44:55")
             let daemon = try await testbed.startDaemon(rules: [rules])
-            let socket = ["--control-socket", testbed.path("control.sock")]
+            let socket = ["--socket", testbed.path("control.sock")]
 
             let fired = try await HistoryEndToEndTests.waitForFirings(socket, "the run action's outcome") { firings in
                 let outcome = ((firings.first?["actions"] as? [[String: Any]])?.first?["outcome"] as? [String: Any])
@@ -104,7 +104,7 @@ struct HistoryEndToEndTests {
             #expect(fallback.stdout == live.stdout)
             #expect(
                 fallback.stderr.contains(
-                    "no netrules daemon answers on \(testbed.path("control.sock")); history read from "
+                    "no netrules daemon answered on \(testbed.path("control.sock")): no such socket; history read from "
                         + testbed.path("state") + "/history.jsonl"), "\(fallback.stderr)")
             let newest = await HistoryEndToEndTests.history(
                 ["--json", "--limit", "1", "--rule", "office-hook", "--state-dir", testbed.path("state")] + socket)

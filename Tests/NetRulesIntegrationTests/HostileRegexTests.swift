@@ -35,7 +35,7 @@ struct HostileRegexTests {
             let out = BufferedOutputSink()
             let err = BufferedOutputSink()
             let code = await NetRulesCommandLine.run(
-                arguments: ["status", "--json", "--control-socket", testbed.path("control.sock")], stdout: out,
+                arguments: ["status", "--json", "--socket", testbed.path("control.sock")], stdout: out,
                 stderr: err, environment: ["PATH": "/usr/bin:/bin"])
             #expect(code == 0, "\(err.text)")
             #expect(out.text.contains(hostile), "\(out.text)")

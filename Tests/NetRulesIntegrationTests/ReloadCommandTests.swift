@@ -11,7 +11,7 @@ struct ReloadCommandTests {
         let out = BufferedOutputSink()
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
-            arguments: ["reload", "--control-socket", socket], stdout: out, stderr: err,
+            arguments: ["reload", "--socket", socket], stdout: out, stderr: err,
             environment: ["PATH": "/usr/bin:/bin"])
         return (code, out.text, err.text)
     }

@@ -17,6 +17,21 @@ package struct ArgumentSpec: Sendable {
     /// Whether the argument takes every remaining value rather than exactly one.
     package var isRepeating: Bool
 
+    /// What the shell completion scripts offer for the argument.
+    package var completion: Completion
+
+    /// The values a shell may offer for a positional argument.
+    package enum Completion: Sendable, Equatable {
+        /// Nothing: the value is free text (a host name, a URL).
+        case none
+        /// File and directory names.
+        case files
+        /// One of these words.
+        case words([String])
+        /// The running daemon's rule names.
+        case ruleNames
+    }
+
     /// Creates the declaration of a positional argument.
     ///
     /// - Parameters:
@@ -24,10 +39,15 @@ package struct ArgumentSpec: Sendable {
     ///   - help: The one-sentence description shown in the help.
     ///   - isOptional: Whether the command may run without it.
     ///   - isRepeating: Whether it takes every remaining value.
-    package init(name: String, help: String, isOptional: Bool = false, isRepeating: Bool = false) {
+    ///   - completion: What the shell completion scripts offer for it (nothing unless said).
+    package init(
+        name: String, help: String, isOptional: Bool = false, isRepeating: Bool = false,
+        completion: Completion = .none
+    ) {
         self.name = name
         self.help = help
         self.isOptional = isOptional
         self.isRepeating = isRepeating
+        self.completion = completion
     }
 }

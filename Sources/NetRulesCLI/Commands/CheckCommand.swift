@@ -12,7 +12,11 @@ enum CheckCommand: Command {
             line and a caret, sorted by position. Exits 0 when the files are valid (warnings allowed), \
             65 when any error was found.
             """,
-        arguments: [ArgumentSpec(name: "rules", help: "Rule files or directories of *.yaml files.", isRepeating: true)],
+        arguments: [
+            ArgumentSpec(
+                name: "rules", help: "Rule files or directories of *.yaml files.", isRepeating: true, completion: .files
+            )
+        ],
         options: [.json]
     )
 
@@ -26,16 +30,7 @@ enum CheckCommand: Command {
         }
         let failed = result.hasErrors || !distrusted.isEmpty
         if arguments.flag("json") {
-            let diagnostics: [JSONValue] = result.diagnostics.map { d in
-                var members: [(String, JSONValue)] = [
-                    ("severity", .string(d.severity.rawValue)), ("file", .string(d.file)),
-                    ("line", .number(Double(d.mark.line))), ("column", .number(Double(d.mark.column))),
-                    ("message", .string(d.message)),
-                ]
-                if let k = d.keyPath, !k.isEmpty { members.append(("keyPath", .string(k))) }
-                if let h = d.hint { members.append(("hint", .string(h))) }
-                return .object(members)
-            }
+            let diagnostics = result.diagnostics.map(ControlDocuments.diagnostic)
             let document: JSONValue = .object([
                 ("version", .number(1)), ("ok", .bool(!failed)), ("rules", .number(Double(count))),
                 ("diagnostics", .array(diagnostics)), ("refused", .array(distrusted.map(JSONValue.string))),

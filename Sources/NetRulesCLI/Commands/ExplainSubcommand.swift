@@ -13,13 +13,15 @@ enum ExplainSubcommand: Command {
             Asks the running netrules daemon when one answers on the control socket. Otherwise loads \
             the rules (--rules, else the daemon's rule directory) and evaluates them against a direct \
             reading of the system; facts only the daemon's probes know (connectivity, portal.url, \
-            hosts.*) are then unknown. Each node shows true, false or unknown, followed by the facts \
-            the condition read. With --json, one document: {"version":1,"rule":…,"truth":…,"tree":…, \
+            hosts.*) are then unknown; given --socket or --state-dir but no --rules, it fails instead, naming the \
+            socket it tried. Each node shows true, false or unknown, followed by the facts the condition read \
+            (clock.local, the local time a time: window compared, as that time: Tue 07:00:10 +01:00); drop \
+            times are local with their offset, as in 'history'. With --json, one document: {"version":1,"rule":…,"truth":…,"tree":…, \
             "facts":{…},"unknown":[…],"state":{…}}, and for a rule that reads a place \
             "places":[{"name":…,"when":…,"condition_truth":…,"proofs":[…],"status":…,"proof":…,"reason":…}]: \
             each place with its condition, its proofs and the last proof's outcome and reason.
             """,
-        arguments: [ArgumentSpec(name: "rule", help: "The rule's name.")],
+        arguments: [ArgumentSpec(name: "rule", help: "The rule's name.", completion: .ruleNames)],
         options: [
             OptionSpec(
                 long: "rules", valueName: "path",
@@ -42,13 +44,15 @@ enum ExplainSubcommand: Command {
             if let message = ControlDocuments.errorMessage(in: document) {
                 // The daemon says only "no rule named"; ask for the names to suggest one.
                 let answer = try await ControlClient.connect(path: socket)?.response(to: ControlRequest.rules.document)
-                let known = answer.map(ruleNames) ?? []
+                let known = answer.map(ControlDocuments.ruleNames(in:)) ?? []
                 if !known.isEmpty, !known.contains(rule) { return noRule(rule, among: known, io) }
                 throw CommandError.runtime(message)
             }
             source = "daemon"
         } else {
             let paths = arguments.values("rules")
+            try requireDaemonWhenNamed(arguments, socket: socket, fallback: "explain from the files")
+            io.noDaemon(socket)
             let loaded = try RuleFiles.load(
                 paths.isEmpty ? [DaemonPaths.defaults(environment: io.environment).ruleDirectory] : paths,
                 environment: io.environment)
@@ -67,18 +71,19 @@ enum ExplainSubcommand: Command {
             }
             document = ControlDocuments.explain(explanation, now: .zero)
             source = "snapshot"
-            io.noDaemon(socket)
         }
         io.stdout.write(json ? ExplainDocument.json(document) : ExplainDocument.text(document, source: source))
         return ExitCode.success
     }
 
-    /// The `rules` array of a `rules` answer.
-    private static func ruleNames(_ answer: JSONValue) -> [String] {
-        guard case .object(let members) = answer, let names = members.first(where: { $0.0 == "rules" })?.1,
-            case .array(let items) = names
-        else { return [] }
-        return items.compactMap { if case .string(let name) = $0 { name } else { nil } }
+    /// A command told which daemon to ask (`--socket`, `--state-dir`) and given no `--rules` fails
+    /// when that daemon does not answer, naming the socket, rather than reading the default rule
+    /// directory, which belongs to another daemon.
+    static func requireDaemonWhenNamed(_ arguments: ParsedArguments, socket: String, fallback: String) throws {
+        guard arguments.values("rules").isEmpty, arguments.value("socket") != nil || arguments.value("state-dir") != nil
+        else { return }
+        throw CommandError.runtime(
+            CommandIO.noDaemonAnswered(socket) + "; start it, or give --rules FILE to \(fallback)")
     }
 
     /// `Error: no rule named 'X'`, with a suggestion when one name is close; exit 1.

@@ -19,13 +19,13 @@ enum FactsCommand: Command {
         arguments: [
             ArgumentSpec(
                 name: "rules", help: "Rule files whose hosts and plugin facts to include.", isOptional: true,
-                isRepeating: true)
+                isRepeating: true, completion: .files)
         ],
         options: [.json, .controlSocket, .daemonStateDirectory]
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
-        let values = try await currentFacts(arguments, io)
+        let (values, daemonReads) = try await currentFacts(arguments, io)
         var rulePaths = arguments.positional("rules")
         if rulePaths.isEmpty {
             let defaults = DaemonPaths.defaults(environment: io.environment).ruleDirectory
@@ -43,8 +43,12 @@ enum FactsCommand: Command {
         var keys: [FactKey] = FactCatalog.builtIn.filter { !$0.key.hasSuffix(".NAME") }.map { FactKey($0.key) }
         keys += values.keys.filter { $0.namespace == "interfaces" }.sorted()
         keys += ruleSet.hosts.map { FactKey.host($0.name) }
+        // What the running daemon's rules can read, reported or not (its rules may not be these files).
+        keys += daemonReads.union(ruleSet.factKeysRead).filter {
+            $0.namespace == "hosts" || $0.namespace == "places" || $0.namespace == "interfaces"
+        }.sorted()
         keys += ruleSet.observers.flatMap(\.provides).filter { !$0.isBuiltIn }.sorted()
-        let pluginKeys = ruleSet.readKeys.union(values.keys).filter {
+        let pluginKeys = ruleSet.factKeysRead.union(values.keys).union(daemonReads).filter {
             FactCatalog.entry(for: $0) == nil && !$0.isEngineInternal
         }
         keys += pluginKeys.sorted()
@@ -96,8 +100,8 @@ enum FactsCommand: Command {
             let table = rows.map { key, entry, source, state -> [String] in
                 let value: String
                 switch state {
-                case .unknown: value = "(unknown)"
-                case .absent: value = "(absent)"
+                case .unknown: value = "unknown"
+                case .absent: value = "none"
                 case .value(let v): value = TerminalText.escaped(v.plainText)
                 }
                 return [
@@ -110,17 +114,26 @@ enum FactsCommand: Command {
         return ExitCode.success
     }
 
-    /// The facts from the daemon when one answers, else read directly.
-    static func currentFacts(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> [FactKey: FactState] {
+    /// The facts from the daemon when one answers, else read directly, and the keys the daemon's
+    /// rules can read (none without a daemon).
+    static func currentFacts(_ arguments: ParsedArguments, _ io: CommandIO) async throws
+        -> ([FactKey: FactState], Set<FactKey>)
+    {
         if let client = try ControlClient.connect(path: arguments.controlSocket(io)) {
             let answer = try await client.response(to: ControlRequest.status.document)
-            guard case .object(let members)? = answer.member("facts") else { return [:] }
+            if let message = ControlDocuments.errorMessage(in: answer) { throw CommandError.runtime(message) }
             var facts: [FactKey: FactState] = [:]
-            for (key, value) in members { facts[FactKey(key)] = FactState(json: value) ?? .unknown }
-            return facts
+            if case .object(let members)? = answer.member("facts") {
+                for (key, value) in members { facts[FactKey(key)] = FactState(json: value) ?? .unknown }
+            }
+            var reads: Set<FactKey> = Set(facts.keys)
+            if case .array(let unknown)? = answer.member("unknown") {
+                reads.formUnion(unknown.compactMap { $0.stringValue.map { FactKey($0) } })
+            }
+            return (facts, reads)
         }
         io.noDaemon(arguments.controlSocket(io))
-        return (try? NetworkSnapshot.current().facts) ?? [:]
+        return ((try? NetworkSnapshot.current().facts) ?? [:], [])
     }
 }
 

@@ -16,14 +16,15 @@ enum HistoryCommand: Command {
             as rendered (secrets as <secret>) with its outcome (exit status or HTTP status, duration, output, \
             webhook retries), and edges that were dropped (cooldown, once_per, stale) with the reason. From \
             the running daemon, else from the history file in its state directory (the daemon keeps the last \
-            1000 firings; see 'run --history-limit'). A rule name that matches nothing prints nothing. With \
+            1000 firings; see 'run --history-limit'). A --rule that is loaded or in the history but has no \
+            firings selected prints nothing; a name that is neither is an error with the closest name. With \
             --json, one line per firing: {"version":1,"id":…,"time":…,"rule":…,"edge":…,"facts":{…},\
             "unknown":[…],"actions":[{"type":…,"rendered":…,"outcome":{"status":…,…}}],"dropped":{…}}.
             """,
         options: [
             OptionSpec(long: "rule", valueName: "name", help: "Only this rule's firings."),
             OptionSpec(
-                long: "since", valueName: "duration", help: "Only firings at most this long ago (30m, 1h, 2d)."),
+                long: "since", valueName: "duration", help: "Only firings at most this long ago (30m, 1h, 2d, 1w)."),
             OptionSpec(
                 long: "limit", valueName: "n", help: "Show the newest N firings ('all' for every one kept).",
                 defaultValue: String(defaultLimit)),
@@ -38,7 +39,16 @@ enum HistoryCommand: Command {
         case .failure(let error):
             throw arguments.invalidValue(error.message)
         }
-        let entries = try await self.entries(query, arguments, io)
+        let (entries, known) = try await self.entries(query, arguments, io)
+        if let rule = query.rule, entries.isEmpty, !known.contains(rule) {
+            // A name neither loaded nor in the history is a typo more often than a rule long gone.
+            var message = "Error: no rule named '\(TerminalText.escaped(rule))' is loaded or in the history"
+            if let suggestion = EditDistance.closest(to: rule, among: known.sorted()) {
+                message += ". Did you mean '\(TerminalText.escaped(suggestion))'?"
+            }
+            io.printError(message)
+            return ExitCode.failure
+        }
         if arguments.flag("json") {
             for entry in entries { io.print(entry.document.compact) }
         } else if !entries.isEmpty {
@@ -61,7 +71,7 @@ enum HistoryCommand: Command {
                 return .failure(InvalidOption(message: "--since \(since) is longer than 100 years"))
             case .failure(.notADuration):
                 return .failure(
-                    InvalidOption(message: "--since takes a duration such as 30m, 1h or 2d, not '\(since)'"))
+                    InvalidOption(message: "--since takes a duration such as 30m, 1h, 2d or 1w, not '\(since)'"))
             }
         }
         if let limit = arguments.value("limit") {
@@ -77,9 +87,10 @@ enum HistoryCommand: Command {
         return .success(query)
     }
 
-    /// The selected firings, from the daemon when one answers, else from its state directory.
+    /// The selected firings, from the daemon when one answers, else from its state directory, and
+    /// the rule names `--rule` may name: the loaded rules' (from a daemon) and those in the history.
     static func entries(_ query: HistoryQuery, _ arguments: ParsedArguments, _ io: CommandIO) async throws
-        -> [HistoryEntry]
+        -> (entries: [HistoryEntry], known: Set<String>)
     {
         let socket = arguments.controlSocket(io)
         if let client = try ControlClient.connect(path: socket) {
@@ -92,15 +103,28 @@ enum HistoryCommand: Command {
                 }
                 entries.append(entry)
             }
-            return entries
+            guard let rule = query.rule, entries.isEmpty else { return (entries, []) }
+            // Only for a name that matched nothing: the loaded rules and every rule in the history.
+            let loaded = try await ControlClient.connect(path: socket)?.response(to: ControlRequest.rules.document)
+            var all = HistoryQuery()
+            all.limit = nil
+            let kept = try await ControlClient.connect(path: socket)?.responses(
+                to: ControlRequest.history(all).document)
+            var known = Set(loaded.map(ControlDocuments.ruleNames(in:)) ?? [])
+            known.formUnion((kept ?? []).compactMap { $0.member("rule")?.stringValue })
+            // A daemon that does not answer the names: say nothing rather than a wrong "no rule".
+            if known.isEmpty { known.insert(rule) }
+            return (entries, known)
         }
         let directory = DaemonPaths.defaults(environment: io.environment, stateDirectory: arguments.value("state-dir"))
             .stateDirectory
         let path = directory + "/" + FiringHistory.fileName
         let contents = FiringHistory.read(path: path)
-        io.printError(
-            "note: no netrules daemon answers on \(socket); "
-                + (contents.exists ? "history read from \(path)" : "no history file at \(path)"))
-        return query.select(contents.entries, now: Int64(Date().timeIntervalSince1970.rounded(.down)))
+        io.noDaemon(socket, then: contents.exists ? "history read from \(path)" : "no history file at \(path)")
+        let selected = query.select(contents.entries, now: Int64(Date().timeIntervalSince1970.rounded(.down)))
+        var known = Set(contents.entries.map(\.rule))
+        // Without a daemon or a history file nothing says which names exist.
+        if !contents.exists, let rule = query.rule { known.insert(rule) }
+        return (selected, known)
     }
 }

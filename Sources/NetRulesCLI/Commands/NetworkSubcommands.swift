@@ -1,10 +1,11 @@
+import FoundationEssentials
 import NetRulesCore
 import NetRulesDaemon
 import NetRulesLinux
 import NetRulesProbes
 internal import NetRulesSystem
 
-/// `netrules status [--json] [--control-socket PATH]`: one snapshot of the network facts.
+/// `netrules status [--json] [--socket PATH]`: one snapshot of the network facts.
 enum StatusSubcommand: Command {
     static let spec = CommandSpec(
         name: "status",
@@ -40,7 +41,7 @@ enum StatusSubcommand: Command {
     }
 }
 
-/// `netrules watch [--json] [--control-socket PATH]`: fact changes as they happen.
+/// `netrules watch [--json] [--socket PATH]`: fact changes as they happen.
 enum WatchSubcommand: Command {
     static let spec = CommandSpec(
         name: "watch",
@@ -111,9 +112,23 @@ extension CommandIO {
     /// The one line `status`, `watch`, `explain` and `facts` print when they read the system
     /// themselves: a user must not mistake the system's view for the daemon's.
     func noDaemon(_ socket: String) {
-        printError(
-            "note: no netrules daemon answers on \(socket); facts read directly from the system, "
-                + "so the probes' facts (connectivity, portal.url, hosts.*) are unknown")
+        noDaemon(
+            socket,
+            then: "facts read directly from the system, so the probes' facts (connectivity, portal.url, hosts.*) "
+                + "are unknown")
+    }
+
+    /// `note: no netrules daemon answered on SOCKET: WHY; THEN` on stderr: every client command
+    /// that falls back to reading for itself names the socket it tried, and what it does instead.
+    func noDaemon(_ socket: String, then fallback: String) {
+        printError("note: " + Self.noDaemonAnswered(socket) + "; " + fallback)
+    }
+
+    /// `no netrules daemon answered on SOCKET: no such socket` (or `nothing listening`): the
+    /// socket a client tried and why nobody answered there.
+    static func noDaemonAnswered(_ socket: String) -> String {
+        let why = FileManager.default.fileExists(atPath: socket) ? "nothing listening on it" : "no such socket"
+        return "no netrules daemon answered on \(TerminalText.escaped(socket)): \(why)"
     }
 }
 

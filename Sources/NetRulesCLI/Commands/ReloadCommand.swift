@@ -19,13 +19,13 @@ enum ReloadCommand: Command {
         let socket = arguments.controlSocket(io)
         guard let client = try ControlClient.connect(path: socket) else {
             throw CommandError.runtime(
-                "no netrules daemon answered on \(socket); start it, or name its --socket")
+                CommandIO.noDaemonAnswered(socket) + "; start it, or name its --socket or --state-dir")
         }
         let answer = try await client.response(to: ControlRequest.reload.document)
         if let message = ControlDocuments.errorMessage(in: answer) { throw CommandError.runtime(message) }
         let reloaded = answer.member("reloaded").flatMap { if case .bool(let b) = $0 { b } else { nil } } ?? false
         let rules = Int(answer.member("rules")?.numberValue ?? 0)
-        let diagnostics = answer.member("diagnostics")?.stringValue ?? ""
+        let diagnostics = answer.member("rendered")?.stringValue ?? ""
         if arguments.flag("json") {
             io.print(answer.compact)
         } else {

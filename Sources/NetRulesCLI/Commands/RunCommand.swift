@@ -16,7 +16,8 @@ enum RunCommand: Command {
             """,
         arguments: [
             ArgumentSpec(
-                name: "rules", help: "Rule files or directories of *.yaml files.", isOptional: true, isRepeating: true)
+                name: "rules", help: "Rule files or directories of *.yaml files.", isOptional: true, isRepeating: true,
+                completion: .files)
         ],
         options: [
             OptionSpec(

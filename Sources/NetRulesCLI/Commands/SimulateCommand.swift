@@ -23,7 +23,11 @@ enum SimulateCommand: Command {
             checked after the replay: each expectation not met is reported with its line, and the \
             exit code is 1 when any is not met.
             """,
-        arguments: [ArgumentSpec(name: "rules", help: "Rule files or directories of *.yaml files.", isRepeating: true)],
+        arguments: [
+            ArgumentSpec(
+                name: "rules", help: "Rule files or directories of *.yaml files.", isRepeating: true, completion: .files
+            )
+        ],
         options: [
             OptionSpec(
                 long: "timeline", short: "t", valueName: "file", help: "The timeline to replay.", isRequired: true),

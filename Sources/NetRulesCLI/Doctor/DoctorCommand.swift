@@ -22,7 +22,7 @@ enum DoctorCommand: Command {
         arguments: [
             ArgumentSpec(
                 name: "rules", help: "Rule files or directories of *.yaml files to check against this machine.",
-                isOptional: true, isRepeating: true)
+                isOptional: true, isRepeating: true, completion: .files)
         ],
         options: [
             .json,

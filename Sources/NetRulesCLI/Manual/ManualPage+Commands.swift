@@ -189,7 +189,7 @@ extension ManualPage {
         ("/var/lib/netrules/", "The system daemon's state: rule state that survives a restart and the webhook outbox."),
         (
             "/run/netrules/control.sock",
-            "The system daemon's control socket, used by status, watch, explain, facts and reload."
+            "The system daemon's control socket, used by status, watch, explain, facts, history, rules and reload."
         ),
         ("~/.config/netrules/", "A user daemon's rules."),
         ("~/.local/state/netrules/", "A user daemon's state."),
@@ -207,7 +207,10 @@ extension ManualPage {
         ("2", "portal only: a captive portal intercepts the probes."),
         ("3", "portal only: offline, no probe got a conclusive answer."),
         ("64", "A usage error: an unknown command or option, a missing argument, a bad option value."),
-        ("65", "Invalid rule or timeline files (check, run, simulate, reload)."),
+        (
+            "65",
+            "Invalid rule or timeline files (check, run, simulate, reload, and explain and rules without a daemon)."
+        ),
         ("66", "A rule file, timeline or certificate that is missing or unreadable."),
     ]
 
@@ -221,5 +224,6 @@ extension ManualPage {
             "netrules simulate rules/office-check-in.yaml -t timelines/office-day.yaml"
         ),
         ("Show why a rule is or is not true now:", "netrules explain office-check-in"),
+        ("List every rule with its truth, what it waits for and when it last fired:", "netrules rules"),
     ]
 }

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemon
 
 /// `explain`'s document as text; its JSON is the document itself (`ControlDocuments.explain`),
 /// which the daemon answers with and the command line builds the same way without one.
@@ -32,7 +33,10 @@ enum ExplainDocument {
         if case .array(let places)? = document.member("places") { lines += places.flatMap(place) }
         var facts: [(String, String)] = []
         if case .object(let known)? = document.member("facts") {
-            facts += known.map { (TerminalText.escaped($0.0), JSONValue.stateText($0.1)) }
+            facts += known.map { key, value in
+                let local = key == FactKey.localClock.rawValue ? value.stringValue.flatMap(clockText) : nil
+                return (TerminalText.escaped(key), local ?? JSONValue.stateText(value))
+            }
         }
         if case .array(let unknown)? = document.member("unknown") {
             facts += unknown.compactMap { $0.stringValue.map { (TerminalText.escaped($0), "unknown") } }
@@ -93,14 +97,39 @@ enum ExplainDocument {
         return lines
     }
 
-    /// `04:00 (in 3 h 12 min)` within a day, else `2026-12-07 00:00 (in 5 d 2 h)`, from an RFC 3339
-    /// local time; the local time the daemon computed, so the text matches its `once_per:` days.
+    /// `2026-12-02 04:00 +0100 (in 3 h 12 min)` from an RFC 3339 local time, in the zone the daemon
+    /// computed it in (so the text matches its `once_per:` days): the layout `history` shows drops in.
     static func until(_ time: JSONValue?, left: JSONValue?) -> String {
-        guard let text = time?.plainText, text.count >= 16 else { return "unknown" }
-        let date = String(text.prefix(10))
-        let clock = String(text.dropFirst(11).prefix(5))
-        guard let seconds = left?.numberValue else { return date + " " + clock }
-        return (seconds < 86_400 ? clock : date + " " + clock) + " (in \(spoken(seconds: seconds)))"
+        guard let text = time?.stringValue, let shown = localMinutes(text) else { return "unknown" }
+        guard let seconds = left?.numberValue else { return shown }
+        return shown + " (in \(spoken(seconds: seconds)))"
+    }
+
+    /// `2026-12-02 04:00 +0100` for `2026-12-02T04:00:00+01:00` (`+0000` for `Z`): the time with
+    /// its own offset, as `WallClock.local(_:utcOffset:withSeconds: false)` writes it.
+    static func localMinutes(_ rfc3339: String) -> String? {
+        guard let unix = WallClock.unixTime(rfc3339: rfc3339) else { return nil }
+        let zone = rfc3339.suffix(6)
+        var offset: Int64 = 0
+        if zone.count == 6, let sign = zone.first, sign == "+" || sign == "-",
+            let hours = Int64(zone.dropFirst().prefix(2)), let minutes = Int64(zone.suffix(2))
+        {
+            offset = (hours * 3_600 + minutes * 60) * (sign == "-" ? -1 : 1)
+        }
+        return WallClock.local(unix, utcOffset: offset, withSeconds: false)
+    }
+
+    /// `Tue 07:00:10 +01:00` for `clock.local`'s `2026-12-01T07:00:10+01:00`: the local time a
+    /// `time:` window compared, with the weekday `days:` reads.
+    static func clockText(_ rfc3339: String) -> String? {
+        // The date and time as written are the local ones; read them as if they were UTC.
+        guard rfc3339.count >= 20, WallClock.unixTime(rfc3339: rfc3339) != nil,
+            let fields = WallClock.unixTime(rfc3339: String(rfc3339.prefix(19)) + "Z")
+        else { return nil }
+        let zone = rfc3339.hasSuffix("Z") ? "+00:00" : String(rfc3339.suffix(6))
+        let local = LocalTime(seconds: fields)
+        let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        return days[local.weekday] + " " + local.timeText + " " + zone
     }
 
     /// A duration as a person says it: `7 s`, `12 min`, `3 h 12 min`, `5 d 2 h`.

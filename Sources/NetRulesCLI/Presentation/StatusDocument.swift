@@ -11,6 +11,8 @@ import NetRulesLinux
 struct StatusDocument {
     /// The known facts by key, sorted, as JSON.
     var facts: [(String, JSONValue)]
+    /// The keys a daemon's rules can read that nobody has reported; empty for a direct reading.
+    var unknown: [String] = []
     /// Each interface's details, in kernel index order; nil when a daemon answered.
     var interfaces: [NetworkSnapshot.Interface]?
     /// The default route's interface, shown after the gateway; only a direct reading knows it.
@@ -24,6 +26,7 @@ struct StatusDocument {
     /// A daemon's answer to `status`.
     init(answer: JSONValue) {
         if case .object(let members)? = answer.member("facts") { facts = members } else { facts = [] }
+        if case .array(let keys)? = answer.member("unknown") { unknown = keys.compactMap(\.stringValue) }
         if case .object? = answer.member("outbox") { outbox = answer.member("outbox") }
         if case .object? = answer.member("observers") { observers = answer.member("observers") }
     }
@@ -43,6 +46,7 @@ struct StatusDocument {
         var members: [(String, JSONValue)] = [
             ("version", .number(Double(ControlDocuments.version))), ("facts", .object(facts)),
         ]
+        if interfaces == nil { members.append(("unknown", .array(unknown.map(JSONValue.string)))) }
         if let outbox { members.append(("outbox", outbox)) }
         if let observers { members.append(("observers", observers)) }
         if let interfaces {
@@ -72,19 +76,25 @@ struct StatusDocument {
     ]
     private static let wifiKeys: Set<FactKey> = [.ssid, .bssid, .signal, .frequency, .interface]
 
-    /// The human text: one fact per line, keys in a column.
+    /// The human text: one fact per line, keys in a column, in the same layout whether a daemon
+    /// answered or the system was read directly.
     ///
-    /// A daemon's answer reads `netrules daemon: N facts`, then each fact it knows in key order. A
-    /// direct reading shows each interface with its MAC and addresses indented beneath, then the
-    /// facts rules use most in a fixed order, `unknown` ones included. Values read the same either
+    /// `source: daemon` or `source: the system, read directly (no daemon)`, then the interfaces (a
+    /// direct reading adds each one's MAC and addresses indented beneath), then the facts rules use
+    /// most in a fixed order, `unknown` ones included, then every other fact in key order (from a
+    /// daemon, those its rules read but nobody reported as `unknown`). Values read the same either
     /// way: `none` for absent facts and empty lists, list items joined with `, `, units on
     /// `signal` and `frequency`. A daemon's answer ends with its outbox:
     /// `outbox: 3 pending (1.2 KiB), 1 failed`.
     var text: String {
         let values = Dictionary(facts, uniquingKeysWith: { first, _ in first })
-        let keys = interfaces == nil ? facts.map(\.0) : Self.order.map(\.rawValue)
-        let interfaceKeys = (interfaces ?? []).map { "interfaces." + TerminalText.escaped($0.name) }
-        let width = ((interfaceKeys + keys.map(TerminalText.escaped)).map(\.count).max() ?? 0) + 2
+        let common = Self.order.map(\.rawValue)
+        let interfaceFacts = facts.map(\.0).filter { $0.hasPrefix("interfaces.") }
+        let others = Set(facts.map(\.0) + unknown).subtracting(common).filter { !$0.hasPrefix("interfaces.") }.sorted()
+        let shownInterfaces =
+            interfaces.map { $0.map { "interfaces." + TerminalText.escaped($0.name) } }
+            ?? interfaceFacts.map(TerminalText.escaped)
+        let width = ((shownInterfaces + (common + others).map(TerminalText.escaped)).map(\.count).max() ?? 0) + 2
         func pad(_ text: String) -> String { text + String(repeating: " ", count: max(1, width - text.count)) }
         func show(_ key: String) -> String {
             let text: String
@@ -103,21 +113,24 @@ struct StatusDocument {
             default: return text
             }
         }
-        var lines: [String] = []
-        if interfaces == nil { lines.append("netrules daemon: \(facts.count) fact\(facts.count == 1 ? "" : "s")") }
-        for interface in interfaces ?? [] {
-            // Interface names are the kernel's, but any process with CAP_NET_ADMIN chooses them.
-            lines.append(
-                pad("interfaces." + TerminalText.escaped(interface.name)) + TerminalText.escaped(interface.state)
-                    + (interface.mac.map { "  mac " + TerminalText.escaped($0) } ?? ""))
-            for address in interface.ipv4 {
+        var lines = [interfaces == nil ? "source: daemon" : "source: the system, read directly (no daemon)"]
+        if let interfaces {
+            for interface in interfaces {
+                // Interface names are the kernel's, but any process with CAP_NET_ADMIN chooses them.
                 lines.append(
-                    pad("") + "inet  \(address.cidr)  netmask \(address.netmask)"
-                        + (address.broadcast.map { "  broadcast \($0)" } ?? ""))
+                    pad("interfaces." + TerminalText.escaped(interface.name)) + TerminalText.escaped(interface.state)
+                        + (interface.mac.map { "  mac " + TerminalText.escaped($0) } ?? ""))
+                for address in interface.ipv4 {
+                    lines.append(
+                        pad("") + "inet  \(address.cidr)  netmask \(address.netmask)"
+                            + (address.broadcast.map { "  broadcast \($0)" } ?? ""))
+                }
+                for address in interface.ipv6 { lines.append(pad("") + "inet6 \(address)") }
             }
-            for address in interface.ipv6 { lines.append(pad("") + "inet6 \(address)") }
+        } else {
+            for key in interfaceFacts { lines.append(pad(TerminalText.escaped(key)) + show(key)) }
         }
-        for key in keys { lines.append(pad(TerminalText.escaped(key)) + show(key)) }
+        for key in common + others { lines.append(pad(TerminalText.escaped(key)) + show(key)) }
         if let outbox {
             func count(_ key: String) -> Int { outbox.member(key)?.numberValue.map { Int($0) } ?? 0 }
             lines.append(

@@ -57,7 +57,7 @@ public enum Schema {
     /// Durations are strings like `10s` or `1h30m`.
     public static func duration(_ description: String) -> JSONValue {
         .object([
-            ("type", .string("string")), ("pattern", .string("^([0-9]+(\\.[0-9]+)?(ms|us|µs|s|m|h|d))+$")),
+            ("type", .string("string")), ("pattern", .string("^([0-9]+(\\.[0-9]+)?(ms|us|µs|s|m|h|d|w))+$")),
             ("description", .string(description)),
         ])
     }

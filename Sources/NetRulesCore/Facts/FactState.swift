@@ -25,11 +25,11 @@ public enum FactState: Hashable, Sendable {
 }
 
 extension FactState: CustomStringConvertible {
-    /// The value as plain text, `null` when absent, or `unknown`.
+    /// The value as plain text, `none` when absent (as every text netrules prints), or `unknown`.
     public var description: String {
         switch self {
         case .unknown: "unknown"
-        case .absent: "null"
+        case .absent: "none"
         case .value(let v): v.plainText
         }
     }

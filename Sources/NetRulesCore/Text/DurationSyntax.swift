@@ -1,11 +1,14 @@
-/// Parses and prints durations as rule files write them: `500ms`, `10s`, `5m`, `8h`, `1h30m`, `2d`.
+/// Parses and prints durations as rule files write them: `500ms`, `10s`, `5m`, `8h`, `1h30m`, `2d`, `1w`.
+///
+/// A week is 7 × 24 hours, a day 24 hours: exact durations, never calendar days (a DST change
+/// does not stretch them).
 ///
 /// A number without a unit is rejected: `for: 10` could mean seconds or minutes, and guessing
 /// wrong would silently change when a rule fires.
 public enum DurationSyntax {
     /// The units in seconds, longest spelling first so `ms` is not read as `m`.
     private static let units: [(suffix: String, seconds: Double)] = [
-        ("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1),
+        ("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("w", 604_800), ("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1),
     ]
 
     /// The longest duration netrules accepts anywhere: 100 years of 365.25 days.

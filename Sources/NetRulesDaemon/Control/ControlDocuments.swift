@@ -1,4 +1,5 @@
 import NetRulesActions
+import NetRulesConfig
 import NetRulesCore
 
 /// The JSON documents of the control protocol, built in one place so the daemon's answers and the
@@ -12,15 +13,21 @@ package enum ControlDocuments {
     package static let version = 1
 
     /// `{"version":1,"facts":{KEY: VALUE…}}`: the known facts, keys sorted; a daemon adds
-    /// `"outbox":{"pending":N,"pending_bytes":N,"failed":N}` and
+    /// `"unknown":[KEY…]`, the keys its rules can read that nobody has reported (sorted),
+    /// `"outbox":{"pending":N,"pending_bytes":N,"failed":N}` and, when some failed,
     /// `"observers":{"failed":[{"name":…,"error":…,"since":…,"attempts":N,"next_attempt":…,"facts":[…],"rules":[…]}]}`.
     package static func status(
-        _ facts: FactStore, outbox: OutboxSize? = nil, failedObservers: [FailedObserver]? = nil
+        _ facts: FactStore, outbox: OutboxSize? = nil, reads: Set<FactKey>? = nil,
+        failedObservers: [FailedObserver]? = nil
     ) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("version", .number(Double(version))),
             ("facts", .object(facts.known.map { ($0.key.rawValue, JSONValue($0.state)) })),
         ]
+        if let reads {
+            let unknown = reads.filter { !facts[$0].isKnown }.map(\.rawValue).sorted()
+            members.append(("unknown", .array(unknown.map(JSONValue.string))))
+        }
         if let outbox { members.append(("outbox", Self.outbox(outbox))) }
         if let failedObservers {
             members.append(("observers", .object([("failed", .array(failedObservers.map(Self.failedObserver)))])))
@@ -46,17 +53,29 @@ package enum ControlDocuments {
         ])
     }
 
-    /// `{"version":1,"rules":[NAME…]}`: the loaded rules in file order.
-    package static func rules(_ names: [String]) -> JSONValue {
-        .object([("version", .number(Double(version))), ("rules", .array(names.map(JSONValue.string)))])
-    }
-
-    /// `{"version":1,"reloaded":true,"rules":N,"diagnostics":"…"}`: what a reload did.
+    /// `{"version":1,"reloaded":true,"rules":N,"diagnostics":[…],"refused":[…],"rendered":"…"}`: what a
+    /// reload did. `diagnostics` and `refused` are `check --json`'s; `rendered` is the text a person
+    /// reads (diagnostics with their source lines, or why nothing was reloaded).
     package static func reload(_ outcome: ReloadOutcome) -> JSONValue {
         .object([
             ("version", .number(Double(version))), ("reloaded", .bool(outcome.reloaded)),
-            ("rules", .number(Double(outcome.rules))), ("diagnostics", .string(outcome.diagnostics)),
+            ("rules", .number(Double(outcome.rules))), ("diagnostics", .array(outcome.diagnostics.map(diagnostic))),
+            ("refused", .array(outcome.refused.map(JSONValue.string))), ("rendered", .string(outcome.rendered)),
         ])
+    }
+
+    /// One diagnostic as `check --json` and `reload --json` print it:
+    /// `{"severity":…,"file":…,"line":…,"column":…,"message":…,"keyPath":…,"hint":…}` (the last two
+    /// only when there is one).
+    package static func diagnostic(_ d: Diagnostic) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("severity", .string(d.severity.rawValue)), ("file", .string(d.file)),
+            ("line", .number(Double(d.mark.line))), ("column", .number(Double(d.mark.column))),
+            ("message", .string(d.message)),
+        ]
+        if let k = d.keyPath, !k.isEmpty { members.append(("keyPath", .string(k))) }
+        if let h = d.hint { members.append(("hint", .string(h))) }
+        return .object(members)
     }
 
     /// `{"version":1,"error":"…"}`.
@@ -102,6 +121,24 @@ package enum ControlDocuments {
         }
         let known = explanation.facts.filter { $0.state.isKnown }
         let unknown = explanation.facts.filter { !$0.state.isKnown }
+        var document: [(String, JSONValue)] = [
+            ("version", .number(Double(version))),
+            ("rule", .string(explanation.rule)),
+            ("truth", .string(explanation.root.truth.description)),
+            ("tree", tree(explanation.root)),
+            ("facts", .object(known.map { ($0.key.rawValue, factValue($0, clock: explanation.clock)) })),
+            ("unknown", .array(unknown.map { .string($0.key.rawValue) })),
+            ("state", state(explanation, now: now)),
+        ]
+        // Only for a rule that reads a place, so the documents of the others stay as they were.
+        if !explanation.places.isEmpty { document.append(("places", .array(explanation.places.map(place)))) }
+        return .object(document)
+    }
+
+    /// An `explain` answer's `state`: `confirmed`, the pending `for:` `hold`, `cooldown` (with
+    /// `cooldown_until` and `cooldown_in_seconds` while it drops firings) and `once_per`; `rules`
+    /// answers carry the same object for each rule.
+    package static func state(_ explanation: Explanation, now: Instant?) -> JSONValue {
         let state = explanation.state
         let clock = explanation.clock
         func left(_ until: Instant) -> JSONValue {
@@ -134,18 +171,18 @@ package enum ControlDocuments {
             ])
         }
         members.append(("once_per", .array(dropping)))
-        var document: [(String, JSONValue)] = [
-            ("version", .number(Double(version))),
-            ("rule", .string(explanation.rule)),
-            ("truth", .string(explanation.root.truth.description)),
-            ("tree", tree(explanation.root)),
-            ("facts", .object(known.map { ($0.key.rawValue, JSONValue($0.state)) })),
-            ("unknown", .array(unknown.map { .string($0.key.rawValue) })),
-            ("state", .object(members)),
-        ]
-        // Only for a rule that reads a place, so the documents of the others stay as they were.
-        if !explanation.places.isEmpty { document.append(("places", .array(explanation.places.map(place)))) }
-        return .object(document)
+        return .object(members)
+    }
+
+    /// A fact as `explain` shows it. `clock.local`, the engine's local time for `time:` windows
+    /// (seconds since 1970 local), is shown as the local time it is, RFC 3339 with its offset: the
+    /// number is meaningless to a reader, and hiding it would hide what a `time:` window compared.
+    private static func factValue(_ fact: (key: FactKey, state: FactState), clock: LocalClock) -> JSONValue {
+        guard fact.key == .localClock, case .value(.number(let seconds)) = fact.state, seconds.isFinite,
+            abs(seconds) < 1e15
+        else { return JSONValue(fact.state) }
+        let local = Int64(seconds)
+        return .string(LocalTime(seconds: local).rfc3339(offset: clock.utcOffset(clock.unixTime(ofLocal: local))))
     }
 
     /// One place of an `explain` answer; a fact still unknown is the string `unknown`.

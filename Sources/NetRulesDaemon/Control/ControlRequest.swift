@@ -13,7 +13,7 @@ package enum ControlRequest: Equatable, Sendable {
     case explain(rule: String)
     /// Fact changes as they happen: answered with one `ControlDocuments.change` line per change.
     case watch
-    /// The loaded rules' names: answered with `ControlDocuments.rules`.
+    /// Every loaded rule with its truth, state and last firing: answered with `ControlDocuments.rules`.
     case rules
     /// Re-read the rule files: answered with `ControlDocuments.reload` once done.
     case reload

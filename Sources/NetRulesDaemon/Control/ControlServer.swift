@@ -183,10 +183,16 @@ package struct ControlServer: Sendable {
             case .success(.status):
                 try await channel.write(
                     ControlDocuments.status(
-                        await queries.facts(), outbox: await queries.outbox(),
+                        await queries.facts(), outbox: await queries.outbox(), reads: await queries.factKeysRead(),
                         failedObservers: ControlServer.reported(await queries.failedObservers())))
             case .success(.rules):
-                try await channel.write(ControlDocuments.rules(await queries.ruleNames()))
+                var explanations: [Explanation] = []
+                for name in await queries.ruleNames() {
+                    if let explanation = await queries.explain(rule: name) { explanations.append(explanation) }
+                }
+                let history = await queries.history(HistoryQuery()) ?? []
+                try await channel.write(
+                    ControlDocuments.rules(explanations, now: await queries.engineTime(), history: history))
             case .success(.reload):
                 try await channel.write(ControlDocuments.reload(await queries.reloadOnRequest()))
             case .success(.explain(let rule)):

@@ -1,4 +1,5 @@
 import NetRulesActions
+import NetRulesConfig
 import NetRulesCore
 
 /// What a client of the control socket may ask the running daemon.
@@ -13,6 +14,9 @@ package protocol DaemonQueries: Sendable {
     func explain(rule: String) async -> Explanation?
     /// The loaded rules' names, in file order.
     func ruleNames() async -> [String]
+    /// Every fact key the loaded rules can read (`RuleSet.factKeysRead`), so `status` and `facts`
+    /// can list the ones nobody has reported yet.
+    func factKeysRead() async -> Set<FactKey>
     /// Fact changes from now on, until the stream's consumer stops.
     func factChanges() async -> AsyncStream<FactChange>
     /// Re-reads the rule files, as SIGHUP does, and says what happened.
@@ -62,20 +66,26 @@ package struct ReloadOutcome: Sendable, Hashable {
     package var reloaded: Bool
     /// How many rules run now.
     package var rules: Int
-    /// The diagnostics, rendered with their source lines, when the files were refused.
-    package var diagnostics: String
+    /// The diagnostics and refusals, rendered with their source lines, as a person reads them.
+    package var rendered: String
+    /// The diagnostics, for `reload --json` (the objects `check --json` prints).
+    package var diagnostics: [Diagnostic]
+    /// The files refused for their ownership or mode (as `check --json`'s `refused`).
+    package var refused: [String]
 
-    package init(reloaded: Bool, rules: Int, diagnostics: String) {
+    package init(reloaded: Bool, rules: Int, rendered: String, diagnostics: [Diagnostic] = [], refused: [String] = []) {
         self.reloaded = reloaded
         self.rules = rules
+        self.rendered = rendered
         self.diagnostics = diagnostics
+        self.refused = refused
     }
 }
 
 extension DaemonQueries {
     /// A daemon that cannot reload on request says so.
     package func reloadOnRequest() async -> ReloadOutcome {
-        ReloadOutcome(reloaded: false, rules: 0, diagnostics: "this daemon does not reload on request\n")
+        ReloadOutcome(reloaded: false, rules: 0, rendered: "this daemon does not reload on request\n")
     }
 
     /// No engine time: `explain` then shows a hold without its remaining time.
@@ -83,6 +93,9 @@ extension DaemonQueries {
 
     /// No history: `history` says so.
     package func history(_ query: HistoryQuery) async -> [HistoryEntry]? { nil }
+
+    /// No rule set to ask: `status` lists only the facts reported.
+    package func factKeysRead() async -> Set<FactKey> { [] }
 
     /// No outbox: `status` shows none.
     package func outbox() async -> OutboxSize? { nil }

@@ -92,7 +92,7 @@ struct DaemonCore {
         case (_, .reloadRequested(let ticket)):
             if let ticket { effects.append(.answerReload(ticket, refusedWhileStopping)) }
             return effects
-        case (.running, .reloaded(let newRules, let diagnostics)):
+        case (.running, .reloaded(let newRules, let report)):
             ruleSet = newRules
             let firings = engine.replaceRules(newRules.rules, places: newRules.places, at: now)
             effects.append(.configureObservers(newRules))
@@ -100,12 +100,16 @@ struct DaemonCore {
             dispatch(firings, into: &effects)
             effects.append(.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules"))
             finishReload(
-                ReloadOutcome(reloaded: true, rules: ruleSet.rules.count, diagnostics: diagnostics), into: &effects)
-        case (.running, .reloadFailed(let diagnostics)):
+                ReloadOutcome(
+                    reloaded: true, rules: ruleSet.rules.count, rendered: report.text, diagnostics: report.diagnostics,
+                    refused: report.refused), into: &effects)
+        case (.running, .reloadFailed(let report)):
             logger.error("reload failed: keeping the \(ruleSet.rules.count) rules already running")
             effects.append(.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules"))
             finishReload(
-                ReloadOutcome(reloaded: false, rules: ruleSet.rules.count, diagnostics: diagnostics), into: &effects)
+                ReloadOutcome(
+                    reloaded: false, rules: ruleSet.rules.count, rendered: report.text, diagnostics: report.diagnostics,
+                    refused: report.refused), into: &effects)
         case (_, .reloaded), (_, .reloadFailed):
             // Read while shutdown began: the running rules stay to the end.
             refuseReloads(into: &effects)
@@ -304,7 +308,7 @@ struct DaemonCore {
 
     /// The answer to a reload asked once shutdown began.
     var refusedWhileStopping: ReloadOutcome {
-        ReloadOutcome(reloaded: false, rules: ruleSet.rules.count, diagnostics: "netrules is stopping: not reloaded\n")
+        ReloadOutcome(reloaded: false, rules: ruleSet.rules.count, rendered: "netrules is stopping: not reloaded\n")
     }
 
     // MARK: - Facts

@@ -1,4 +1,5 @@
 import NetRulesActions
+import NetRulesConfig
 import NetRulesCore
 
 /// What happens to the daemon, as `DaemonCore` learns of it, in the order it happens.
@@ -19,12 +20,12 @@ enum DaemonEvent: Sendable {
     /// Someone asked for the rules to be read again: SIGHUP or a changed rule file (no ticket), or
     /// a control client waiting for the outcome (`DaemonEffect.answerReload` with its ticket).
     case reloadRequested(ReloadTicket?)
-    /// The `DaemonEffect.loadRules` asked for read and validated new rules; `diagnostics` are the
-    /// warnings, rendered as `check` prints them.
-    case reloaded(RuleSet, diagnostics: String = "")
+    /// The `DaemonEffect.loadRules` asked for read and validated new rules; `report` holds the
+    /// warnings.
+    case reloaded(RuleSet, report: LoadReport = LoadReport())
     /// The `DaemonEffect.loadRules` asked for found errors (already logged where they were found):
-    /// the running rules stay; `diagnostics` say what was wrong.
-    case reloadFailed(diagnostics: String = "")
+    /// the running rules stay; `report` says what was wrong.
+    case reloadFailed(report: LoadReport = LoadReport())
     /// An action reported.
     case actionResult(ActionResult)
     /// An observer's task ended on its own (not cancelled), after running for `ranFor`: its facts
@@ -42,6 +43,14 @@ enum DaemonEvent: Sendable {
     case journalAppendFailed
     /// A `DaemonEffect.writeSnapshot` could not be written.
     case snapshotFailed
+}
+
+/// What reading the rule files found: the diagnostics rendered as `check` prints them, the same as
+/// values (for `reload --json`), and the files refused for their ownership or mode.
+struct LoadReport: Sendable {
+    var text = ""
+    var diagnostics: [Diagnostic] = []
+    var refused: [String] = []
 }
 
 /// Names a control client waiting for a reload's outcome (`DaemonEvent.reloadRequested`).

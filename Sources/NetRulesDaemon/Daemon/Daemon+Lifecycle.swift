@@ -12,15 +12,16 @@ extension Daemon {
 
     /// Loads and fully validates the rule files; nil (after logging why) when they cannot be used.
     /// `unreadable` tells a file that could not be read (exit 66, EX_NOINPUT) from invalid content (exit 65);
-    /// `rendered` is what was wrong, as `check` prints it. It reads files: run it on `BlockingPool`.
-    static func load(_ options: DaemonOptions) -> (result: LoadResult?, unreadable: Bool, rendered: String) {
+    /// `rendered` is what was wrong, as `check` prints it, with its diagnostics and refused files.
+    /// It reads files: run it on `BlockingPool`.
+    static func load(_ options: DaemonOptions) -> (result: LoadResult?, unreadable: Bool, rendered: LoadReport) {
         let logger = options.logger
         let result: LoadResult
         do {
             result = try RuleFiles.load(options.ruleFiles, environment: options.environment)
         } catch {
             logger.error("\(error)")
-            return (nil, true, "\(error)\n")
+            return (nil, true, LoadReport(text: "\(error)\n"))
         }
         // One record per diagnostic, on one line (`file:line:column: error: message`), as a log needs.
         for diagnostic in result.diagnostics {
@@ -34,7 +35,9 @@ extension Daemon {
             options.trustProblem($0, $1)
         }
         for problem in distrusted { logger.error(problem) }
-        let rendered = result.renderedDiagnostics() + distrusted.map { "error: \($0)\n" }.joined()
+        let rendered = LoadReport(
+            text: result.renderedDiagnostics() + distrusted.map { "error: \($0)\n" }.joined(),
+            diagnostics: result.diagnostics, refused: distrusted)
         guard !result.hasErrors, distrusted.isEmpty else { return (nil, false, rendered) }
         return (result, false, rendered)
     }
@@ -48,9 +51,9 @@ extension Daemon {
         BlockingPool.shared.spawn {
             let (result, _, rendered) = Self.load(options)
             if let loaded = result {
-                events.yield(.reloaded(loaded.ruleSet, diagnostics: rendered))
+                events.yield(.reloaded(loaded.ruleSet, report: rendered))
             } else {
-                events.yield(.reloadFailed(diagnostics: rendered))
+                events.yield(.reloadFailed(report: rendered))
             }
         }
     }

@@ -361,6 +361,8 @@ package actor Daemon: DaemonQueries {
 
     package func ruleNames() async -> [String] { core.engine.rules.map(\.name) }
 
+    package func factKeysRead() async -> Set<FactKey> { core.ruleSet.factKeysRead }
+
     package func engineTime() async -> Instant? { now() }
 
     package func history(_ query: HistoryQuery) async -> [HistoryEntry]? {

@@ -9,7 +9,8 @@ import NetRulesCore
 ///   write   /home/u/.local/state/netrules/checkins.log (append): …  → ok in 1 ms
 /// ```
 ///
-/// A dropped edge reads `dropped: once_per (until 2026-12-02 00:00)` in place of its actions.
+/// A dropped edge reads `dropped: once_per (until 2026-12-02 00:00 +0100)` in place of its actions:
+/// local time with its offset, as `explain` and `rules` show drops.
 /// Values are escaped so no fact or output can forge a line.
 package enum HistoryText {
     /// The blocks of `entries`, each ending in a newline, separated by a blank line.
@@ -25,7 +26,7 @@ package enum HistoryText {
             var reason = "  dropped: \(plain(dropped.reason))"
             if let until = dropped.until {
                 let shown = WallClock.unixTime(rfc3339: until).map {
-                    WallClock.local($0, utcOffset: utcOffset($0), withSeconds: false, withOffset: false)
+                    WallClock.local($0, utcOffset: utcOffset($0), withSeconds: false)
                 }
                 reason += " (until \(shown ?? plain(until)))"
             } else if dropped.reason == "stale" {

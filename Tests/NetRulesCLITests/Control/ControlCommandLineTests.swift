@@ -29,7 +29,7 @@ struct ControlCommandLineTests {
         """
 
     static func note(_ socket: String) -> String {
-        "note: no netrules daemon answers on \(socket); facts read directly from the system, "
+        "note: no netrules daemon answered on \(socket): no such socket; facts read directly from the system, "
             + "so the probes' facts (connectivity, portal.url, hosts.*) are unknown\n"
     }
 
@@ -37,7 +37,7 @@ struct ControlCommandLineTests {
 
     @Test func explainWithoutADaemonEvaluatesASnapshot() async throws {
         let (rules, socket) = try ruleFile(Self.unknownRule)
-        let outcome = await run(["explain", "only-unknown", "--rules", rules, "--control-socket", socket])
+        let outcome = await run(["explain", "only-unknown", "--rules", rules, "--socket", socket])
         #expect(outcome.code == 0)
         #expect(
             outcome.stdout == """
@@ -52,7 +52,7 @@ struct ControlCommandLineTests {
 
     @Test func explainJSONWithoutADaemonIsTheDaemonsDocument() async throws {
         let (rules, socket) = try ruleFile(Self.unknownRule)
-        let outcome = await run(["explain", "only-unknown", "--json", "--rules", rules, "--control-socket", socket])
+        let outcome = await run(["explain", "only-unknown", "--json", "--rules", rules, "--socket", socket])
         #expect(outcome.code == 0)
         #expect(
             outcome.stdout
@@ -72,7 +72,7 @@ struct ControlCommandLineTests {
                 do:
                   - run: "true"
             """)
-        let outcome = await run(["explain", "wired", "--rules", rules, "--control-socket", socket])
+        let outcome = await run(["explain", "wired", "--rules", rules, "--socket", socket])
         #expect(outcome.code == 0)
         let lines = outcome.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.count == 8)
@@ -87,33 +87,43 @@ struct ControlCommandLineTests {
 
     @Test func explainOfAMisspeltRuleSuggestsTheName() async throws {
         let (rules, socket) = try ruleFile(Self.unknownRule)
-        let outcome = await run(["explain", "only-unknwn", "--rules", rules, "--control-socket", socket])
+        let outcome = await run(["explain", "only-unknwn", "--rules", rules, "--socket", socket])
         #expect(outcome.code == 1)
         #expect(outcome.stdout == "")
-        #expect(outcome.stderr == "Error: no rule named 'only-unknwn'. Did you mean 'only-unknown'?\n")
+        #expect(
+            outcome.stderr == Self.note(socket) + "Error: no rule named 'only-unknwn'. Did you mean 'only-unknown'?\n")
     }
 
     @Test func explainWithAnInvalidRuleFileExits65() async throws {
         let (rules, socket) = try ruleFile("version: 1\nrules:\n  - name: broken\n    when: { ssdi: Office }\n")
-        let outcome = await run(["explain", "broken", "--rules", rules, "--control-socket", socket])
+        let outcome = await run(["explain", "broken", "--rules", rules, "--socket", socket])
         #expect(outcome.code == 65)
         #expect(outcome.stdout == "")
-        #expect(outcome.stderr.hasPrefix("\(rules):3:5: error: the rule has no 'do' list\n"))
+        // Which socket was tried comes first, then why the files cannot be used.
+        #expect(outcome.stderr.hasPrefix(Self.note(socket) + "\(rules):3:5: error: the rule has no 'do' list\n"))
     }
 
     // MARK: - with a daemon
 
     @Test func statusShowsTheDaemonsFacts() async throws {
         let fixture = try await ControlFixture.start(ControlServerTests.fake())
-        let outcome = await run(["status", "--control-socket", fixture.path])
+        let outcome = await run(["status", "--socket", fixture.path])
         #expect(outcome.code == 0)
         #expect(
             outcome.stdout == """
-                netrules daemon: 4 facts
-                dns      1.1.1.1, 9.9.9.9
-                gateway  none
-                network  wired
-                ssid     Office
+                source: daemon
+                ip           unknown
+                gateway      none
+                gateway.mac  unknown
+                gateway6     unknown
+                dns          1.1.1.1, 9.9.9.9
+                network      wired
+                ssid         Office
+                bssid        unknown
+                signal       unknown
+                frequency    unknown
+                interface    unknown
+                x.y          unknown
 
                 """)
         #expect(outcome.stderr == "")
@@ -122,18 +132,18 @@ struct ControlCommandLineTests {
 
     @Test func statusJSONPrintsTheDaemonsDocument() async throws {
         let fixture = try await ControlFixture.start(ControlServerTests.fake())
-        let outcome = await run(["status", "--json", "--control-socket", fixture.path])
+        let outcome = await run(["status", "--json", "--socket", fixture.path])
         #expect(outcome.code == 0)
         #expect(
             outcome.stdout
-                == #"{"version":1,"facts":{"dns":["1.1.1.1","9.9.9.9"],"gateway":null,"network":"wired","ssid":"Office"}}"#
+                == #"{"version":1,"facts":{"dns":["1.1.1.1","9.9.9.9"],"gateway":null,"network":"wired","ssid":"Office"},"unknown":["x.y"]}"#
                 + "\n")
         try await fixture.stop()
     }
 
     @Test func explainAsksTheDaemon() async throws {
         let fixture = try await ControlFixture.start(ControlServerTests.fake())
-        let outcome = await run(["explain", "office", "--control-socket", fixture.path])
+        let outcome = await run(["explain", "office", "--socket", fixture.path])
         #expect(outcome.code == 0)
         #expect(
             outcome.stdout == """
@@ -210,8 +220,8 @@ struct ControlCommandLineTests {
             outcome.stdout == """
                 rule fired: TRUE (source: daemon)
                 true    x.fired equals on
-                cooldown: dropped until 11:00 (in 1 h)
-                once_per: enter dropped until 00:00 (in 14 h)
+                cooldown: dropped until 2026-12-01 11:00 +0100 (in 1 h)
+                once_per: enter dropped until 2026-12-02 00:00 +0100 (in 14 h)
                 facts read:
                   x.fired  on
 
@@ -226,7 +236,7 @@ struct ControlCommandLineTests {
 
     @Test func explainOfAMisspeltRuleAsksTheDaemonForNames() async throws {
         let fixture = try await ControlFixture.start(ControlServerTests.fake())
-        let outcome = await run(["explain", "ofice", "--control-socket", fixture.path])
+        let outcome = await run(["explain", "ofice", "--socket", fixture.path])
         #expect(outcome.code == 1)
         #expect(outcome.stderr == "Error: no rule named 'ofice'. Did you mean 'office'?\n")
         try await fixture.stop()
@@ -235,7 +245,7 @@ struct ControlCommandLineTests {
     @Test func watchPrintsTheDaemonsChangesUntilItCloses() async throws {
         let queries = ControlServerTests.fake()
         let fixture = try await ControlFixture.start(queries)
-        async let outcome = run(["watch", "--control-socket", fixture.path])
+        async let outcome = run(["watch", "--socket", fixture.path])
         await queries.waitForSubscriber()
         await queries.publish(
             FactChange(key: "ssid", old: .value(.string("Office")), new: .absent, at: "2026-01-02T03:04:05Z"))
@@ -245,7 +255,7 @@ struct ControlCommandLineTests {
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 5)
         #expect(lines.first?.hasSuffix("  dns  unknown -> [1.1.1.1, 9.9.9.9]") == true)
-        #expect(lines.last == "03:04:05  ssid  Office -> null")
+        #expect(lines.last == "03:04:05  ssid  Office -> none")
         #expect(result.stderr == "Error: the netrules daemon closed the control socket \(fixture.path)\n")
         try await fixture.stop()
     }

@@ -12,6 +12,7 @@ actor FakeDaemonQueries: DaemonQueries {
     private var nextSubscriber = 0
     private var subscriberWaiters: [CheckedContinuation<Void, Never>] = []
     private var goneWaiters: [CheckedContinuation<Void, Never>] = []
+    private let keysRead: Set<FactKey>
 
     /// - Parameters:
     ///   - yaml: a rule file's text.
@@ -21,6 +22,7 @@ actor FakeDaemonQueries: DaemonQueries {
         let loaded = RuleLoader().load([RuleSource(file: "fake.yaml", bytes: Array(yaml.utf8))])
         precondition(!loaded.hasErrors, loaded.renderedDiagnostics())
         var engine = Engine(rules: loaded.ruleSet.rules, places: loaded.ruleSet.places)
+        keysRead = loaded.ruleSet.factKeysRead
         _ = engine.apply(FactUpdate(facts), at: .zero)
         self.engine = engine
         self.now = now
@@ -36,6 +38,7 @@ actor FakeDaemonQueries: DaemonQueries {
         let loaded = RuleLoader().load([RuleSource(file: "fake.yaml", bytes: Array(yaml.utf8))])
         precondition(!loaded.hasErrors, loaded.renderedDiagnostics())
         var engine = Engine(rules: loaded.ruleSet.rules, places: loaded.ruleSet.places)
+        keysRead = loaded.ruleSet.factKeysRead
         engine.setClock(clock)
         for (at, facts) in updates { _ = engine.apply(FactUpdate(facts), at: at) }
         self.engine = engine
@@ -45,6 +48,16 @@ actor FakeDaemonQueries: DaemonQueries {
     func facts() -> FactStore { engine.facts }
     func explain(rule: String) -> Explanation? { engine.explain(rule: rule) }
     func ruleNames() -> [String] { engine.rules.map(\.name) }
+    func factKeysRead() -> Set<FactKey> { keysRead }
+
+    /// What `reloadOnRequest()` answers; nil: the protocol's default (this daemon does not reload).
+    private var reloadOutcome: ReloadOutcome?
+
+    func setReloadOutcome(_ outcome: ReloadOutcome?) { reloadOutcome = outcome }
+
+    func reloadOnRequest() -> ReloadOutcome {
+        reloadOutcome ?? ReloadOutcome(reloaded: false, rules: 0, rendered: "this daemon does not reload on request\n")
+    }
     func engineTime() -> Instant? { now }
 
     /// What `history` answers with before the query selects; nil: a daemon without history.

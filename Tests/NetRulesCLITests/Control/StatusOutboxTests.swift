@@ -11,7 +11,7 @@ struct StatusOutboxTests {
         await fake.setOutbox(outbox)
         let fixture = try await ControlFixture.start(fake)
         let outcome = await CommandTests.run(
-            ["status", "--control-socket", fixture.path] + arguments, environment: [:])
+            ["status", "--socket", fixture.path] + arguments, environment: [:])
         try await fixture.stop()
         return outcome
     }
@@ -21,11 +21,19 @@ struct StatusOutboxTests {
         #expect(outcome.code == 0)
         #expect(
             outcome.stdout == """
-                netrules daemon: 4 facts
-                dns      1.1.1.1, 9.9.9.9
-                gateway  none
-                network  wired
-                ssid     Office
+                source: daemon
+                ip           unknown
+                gateway      none
+                gateway.mac  unknown
+                gateway6     unknown
+                dns          1.1.1.1, 9.9.9.9
+                network      wired
+                ssid         Office
+                bssid        unknown
+                signal       unknown
+                frequency    unknown
+                interface    unknown
+                x.y          unknown
                 outbox: 37 pending (24.8 KiB), 1000 failed
 
                 """)
@@ -37,7 +45,7 @@ struct StatusOutboxTests {
         #expect(
             outcome.stdout
                 == #"{"version":1,"facts":{"dns":["1.1.1.1","9.9.9.9"],"gateway":null,"network":"wired","ssid":"Office"},"#
-                + #""outbox":{"pending":2,"pending_bytes":1180,"failed":0}}"# + "\n")
+                + #""unknown":["x.y"],"outbox":{"pending":2,"pending_bytes":1180,"failed":0}}"# + "\n")
     }
 
     @Test func aDaemonThatDoesNotSayShowsNoOutbox() async throws {

@@ -31,25 +31,27 @@ struct HistoryCommandTests {
 
     @Test func jsonFromTheDaemonIsOneLinePerFiringOldestFirst() async throws {
         try await withDaemon(history: HistoryFixtures.entries) { socket in
-            let all = await run(["--json", "--control-socket", socket])
+            let all = await run(["--json", "--socket", socket])
             #expect(all.code == 0, "\(all.stderr)")
             #expect(all.stderr == "")
             #expect(all.stdout == json(HistoryFixtures.entries))
 
-            let text = await run(["--control-socket", socket])
+            let text = await run(["--socket", socket])
             #expect(text.code == 0)
             #expect(
                 text.stdout == HistoryText.render(HistoryFixtures.entries) { SystemTimeZone.utcOffset(atUnixTime: $0) })
 
-            let office = await run(["--json", "--rule", "office-check-in", "--limit", "1", "--control-socket", socket])
+            let office = await run(["--json", "--rule", "office-check-in", "--limit", "1", "--socket", socket])
             #expect(office.stdout == json([HistoryFixtures.entries[2]]))
 
-            let recent = await run(["--json", "--since", "45m", "--control-socket", socket])
+            let recent = await run(["--json", "--since", "45m", "--socket", socket])
             #expect(recent.stdout == json(Array(HistoryFixtures.entries.suffix(2))))
 
-            let gone = await run(["--rule", "never-existed", "--control-socket", socket])
-            #expect(gone.code == 0)
+            // A name neither loaded nor in the history is an error (ClientViewsTests: with a suggestion).
+            let gone = await run(["--rule", "never-existed", "--socket", socket])
+            #expect(gone.code == 1)
             #expect(gone.stdout == "")
+            #expect(gone.stderr.hasPrefix("Error: no rule named 'never-existed' is loaded or in the history"))
         }
     }
 
@@ -60,12 +62,13 @@ struct HistoryCommandTests {
         for entry in HistoryFixtures.entries { history.record(entry) }
         let socket = directory.file("none.sock")
 
-        let outcome = await run(["--json", "--limit", "all", "--state-dir", directory.path, "--control-socket", socket])
+        let outcome = await run(["--json", "--limit", "all", "--state-dir", directory.path, "--socket", socket])
         #expect(outcome.code == 0)
         #expect(outcome.stdout == json(HistoryFixtures.entries))
         #expect(
             outcome.stderr
-                == "note: no netrules daemon answers on \(socket); history read from \(directory.path)/history.jsonl\n")
+                == "note: no netrules daemon answered on \(socket): no such socket; history read from \(directory.path)/history.jsonl\n"
+        )
 
         let empty = TemporaryDirectory("netrules-history-cli")
         defer { empty.remove() }
@@ -77,7 +80,7 @@ struct HistoryCommandTests {
 
     @Test(arguments: [["--limit", "0"], ["--limit", "many"], ["--since", "yesterday"], ["--since", "200y"]])
     func invalidOptionsAreUsageErrors(_ arguments: [String]) async {
-        let outcome = await run(arguments + ["--control-socket", "/tmp/netrules-no-such.sock"])
+        let outcome = await run(arguments + ["--socket", "/tmp/netrules-no-such.sock"])
         #expect(outcome.code == 64)
         #expect(outcome.stderr.hasPrefix("Error: "))
         #expect(outcome.stdout == "")
@@ -85,7 +88,7 @@ struct HistoryCommandTests {
 
     @Test func aDaemonWithoutHistorySaysSo() async throws {
         try await withDaemon(history: nil) { socket in
-            let outcome = await run(["--control-socket", socket])
+            let outcome = await run(["--socket", socket])
             #expect(outcome.code == 1)
             #expect(outcome.stderr.contains("keeps no history"))
         }

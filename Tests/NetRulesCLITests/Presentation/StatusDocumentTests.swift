@@ -32,6 +32,7 @@ struct StatusDocumentTests {
         let text = StatusDocument(try snapshot()).text
         #expect(
             text == """
+                source: the system, read directly (no daemon)
                 interfaces.lo  up  mac 00:00:00:00:00:00
                                inet  127.0.0.1/8  netmask 255.0.0.0
                                inet6 ::1/128

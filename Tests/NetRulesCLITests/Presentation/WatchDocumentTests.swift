@@ -33,7 +33,7 @@ struct WatchDocumentTests {
         }
         #expect(
             WatchDocument.text(change(.gateway, .value(.string("10.0.0.1")), .absent))
-                == "01:02:03.045  gateway  10.0.0.1 -> null\n")
+                == "01:02:03.045  gateway  10.0.0.1 -> none\n")
         #expect(
             WatchDocument.json(change(.ssid, .unknown, .value(.bytes([0x41, 0xff]))))
                 == #"{"version":1,"key":"ssid","new":"A\udcff","at":"1970-01-01T01:02:03.045Z"}"# + "\n")

@@ -118,7 +118,7 @@ final class Testbed: Sendable {
     /// The daemon's combined standard output and error, across restarts.
     var log: String { (try? String(contentsOfFile: path("daemon.log"), encoding: .utf8)) ?? "" }
 
-    /// Starts `netrules run RULES --state-dir … --control-socket …` in ``host`` and waits for a new `READY=1`.
+    /// Starts `netrules run RULES --state-dir … --socket …` in ``host`` and waits for a new `READY=1`.
     ///
     /// - Parameters:
     ///   - environment: added to a minimal environment (PATH, HOME, NOTIFY_SOCKET).
@@ -135,7 +135,7 @@ final class Testbed: Sendable {
         env.merge(environment) { $1 }
         let daemon = try DaemonProcess(
             namespace: host.name,
-            arguments: ["run"] + rules + ["--state-dir", path("state"), "--control-socket", path("control.sock")]
+            arguments: ["run"] + rules + ["--state-dir", path("state"), "--socket", path("control.sock")]
                 + options,
             environment: env, log: path("daemon.log"), launcher: launcher)
         owned.withLock { $0.daemons.append(daemon) }
@@ -162,7 +162,7 @@ final class Testbed: Sendable {
     /// The running daemon's facts as `netrules status --json` reads them over the control socket.
     func daemonFacts() -> String {
         (try? TestNamespace.shell(
-            DaemonProcess.executable, "status", "--json", "--control-socket", path("control.sock")))
+            DaemonProcess.executable, "status", "--json", "--socket", path("control.sock")))
             ?? "(no answer on the control socket)"
     }
 

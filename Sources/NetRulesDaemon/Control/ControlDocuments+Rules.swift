@@ -1,0 +1,69 @@
+import NetRulesCore
+
+extension ControlDocuments {
+    /// Where a `rules` document's truths come from.
+    package enum RulesSource: String, Sendable {
+        /// The running daemon: each rule's truth and state now.
+        case daemon
+        /// The rule files, read as `check` reads them: every truth unknown, no state.
+        case files
+    }
+
+    /// `{"version":1,"source":"daemon","rules":[{"name":…,"truth":…,"state":{…},"last_firing":{…}}…]}`:
+    /// every loaded rule in file order, as `netrules rules --json` prints it.
+    ///
+    /// `truth` is `true`, `false` or `unknown`; `state` is the object `explain` answers with (the
+    /// pending `for:` hold, cooldown and `once_per` drops, each until when), `null` when read from
+    /// the files; `last_firing` is `{"time":…,"edge":…}` of the newest firing the history keeps
+    /// that ran (dropped edges do not count), `null` when none.
+    /// - Parameters:
+    ///   - explanations: each rule's `Engine.explain(rule:)`, in file order.
+    ///   - now: the engine's current time, for the time left.
+    ///   - history: the firings kept, oldest first.
+    package static func rules(_ explanations: [Explanation], now: Instant?, history: [HistoryEntry]) -> JSONValue {
+        let last = lastFirings(history)
+        return rules(
+            source: .daemon,
+            explanations.map { explanation in
+                rule(
+                    explanation.rule, truth: explanation.root.truth.description,
+                    state: state(explanation, now: now), last: last[explanation.rule])
+            })
+    }
+
+    /// The `rules` document from the rule files, when no daemon answers: every truth `unknown`,
+    /// every `state` `null`, the last firings from the history file.
+    package static func rules(names: [String], history: [HistoryEntry]) -> JSONValue {
+        let last = lastFirings(history)
+        return rules(source: .files, names.map { rule($0, truth: "unknown", state: .null, last: last[$0]) })
+    }
+
+    /// The rule names of a `rules` document, in its order.
+    package static func ruleNames(in document: JSONValue) -> [String] {
+        guard case .array(let items)? = document.member("rules") else { return [] }
+        return items.compactMap { $0.member("name")?.stringValue }
+    }
+
+    private static func rules(source: RulesSource, _ items: [JSONValue]) -> JSONValue {
+        .object([
+            ("version", .number(Double(version))), ("source", .string(source.rawValue)), ("rules", .array(items)),
+        ])
+    }
+
+    private static func rule(_ name: String, truth: String, state: JSONValue, last: HistoryEntry?) -> JSONValue {
+        .object([
+            ("name", .string(name)), ("truth", .string(truth)), ("state", state),
+            (
+                "last_firing",
+                last.map { .object([("time", .string($0.time)), ("edge", .string($0.edge.rawValue))]) } ?? .null
+            ),
+        ])
+    }
+
+    /// Each rule's newest firing that was not dropped.
+    private static func lastFirings(_ history: [HistoryEntry]) -> [String: HistoryEntry] {
+        var last: [String: HistoryEntry] = [:]
+        for entry in history where entry.dropped == nil { last[entry.rule] = entry }
+        return last
+    }
+}
