@@ -65,6 +65,10 @@ package struct ActionResult: Sendable, CustomStringConvertible {
 
     var isFailure: Bool { if case .failed = outcome { true } else { false } }
 
+    private func failed(_ code: ActionError.Code) -> Bool {
+        if case .failed(let error) = outcome { error.code == code } else { false }
+    }
+
     /// One log line; never contains header values, bodies or secrets.
     package var description: String {
         var text = "rule '\(rule)' \(edge) action \(index) (\(kind)): "
@@ -74,9 +78,10 @@ package struct ActionResult: Sendable, CustomStringConvertible {
         case .queued: text += "queued in the outbox"
         case .skipped(let reason): text += "skipped: \(reason)"
         }
-        if let exitStatus { text += ", exit status \(exitStatus)" }
-        if let signal { text += ", signal \(signal)" }
-        // A failure's message already names the status it ended on.
+        // A failure's message already names the status it ended on ("exited with status 127"):
+        // saying it twice made "exited with status 127, exit status 127".
+        if let exitStatus, !failed(.exitedWithFailure) { text += ", exit status \(exitStatus)" }
+        if let signal, !failed(.killedBySignal) { text += ", signal \(signal)" }
         if let httpStatus, !isFailure { text += ", HTTP \(httpStatus)" }
         if attempts > 1 { text += ", \(attempts) attempts" }
         if duration > .zero { text += ", " + ActionResult.milliseconds(duration) }

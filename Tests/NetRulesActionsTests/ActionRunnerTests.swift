@@ -21,7 +21,7 @@ struct ActionRunnerTests {
         #expect(reason == "action 1 (run) failed")
         #expect(
             harness.log.contains(
-                "rule 'a' enter action 1 (run): failed: the command exited with status 1, exit status 1, "
+                "rule 'a' enter action 1 (run): failed: the command exited with status 1, "
                     + ActionResult.milliseconds(results[1].duration)))
     }
 
