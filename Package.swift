@@ -55,7 +55,7 @@ let package = Package(
         ),
         .target(
             name: "NetRulesActions",
-            dependencies: ["NetRulesCore", "NetRulesSystem", "NetRulesHTTP"],
+            dependencies: ["NetRulesCore", "NetRulesSystem", "NetRulesHTTP", "CSystemd"],
             swiftSettings: swiftSettings
         ),
 

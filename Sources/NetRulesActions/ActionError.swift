@@ -8,6 +8,7 @@ package struct ActionError: DetailedError, Sendable {
         private enum Value: Hashable, Sendable {
             case spawnFailed, timedOut, exitedWithFailure, killedBySignal, ioFailed
             case httpStatus, transportFailed, pluginNotFound, invalidPath, dropped, missingSecret, outboxFull
+            case userUnavailable
         }
 
         private let value: Value
@@ -39,6 +40,8 @@ package struct ActionError: DetailedError, Sendable {
         /// The webhook outbox is at one of its limits: a pending delivery was moved to `failed/` to
         /// make room, or a new one could not be queued.
         package static let outboxFull = Code(.outboxFull)
+        /// The action's `user:` names no account, or one a per-user daemon cannot run as.
+        package static let userUnavailable = Code(.userUnavailable)
 
         package var description: String { String(describing: value) }
     }

@@ -361,6 +361,85 @@ package func sys_posix_spawn(
     return result == 0 ? .success(pid) : .failure(Errno(rawValue: result))
 }
 
+/// `CNetRulesLinux_spawn_as_user` (shim.c): fork, change credentials, exec, for an action run as
+/// another user; the step that failed is named in the error's call (`setuid`, `chdir`, `execve`).
+/// It returns its error instead of setting errno.
+package func sys_spawn_as_user(
+    _ path: String, _ argv: UnsafePointer<UnsafeMutablePointer<CChar>?>,
+    _ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>, standardInput: CInt, standardOutput: CInt,
+    standardError: CInt, workingDirectory: String?, uid: uid_t, gid: gid_t, groups: [gid_t]
+) -> Result<pid_t, SystemCallError> {
+    var pid: pid_t = 0
+    var step: CInt = 0
+    let result = groups.withUnsafeBufferPointer { groupList in
+        func spawn(_ directory: UnsafePointer<CChar>?) -> CInt {
+            CNetRulesLinux_spawn_as_user(
+                path, UnsafeRawPointer(argv).assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self),
+                UnsafeRawPointer(envp).assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self), standardInput,
+                standardOutput, standardError, directory, uid, gid, groupList.baseAddress, CInt(groupList.count), &pid,
+                &step)
+        }
+        return workingDirectory.map { $0.withCString(spawn) } ?? spawn(nil)
+    }
+    guard result != 0 else { return .success(pid) }
+    let call =
+        switch step {
+        case CNetRulesLinux_spawn_step_setpgid: "setpgid"
+        case CNetRulesLinux_spawn_step_dup2: "dup2"
+        case CNetRulesLinux_spawn_step_setgroups: "setgroups"
+        case CNetRulesLinux_spawn_step_setgid: "setresgid"
+        case CNetRulesLinux_spawn_step_setuid: "setresuid"
+        case CNetRulesLinux_spawn_step_chdir: "chdir"
+        case CNetRulesLinux_spawn_step_exec: "execve"
+        default: "fork"
+        }
+    return .failure(SystemCallError(call: call, errno: Errno(rawValue: result)))
+}
+
+/// getpwnam_r(3) or, with `uid`, getpwuid_r(3): the account's uid, gid, home and name; nil when
+/// there is no such account. Retried with a larger buffer on ERANGE.
+package func sys_getpw(name: String? = nil, uid: uid_t = 0) -> Result<
+    (name: String, uid: uid_t, gid: gid_t, home: String)?, Errno
+> {
+    var size = 1024
+    while true {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+        defer { buffer.deallocate() }
+        let result =
+            if let name { getpwnam_r(name, &entry, buffer, size, &found) } else {
+                getpwuid_r(uid, &entry, buffer, size, &found)
+            }
+        if result == ERANGE && size < 1 << 20 {
+            size *= 4
+            continue
+        }
+        if result == EINTR { continue }
+        // 0 with no entry, or ENOENT/ESRCH/EBADF/EPERM from some NSS modules: no such account.
+        guard let found else {
+            return [0, ENOENT, ESRCH, EBADF, EPERM].contains(result) ? .success(nil) : .failure(Errno(rawValue: result))
+        }
+        return .success(
+            (
+                name: String(cString: found.pointee.pw_name), uid: found.pointee.pw_uid, gid: found.pointee.pw_gid,
+                home: String(cString: found.pointee.pw_dir)
+            ))
+    }
+}
+
+/// getgrouplist(3): the groups `user` belongs to, `gid` among them (initgroups(3)'s list).
+package func sys_getgrouplist(_ user: String, _ gid: gid_t) -> [gid_t] {
+    var count: CInt = 32
+    while true {
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        let wanted = count
+        // -1 means the list did not fit; `count` then holds the size needed.
+        if getgrouplist(user, gid, &groups, &count) >= 0 { return Array(groups.prefix(Int(count))) }
+        if count <= wanted { count = wanted * 2 }
+    }
+}
+
 /// posix_spawn_file_actions_addchdir_np(3): `cwd:` without an intermediate shell. It returns its
 /// error instead of setting errno.
 package func sys_posix_spawn_file_actions_addchdir_np(

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesSystem
 import Testing
 
 @testable import NetRulesActions
@@ -112,7 +113,7 @@ struct DirectCommandTests {
         let outcome: String =
             switch result.outcome {
             case .succeeded: "succeeded"
-            case .failed(let error): "failed: \(error.message)"
+            case .failed(let error): "failed: \(error)"
             case .queued: "queued"
             case .skipped(let reason): "skipped: \(reason)"
             }
@@ -242,10 +243,38 @@ struct DirectCommandTests {
         #expect(direct == shell)
         #expect(direct.exitStatus == 127)
         #expect(direct.output == "stderr: sh: 1: no-such-command-here: not found")
+        // A name with a '/' is not looked up first: its spawn fails, and that failure is reported
+        // with its errno instead of being handed to a shell that would hide it.
         let (missing, missingShell) = await Self.bothWays(
             "./no-such-file a", sandbox: sandbox, context: Self.context(sandbox))
-        #expect(missing == missingShell)
-        #expect(missing.output == "stderr: sh: 1: ./no-such-file: not found")
+        #expect(
+            missing.outcome
+                == "failed: could not start the command: 'posix_spawn' failed: (2) No such file or directory")
+        #expect(missing.exitStatus == nil)
+        #expect(missingShell.output == "stderr: sh: 1: ./no-such-file: not found")
+    }
+
+    @Test func aMissingInterpreterIsReportedWithItsErrno() async {
+        let sandbox = Sandbox()
+        Fixtures.writeFile(sandbox.bin + "/orphan", Array("#!/nonexistent/interpreter\n".utf8), mode: 0o755)
+        let (direct, shell) = await Self.bothWays("orphan a", sandbox: sandbox, context: Self.context(sandbox))
+        #expect(
+            direct.outcome
+                == "failed: could not start the command: 'posix_spawn' failed: (2) No such file or directory")
+        #expect(direct.exitStatus == nil && direct.output == nil)
+        // What the shell says instead: the program, not the interpreter, is "not found".
+        #expect(shell.exitStatus == 127)
+        #expect(shell.output == "stderr: sh: 1: orphan: not found")
+    }
+
+    @Test func onlyENOEXECHandsADirectStartToTheShell() {
+        func failure(_ code: Int32) -> Result<ChildProcessOutcome, SystemCallError> {
+            .failure(SystemCallError(call: "posix_spawn", errno: Errno(rawValue: code)))
+        }
+        #expect(RunExecutor.shellTakesOver(failure(ENOEXEC)))
+        for code in [ENOENT, EACCES, E2BIG, EAGAIN, EMFILE, ENOTDIR, ELOOP, ETXTBSY] {
+            #expect(!RunExecutor.shellTakesOver(failure(code)), "errno \(code)")
+        }
     }
 
     @Test func aFileThatCannotBeExecutedIsTheShellsPermissionDenied() async {
@@ -260,9 +289,9 @@ struct DirectCommandTests {
         #expect(direct.output == "stderr: sh: 1: plain-file: Permission denied")
         let (slash, slashShell) = await Self.bothWays(
             "./plain-file", sandbox: sandbox, context: Self.context(sandbox))
-        #expect(slash == slashShell)
-        #expect(slash.exitStatus == 126)
-        #expect(slash.output == "stderr: sh: 1: ./plain-file: Permission denied")
+        #expect(slash.outcome == "failed: could not start the command: 'posix_spawn' failed: (13) Permission denied")
+        #expect(slashShell.exitStatus == 126)
+        #expect(slashShell.output == "stderr: sh: 1: ./plain-file: Permission denied")
     }
 
     @Test func aNonExecutableFileEarlierInPATHIsSkipped() async {

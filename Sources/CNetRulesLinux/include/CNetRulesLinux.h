@@ -104,6 +104,31 @@ long CNetRulesLinux_thread_voluntary_switches(void);
 /// setns(2): moves the calling thread into the namespace of `fd`.
 int CNetRulesLinux_setns(int fd, int nstype);
 
+// MARK: spawning as another user
+
+/// The step of `CNetRulesLinux_spawn_as_user` that failed (plain macros: Swift imports them as CInt).
+#define CNetRulesLinux_spawn_step_fork 1
+#define CNetRulesLinux_spawn_step_setpgid 2
+#define CNetRulesLinux_spawn_step_dup2 3
+#define CNetRulesLinux_spawn_step_setgroups 4
+#define CNetRulesLinux_spawn_step_setgid 5
+#define CNetRulesLinux_spawn_step_setuid 6
+#define CNetRulesLinux_spawn_step_chdir 7
+#define CNetRulesLinux_spawn_step_exec 8
+
+/// Starts `path` as `uid`/`gid` with exactly `groups`, which posix_spawn(3) cannot do (glibc's
+/// has no credential attributes): fork (`_Fork`, no atfork handlers), then in the child only
+/// async-signal-safe calls — default signal dispositions, a process group of its own, the three
+/// descriptors as 0/1/2 (`standard_error` -1: ours), setgroups/setresgid/setresuid as raw system
+/// calls, chdir to `working_directory` (NULL: ours) as the new user, descriptors >= 3
+/// close-on-exec, an empty signal mask, execve. Returns 0 and the child's pid once it has
+/// exec'd; otherwise the errno and, in `failed_step`, which step failed (the child is reaped).
+/// Design note 0010 says why this and not setpriv(1).
+int CNetRulesLinux_spawn_as_user(const char *path, char *const argv[], char *const envp[], int standard_input,
+                                 int standard_output, int standard_error, const char *working_directory,
+                                 uid_t uid, gid_t gid, const gid_t *groups, int group_count, pid_t *pid,
+                                 int *failed_step);
+
 // MARK: threads
 
 /// Names the calling thread for ps/top (pthread_setname_np is _GNU_SOURCE-only; prctl is not).

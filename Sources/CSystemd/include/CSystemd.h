@@ -40,4 +40,22 @@ int netrules_sd_bus_set_bus_client(sd_bus *bus, int b);
 int netrules_sd_bus_start(sd_bus *bus);
 sd_bus* netrules_sd_bus_unref(sd_bus *bus);
 
+// MARK: sd-login (login.c, hand-written): the sessions logind knows, for `user: active`.
+
+/// One logind session, as sd_session_get_uid/_is_active/_is_remote/_get_type/_get_class/_get_seat
+/// report it; a text that cannot be read is empty.
+typedef struct {
+    unsigned int uid;
+    int active;
+    int remote;
+    char type[16];
+    char session_class[16];
+    char seat[32];
+} netrules_login_session;
+
+// Lists logind's sessions (sd_get_sessions(3)) into `sessions`, at most `capacity`. Returns how
+// many were written, 0 when logind runs no session (or is not running); -1 when libsystemd cannot
+// be loaded, with the reason in `message`. Reads /run/systemd: no D-Bus, no daemon contacted.
+int netrules_sd_login_sessions(netrules_login_session *sessions, int capacity, char *message, size_t size);
+
 #endif

@@ -6,6 +6,9 @@ package enum ActionCatalog {
     /// The built-in action kinds; every other name is a plugin.
     package static let builtInKinds: Set<String> = ["run", "webhook", "write"]
 
+    /// The `PATH` a `run:` command searches when the daemon has none (dash's default).
+    package static let defaultCommandSearchPath = DirectCommand.defaultSearchPath
+
     /// The executable file name for a plugin action: `netrules-action-NAME`.
     package static func executableName(for name: String) -> String { "netrules-action-\(name)" }
 

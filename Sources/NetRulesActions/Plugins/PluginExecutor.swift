@@ -19,13 +19,17 @@ struct PluginExecutor: Sendable {
                 ActionError(.pluginNotFound, "no executable '\(name)' in the plugin directories or PATH"))
             return result
         }
-        let process = ChildProcess(
+        let account = await ActionAccount.resolve(action.user)
+        if let unstarted = account.unstarted(result) { return unstarted }
+        var process = ChildProcess(
             executablePath: executable, arguments: [Array(executable.utf8)],
-            environment: FiringEnvironment.entries(
-                for: context, extra: [(name: "NETRULES_ACTION", value: Array(action.name.utf8))]),
+            environment: account.environment(
+                FiringEnvironment.entries(
+                    for: context, extra: [(name: "NETRULES_ACTION", value: Array(action.name.utf8))])),
             workingDirectory: nil, standardInput: FiringDocument.render(context, options: action.options),
             timeout: action.timeout, terminationGrace: terminationGrace, outputLimit: outputLimit
         )
+        process.user = account.credentials
         return await ProcessActionReport.run(
             process, result: result, what: "plugin '\(action.name)'", secrets: context.secrets)
     }

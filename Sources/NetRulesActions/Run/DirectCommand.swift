@@ -18,10 +18,10 @@ import Synchronization
 /// - **The end** is reported as dash reports it (`reportedAsShell`).
 ///
 /// When anything is not as expected (a relative `PATH` entry, a command not found or not
-/// executable, a script without `#!`, a working directory that is gone) `prepare` returns nil or
-/// the spawn fails, and the runner starts `/bin/sh -c` instead, which then prints and exits just
-/// as it always did (`sh: 1: NAME: not found`, 127; `Permission denied`, 126; a script without
-/// `#!` run by sh).
+/// executable along `PATH`, a working directory that cannot be examined) `prepare` returns nil and
+/// the runner starts `/bin/sh -c` instead, which then prints and exits just as it always did
+/// (`sh: 1: NAME: not found`, 127). A spawn that fails is reported with its errno, except ENOEXEC
+/// (a script without `#!`, which sh runs itself): see `RunExecutor.shellTakesOver`.
 struct DirectCommand: Equatable, Sendable {
     /// The file to execute.
     var executablePath: String

@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
 
@@ -40,8 +41,11 @@ struct RunExecutor: Sendable {
 
     func execute(_ action: RunAction, in context: ActionContext, result: ActionResult) async -> ActionResult {
         // `env:` values are not quoted: they reach the process as data, never as shell text.
+        let account = await ActionAccount.resolve(action.user)
+        if let unstarted = account.unstarted(result) { return unstarted }
         let extra = action.environment.map { (name: $0.name, value: context.render($0.value)) }
-        let environment = FiringEnvironment.entries(for: context, extra: extra)
+        // The login variables after `env:`: a rule cannot point another user's child at root's HOME.
+        let environment = account.environment(FiringEnvironment.entries(for: context, extra: extra))
         let workingDirectory = action.workingDirectory.map(PathExpansion.expandingTilde)
         var process = ChildProcess(
             executablePath: shell,
@@ -50,6 +54,7 @@ struct RunExecutor: Sendable {
             workingDirectory: workingDirectory,
             timeout: action.timeout, terminationGrace: terminationGrace, outputLimit: outputLimit
         )
+        process.user = account.credentials
         process.makeStandardInput = { FiringDocument.render(context) }
         if case .direct(let direct) = start(
             of: action, in: context, environment: environment, workingDirectory: workingDirectory)
@@ -58,15 +63,34 @@ struct RunExecutor: Sendable {
             directProcess.executablePath = direct.executablePath
             directProcess.arguments = direct.arguments
             directProcess.environment = direct.environment
-            // A failed spawn started nothing (glibc reports exec errors from the child before
-            // returning), so the shell can take over and report it in its own words.
-            if let outcome = try? await directProcess.run() {
+            let outcome: Result<ChildProcessOutcome, SystemCallError>
+            do {
+                outcome = .success(
+                    DirectCommand.reportedAsShell(try await directProcess.run(), outputLimit: outputLimit))
+            } catch {
+                outcome = .failure(error)
+            }
+            if !Self.shellTakesOver(outcome) {
                 return ProcessActionReport.report(
-                    .success(DirectCommand.reportedAsShell(outcome, outputLimit: outputLimit)),
-                    timeout: action.timeout, result: result, what: "command", secrets: context.secrets)
+                    outcome, timeout: action.timeout, result: result, what: "command", secrets: context.secrets)
             }
         }
         return await ProcessActionReport.run(process, result: result, what: "command", secrets: context.secrets)
+    }
+}
+
+extension RunExecutor {
+    /// Whether a direct start's failure is one `/bin/sh -c` would handle rather than report.
+    ///
+    /// A failed spawn started nothing (glibc reports exec errors from the child before returning),
+    /// so trying the shell is safe; it is *right* only for ENOEXEC: a file with the execute bit and
+    /// no `#!` line, which dash runs as a script of its own. Every other failure (ENOENT for a
+    /// file removed since the lookup or a `#!` interpreter that does not exist, EACCES, a working
+    /// directory that is gone, E2BIG, EAGAIN, out of descriptors) is reported with its errno: the
+    /// shell would hit the same wall and say less (`sh: 1: NAME: not found`, with the cause lost).
+    static func shellTakesOver(_ outcome: Result<ChildProcessOutcome, SystemCallError>) -> Bool {
+        guard case .failure(let error) = outcome else { return false }
+        return error.errno == Errno(rawValue: ENOEXEC)
     }
 }
 

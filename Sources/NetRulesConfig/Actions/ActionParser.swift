@@ -11,7 +11,7 @@ public struct ActionParser: Sendable {
     public let findPlugin: @Sendable (String) -> String?
 
     /// Keys allowed beside the action's own key in one `do:` entry.
-    static let entryKeys = ["continue_on_error", "timeout"]
+    static let entryKeys = ["continue_on_error", "timeout", "user"]
 
     /// Creates a parser that reports into `context`.
     ///
@@ -73,9 +73,28 @@ public struct ActionParser: Sendable {
                     hint: "write '\(key.text): { ..., timeout: \(t.value.scalar?.text ?? "30s") }'")
                 return nil
             }
+            if let u = mapping.entry("user") {
+                context.error(
+                    key.text == "run"
+                        ? "'user' belongs inside 'run'" : "'user' applies to run and plugin actions, not '\(key.text)'",
+                    at: u.key.mark, path: path.key("user"),
+                    hint: key.text == "run"
+                        ? "write 'run: { command: ..., user: \(u.value.scalar?.text ?? "NAME") }'"
+                        : "a webhook or a file write runs inside the daemon, as its user")
+                return nil
+            }
             action = kind.parse(value, at: path.key(key.text), in: &self)
         } else {
-            action = plugin(key, value, timeout: mapping["timeout"], at: path)?.action
+            var user: ActionUser?
+            if let u = mapping["user"] {
+                user = context.actionUser(u, path.key("user"))
+                if user == nil { ok = false }
+            }
+            action = plugin(key, value, timeout: mapping["timeout"], at: path).map {
+                var plugin = $0
+                plugin.user = user
+                return plugin.action
+            }
         }
         guard ok, let action else { return nil }
         return ActionSpec(action, continueOnError: continueOnError)
@@ -127,6 +146,34 @@ extension PluginAction {
 }
 
 extension ValidationContext {
+    /// `user:` of a run or plugin action: `active`, or an account that exists (`userProblem`).
+    public mutating func actionUser(_ node: YAMLNode, _ path: KeyPath) -> ActionUser? {
+        guard let text = text(node, path, what: "a user name or 'active'") else { return nil }
+        let user = ActionUser(text)
+        if case .named(let name) = user, let problem = userProblem?(name) {
+            error(
+                problem, at: node.mark, path: path,
+                hint: "name an account of this system, or 'active' for the user of the graphical session")
+            return nil
+        }
+        return user
+    }
+
+    /// Warns when the program a `run:` command starts will not be found (`programProblem`): the
+    /// first word of a command the runner starts directly (`ShellSimpleCommand`, so never a
+    /// builtin or a keyword), unless it is a path relative to the working directory.
+    mutating func checkProgram(of command: ShellCommandTemplate, node: YAMLNode, path: KeyPath) {
+        guard let programProblem, let simple = command.simpleCommand, let scalar = node.scalar else { return }
+        let name = String(decoding: simple.commandName, as: UTF8.self)
+        guard !name.contains("/") || name.hasPrefix("/"), let problem = programProblem(name) else { return }
+        let offset = command.source.unicodeScalars.prefix { $0 == " " || $0 == "\t" || $0 == "\n" }.count
+        warning(
+            problem, at: mark(ofOffset: offset, in: scalar), path: path,
+            hint: name.hasPrefix("/")
+                ? "install it there, or correct the path"
+                : "install it, or write its absolute path; the daemon searches its own PATH")
+    }
+
     /// A JSON-shaped value (a webhook's `json:`, a plugin's options). Plain scalars get JSON's
     /// types (`3`, `true`, `null`); quoted ones stay strings. Strings are checked as templates.
     public mutating func configValue(_ node: YAMLNode, _ path: KeyPath) -> ConfigValue? {

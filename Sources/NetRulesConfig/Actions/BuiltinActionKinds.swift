@@ -17,18 +17,22 @@ struct RunActionKind: ActionKind {
                         ("type", .string("object")), ("additionalProperties", .object([("type", .string("string"))])),
                         ("description", .string("Extra environment variables; values may hold templates.")),
                     ]),
+                    "user": Schema.actionUser,
                 ], required: ["command"]),
         ])
     }
 
     func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> Action? {
         if node.scalar != nil {
-            return parser.context.shellCommand(node, path).map { .run(RunAction(command: $0)) }
+            guard let command = parser.context.shellCommand(node, path) else { return nil }
+            parser.context.checkProgram(of: command, node: node, path: path)
+            return .run(RunAction(command: command))
         }
         guard let m = parser.context.mapping(node, path, what: "a command or '{ command: ..., timeout: ... }'") else {
             return nil
         }
-        parser.context.rejectUnknownKeys(m, path, known: ["command", "timeout", "cwd", "env"], what: "a run action")
+        parser.context.rejectUnknownKeys(
+            m, path, known: ["command", "timeout", "cwd", "env", "user"], what: "a run action")
         guard let commandNode = m["command"] else {
             parser.context.error("a run action needs 'command'", at: m.mark, path: path)
             return nil
@@ -48,9 +52,20 @@ struct RunActionKind: ActionKind {
         if let e = m["env"] {
             if let env = parser.context.environment(e, path.key("env")) { environment = env } else { ok = false }
         }
+        var user: ActionUser?
+        if let u = m["user"] {
+            user = parser.context.actionUser(u, path.key("user"))
+            if user == nil { ok = false }
+        }
         guard ok, let command else { return nil }
+        // A PATH of the action's own is searched by the command, not by the daemon's check.
+        if !environment.contains(where: { $0.name == "PATH" }) {
+            parser.context.checkProgram(of: command, node: commandNode, path: path.key("command"))
+        }
         return .run(
-            RunAction(command: command, timeout: timeout, workingDirectory: workingDirectory, environment: environment))
+            RunAction(
+                command: command, timeout: timeout, workingDirectory: workingDirectory, environment: environment,
+                user: user))
     }
 }
 

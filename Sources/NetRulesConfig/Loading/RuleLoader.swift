@@ -89,6 +89,12 @@ public struct RuleLoader: Sendable {
     /// Says why a file the rules name for the daemon to read (a webhook's `ca_file`) cannot be
     /// read, or nil; each problem is a warning. Nil (the default) checks nothing.
     public var fileProblem: (@Sendable (String) -> String?)?
+    /// Says why a `run:` command's program will not be found (see
+    /// `ValidationContext.programProblem`); each problem is a warning. Nil checks nothing.
+    public var programProblem: (@Sendable (String) -> String?)?
+    /// Says why an action's `user:` cannot be used (see `ValidationContext.userProblem`); each
+    /// problem is an error. Nil checks nothing.
+    public var userProblem: (@Sendable (String) -> String?)?
 
     static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "observers", "plugins", "wifi", "places"]
     static let ruleKeys = ["name", "description", "when", "on", "for", "cooldown", "once_per", "do"]
@@ -253,6 +259,8 @@ public struct RuleLoader: Sendable {
                         own.source = context.source
                         own.environment = environment
                         own.fileProblem = fileProblem
+                        own.programProblem = programProblem
+                        own.userProblem = userProblem
                         var parser = RuleParser(
                             context: own, registry: registry, namedHosts: namedHosts,
                             findPlugin: { findAction($0, dirs) })

@@ -82,6 +82,7 @@ struct RuleParser {
 
         var actions: [ActionSpec]?
         if let d = m["do"] {
+            context.ruleName = name
             var parser = ActionParser(context: context, registry: registry, findPlugin: findPlugin)
             actions = parser.actions(d, at: path.key("do"))
             context = parser.context

@@ -20,6 +20,15 @@ public struct ValidationContext: Sendable {
     /// read here (`does not exist`, …), or nil when it can; each problem is a warning. Injected,
     /// because looking at the file system is the OS layer's job. Nil checks nothing.
     public var fileProblem: (@Sendable (String) -> String?)?
+    /// Says why the program a `run:` command starts (its first word, neither a shell builtin nor
+    /// a path with a `/` that exists) will not be found (`is not on PATH`), or nil; each problem
+    /// is a warning. Nil checks nothing.
+    public var programProblem: (@Sendable (String) -> String?)?
+    /// Says why an action's `user:` names no user the daemon can run it as (`no such user`), or
+    /// nil; each problem is an error. Nil checks nothing.
+    public var userProblem: (@Sendable (String) -> String?)?
+    /// The name of the rule being read, once known: a `run:` command's `{{rule}}` stands for it.
+    public var ruleName: String?
 
     /// Creates an empty context for `file`, the file's name as the user gave it; diagnostics print it.
     public init(file: String) {

@@ -203,7 +203,7 @@ extension ValidationContext {
         let issues: [ShellTemplateIssue]
         let command: ShellCommandTemplate?
         do {
-            let read = try ShellCommandTemplate(template)
+            let read = try ShellCommandTemplate(template, ruleName: ruleName)
             (command, issues) = (read, read.warnings)
         } catch {
             (command, issues) = (nil, error.issues)

@@ -44,6 +44,7 @@ public enum RuleFileSchema {
             .object([
                 ("type", .string("object")),
                 ("description", .string("An external action plugin: the executable netrules-action-NAME.")),
+                ("properties", .object([("user", Schema.actionUser)])),
                 // Not a plugin when it names any built-in kind (a malformed built-in is an error,
                 // not a plugin called "run").
                 (

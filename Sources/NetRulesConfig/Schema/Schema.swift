@@ -70,6 +70,18 @@ public enum Schema {
         ])
     }
 
+    /// `user:` of a run or plugin action.
+    public static let actionUser: JSONValue = .object([
+        ("type", .string("string")), ("minLength", .number(1)),
+        (
+            "description",
+            .string(
+                "Run as this account (root daemon only; it must exist), or 'active' for the user of the active "
+                    + "local graphical session (skipped when there is none)."
+            )
+        ),
+    ])
+
     /// A text field, or a non-empty list of them.
     public static func stringOrList(_ description: String) -> JSONValue {
         anyOf([

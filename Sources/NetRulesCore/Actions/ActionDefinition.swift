@@ -86,6 +86,8 @@ public struct RunAction: ActionDefinition {
     public var workingDirectory: String?
     /// Extra environment variables, in the order written.
     public var environment: [(name: String, value: Template)]
+    /// `user:`: whom the command runs as; nil for the daemon's own user.
+    public var user: ActionUser?
 
     /// How long a command may run when `timeout:` is not given: 30 seconds. `write` and plugin
     /// actions default to it too.
@@ -98,12 +100,13 @@ public struct RunAction: ActionDefinition {
     ///   - environment: extra environment variables, set in this order; their values are templates.
     public init(
         command: ShellCommandTemplate, timeout: Duration = RunAction.defaultTimeout, workingDirectory: String? = nil,
-        environment: [(name: String, value: Template)] = []
+        environment: [(name: String, value: Template)] = [], user: ActionUser? = nil
     ) {
         self.command = command
         self.timeout = timeout
         self.workingDirectory = workingDirectory
         self.environment = environment
+        self.user = user
     }
 
     /// `run`.
@@ -221,6 +224,8 @@ public struct PluginAction: ActionDefinition {
     public var timeout: Duration
     /// Where the executable was found at load time, when it was.
     public var executablePath: String?
+    /// `user:`: whom the plugin runs as; nil for the daemon's own user.
+    public var user: ActionUser?
 
     /// Creates a plugin action.
     ///
@@ -228,12 +233,14 @@ public struct PluginAction: ActionDefinition {
     ///   - options: the plugin's own options, passed to it as written.
     ///   - executablePath: where `netrules-action-NAME` was found at load time, or nil when it was not.
     public init(
-        name: String, options: ConfigValue, timeout: Duration = RunAction.defaultTimeout, executablePath: String?
+        name: String, options: ConfigValue, timeout: Duration = RunAction.defaultTimeout, executablePath: String?,
+        user: ActionUser? = nil
     ) {
         self.name = name
         self.options = options
         self.timeout = timeout
         self.executablePath = executablePath
+        self.user = user
     }
 
     /// The plugin's name.

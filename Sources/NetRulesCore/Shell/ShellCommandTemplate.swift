@@ -17,10 +17,16 @@ public struct ShellCommandTemplate: Hashable, Sendable, CustomStringConvertible 
     public let simpleCommand: ShellSimpleCommand?
 
     /// Reads `template` as a shell command.
+    /// - Parameters:
+    ///   - template: the command as written.
+    ///   - ruleName: the name of the rule it belongs to, when known: `{{rule}}` at the start of a
+    ///     word then draws no "could be read as an option" warning unless the name starts with `-`
+    ///     or `+`.
     /// - Throws: `ShellCommandRefusal` with every error (and the warnings) when any placeholder
     ///   stands where it cannot be made safe, or the command is not well-formed shell.
-    public init(_ template: Template) throws(ShellCommandRefusal) {
+    public init(_ template: Template, ruleName: String? = nil) throws(ShellCommandRefusal) {
         var lexer = ShellLexer(template)
+        lexer.ruleName = ruleName
         lexer.run()
         let issues = lexer.issues.sorted { $0.offset < $1.offset }
         if issues.contains(where: { $0.severity == .error }) { throw ShellCommandRefusal(issues: issues) }

@@ -34,6 +34,10 @@ struct ShellLexer {
     private var refused: Set<Int> = []
     private var names: [TemplateName]
 
+    /// The name of the rule the command belongs to, when known: `{{rule}}` then stands for text
+    /// the lexer can read (see `neverAnOption`).
+    var ruleName: String?
+
     /// Set once the lexer can no longer be sure how the shell reads the rest.
     private var lostTrack: String?
     private var pendingHereDocuments: [(delimiter: String, stripsTabs: Bool)] = []
@@ -352,6 +356,7 @@ struct ShellLexer {
             // printf's arguments after its format are never options.
             if command.commandName.map(Self.baseName) == "printf" && command.arguments > 1 { return }
             let index = word.placeholders[0]
+            if neverAnOption(names[index]) { return }
             let variable = names[index].environmentVariable
             warn(
                 index,
@@ -359,6 +364,19 @@ struct ShellLexer {
                 hint:
                     "put '--' before it, prefix it ('./{{\(names[index])}}' for a path), or read it from \"$\(variable)\""
             )
+        }
+    }
+
+    /// Whether the value of `name` is one netrules itself defines and that cannot start with `-`
+    /// or `+`: `{{edge}}` is `enter` or `exit`, `{{time}}` an RFC 3339 time (it starts with the
+    /// year's digits), and `{{rule}}` the rule's own name when it is known and starts with neither.
+    /// Fact values are not among them: an observer plugin can report any text for any fact.
+    func neverAnOption(_ name: TemplateName) -> Bool {
+        switch name {
+        case .edge, .time: true
+        case .rule:
+            if let first = ruleName?.unicodeScalars.first { first != "-" && first != "+" } else { false }
+        case .fact, .environment: false
         }
     }
 

@@ -34,6 +34,10 @@ package struct ChildProcess: Sendable {
     /// Whether the child writes to our own standard error (the journal under systemd) instead of a
     /// captured pipe.
     package var standardErrorPassesThrough = false
+    /// The account to run as (`user:`), or nil for ours. Set, the child is started by
+    /// `sys_spawn_as_user` (fork, credentials, exec) instead of posix_spawn(3), which cannot
+    /// change them; `workingDirectory` is then entered as that user (design note 0010).
+    package var user: UserAccount?
 
     /// A program to start: `executablePath` with `arguments` (argv[0] included) and `environment`
     /// (`NAME=value` entries), killed after `timeout` (nil: never).
@@ -173,7 +177,20 @@ package struct ChildProcess: Sendable {
     private func start(
         standardInput: CInt, standardOutput: CInt, standardError: CInt
     ) throws(SystemCallError) -> pid_t {
-        try Self.withSpawnArguments(arguments, environment) { fileActions, attributes, argv, envp in
+        if let user {
+            let argv = CStringArray(arguments)
+            let envp = CStringArray(environment)
+            defer {
+                argv.free()
+                envp.free()
+            }
+            return try sys_spawn_as_user(
+                executablePath, argv.pointer, envp.pointer, standardInput: standardInput,
+                standardOutput: standardOutput, standardError: standardError, workingDirectory: workingDirectory,
+                uid: user.uid, gid: user.gid, groups: user.groups
+            ).get()
+        }
+        return try Self.withSpawnArguments(arguments, environment) { fileActions, attributes, argv, envp in
             // dup2 onto 0/1/2 clears close-on-exec on the copies only; our ends stay close-on-exec.
             posix_spawn_file_actions_adddup2(fileActions, standardInput, 0)
             posix_spawn_file_actions_adddup2(fileActions, standardOutput, 1)

@@ -1,0 +1,94 @@
+@preconcurrency import Glibc
+import NetRulesCore
+import NetRulesSystem
+
+/// Whom a `run:` or plugin action with `user:` runs as, decided when it starts.
+enum ActionAccount: Sendable {
+    /// As the daemon (no `user:`, or `user:` naming the daemon's own account in per-user mode).
+    case daemon(UserAccount?)
+    /// As this account: the child gets its credentials and login environment.
+    case account(UserAccount)
+    /// Not at all: `user: active` and no active local graphical session.
+    case skipped(String)
+    /// Not at all, and that is a failure (the account is gone, or a per-user daemon was asked
+    /// to run as someone else).
+    case failed(ActionError)
+
+    /// Looks `user` up on a thread of its own (NSS and sd-login may block), as seen by a daemon
+    /// running with effective uid `daemonUID`.
+    static func resolve(_ user: ActionUser?, daemonUID: uid_t = geteuid()) async -> ActionAccount {
+        guard let user else { return .daemon(nil) }
+        return await DedicatedThread.run { resolveBlocking(user, daemonUID: daemonUID) }
+    }
+
+    static func resolveBlocking(_ user: ActionUser, daemonUID: uid_t) -> ActionAccount {
+        let account: UserAccount?
+        do {
+            switch user {
+            case .named(let name):
+                account = try UserAccount.named(name)
+                guard account != nil else {
+                    return .failed(
+                        ActionError(.userUnavailable, "there is no user '\(name)' on this system (user: \(name))"))
+                }
+            case .activeSession:
+                let sessions: [LoginSession]
+                do {
+                    sessions = try LoginSession.current()
+                } catch {
+                    return .skipped("no active graphical session can be found (user: active): \(error)")
+                }
+                guard let uid = LoginSession.activeGraphicalUser(in: sessions) else {
+                    return .skipped("no active local graphical session (user: active)")
+                }
+                account = try UserAccount.withID(uid)
+                guard account != nil else {
+                    return .failed(
+                        ActionError(.userUnavailable, "the active session's uid \(uid) has no account (user: active)"))
+                }
+            }
+        } catch {
+            return .failed(ActionError(.userUnavailable, "the user '\(user)' cannot be looked up", cause: error))
+        }
+        guard let account else { return .daemon(nil) }
+        return decide(account, daemonUID: daemonUID, asked: user)
+    }
+
+    /// Root runs as anyone; a per-user daemon only as itself (it could not change its
+    /// credentials, and must not pretend to). Decided here, when the action starts, and not when
+    /// the rules load: `check` may read the system's rules as an ordinary user, and whether a
+    /// `user: active` session is the daemon's own is known only now.
+    static func decide(_ account: UserAccount, daemonUID: uid_t, asked: ActionUser) -> ActionAccount {
+        if daemonUID == 0 { return .account(account) }
+        if account.uid == daemonUID { return .daemon(account) }
+        return .failed(
+            ActionError(
+                .userUnavailable,
+                "netrules runs as uid \(daemonUID), not as root, so it cannot run an action as '\(account.name)' "
+                    + "(user: \(asked))"))
+    }
+
+    /// The account whose credentials the child gets; nil to keep the daemon's.
+    var credentials: UserAccount? {
+        if case .account(let account) = self { account } else { nil }
+    }
+
+    /// `environment` with the login variables of the account the action runs as, if any.
+    func environment(_ environment: [[UInt8]]) -> [[UInt8]] {
+        switch self {
+        case .account(let account), .daemon(let account?): account.loginEnvironment(environment)
+        case .daemon(nil), .skipped, .failed: environment
+        }
+    }
+
+    /// `result` for an action that does not start: skipped or failed; nil when it starts.
+    func unstarted(_ result: ActionResult) -> ActionResult? {
+        var result = result
+        switch self {
+        case .skipped(let reason): result.outcome = .skipped(reason: reason)
+        case .failed(let error): result.outcome = .failed(error)
+        case .daemon, .account: return nil
+        }
+        return result
+    }
+}
