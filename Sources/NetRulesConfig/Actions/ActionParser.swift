@@ -159,19 +159,19 @@ extension ValidationContext {
         return user
     }
 
-    /// Warns when the program a `run:` command starts will not be found (`programProblem`): the
+    /// Warns when the program a `run:` command starts is not on `PATH` (`programProblem`): the
     /// first word of a command the runner starts directly (`ShellSimpleCommand`, so never a
-    /// builtin or a keyword), unless it is a path relative to the working directory.
+    /// builtin or a keyword). A name with a `/` is not looked up: an absolute path is the author's
+    /// own choice, often a script installed with the rules (the shipped
+    /// `/usr/local/bin/vpn-toggle`), and a relative one depends on the working directory.
     mutating func checkProgram(of command: ShellCommandTemplate, node: YAMLNode, path: KeyPath) {
         guard let programProblem, let simple = command.simpleCommand, let scalar = node.scalar else { return }
         let name = String(decoding: simple.commandName, as: UTF8.self)
-        guard !name.contains("/") || name.hasPrefix("/"), let problem = programProblem(name) else { return }
+        guard !name.contains("/"), let problem = programProblem(name) else { return }
         let offset = command.source.unicodeScalars.prefix { $0 == " " || $0 == "\t" || $0 == "\n" }.count
         warning(
             problem, at: mark(ofOffset: offset, in: scalar), path: path,
-            hint: name.hasPrefix("/")
-                ? "install it there, or correct the path"
-                : "install it, or write its absolute path; the daemon searches its own PATH")
+            hint: "install it, or write its absolute path; the daemon searches its own PATH")
     }
 
     /// A JSON-shaped value (a webhook's `json:`, a plugin's options). Plain scalars get JSON's

@@ -83,17 +83,10 @@ package enum RuleFiles {
         return loader.load(sources)
     }
 
-    /// Why a `run:` command's program `name` will not be found: an absolute path that is not an
-    /// executable file, or a name that is in no directory of `searchPath` (the `PATH` the daemon
-    /// is given; dash's default without one). Nil when it is found.
+    /// Why a `run:` command's program `name` (a name without `/`) will not be found: it is in no
+    /// directory of `searchPath` (the `PATH` the daemon is given; dash's default without one).
+    /// Nil when it is found.
     static func programProblem(_ name: String, searchPath: String?) -> String? {
-        if name.hasPrefix("/") {
-            guard case .success(let info) = sys_stat(name), info.st_mode & S_IFMT == S_IFREG else {
-                return "'\(name)' does not exist"
-            }
-            if case .failure = sys_access(name, X_OK) { return "'\(name)' is not executable" }
-            return nil
-        }
         let path = searchPath ?? ActionCatalog.defaultCommandSearchPath
         return ActionCatalog.findExecutable(name, directories: [], path: path) == nil ? "'\(name)' is not on PATH" : nil
     }
