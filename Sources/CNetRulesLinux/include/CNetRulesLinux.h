@@ -117,8 +117,8 @@ int CNetRulesLinux_setns(int fd, int nstype);
 #define CNetRulesLinux_spawn_step_exec 8
 
 /// Starts `path` as `uid`/`gid` with exactly `groups`, which posix_spawn(3) cannot do (glibc's
-/// has no credential attributes): fork (`_Fork`, no atfork handlers), then in the child only
-/// async-signal-safe calls — default signal dispositions, a process group of its own, the three
+/// has no credential attributes): clone(CLONE_VM | CLONE_VFORK) as glibc's posix_spawn does, then
+/// in the child only async-signal-safe calls — default signal dispositions, a process group of its own, the three
 /// descriptors as 0/1/2 (`standard_error` -1: ours), setgroups/setresgid/setresuid as raw system
 /// calls, chdir to `working_directory` (NULL: ours) as the new user, descriptors >= 3
 /// close-on-exec, an empty signal mask, execve. Returns 0 and the child's pid once it has
