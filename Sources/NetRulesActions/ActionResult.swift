@@ -53,11 +53,12 @@ package struct ActionResult: Sendable, CustomStringConvertible {
         duration = .zero
     }
 
-    /// Whether the outcome lets the firing's later actions run.
+    /// Whether the outcome lets the firing's later actions run. An action that skipped itself
+    /// (`user: active` with no graphical session) did nothing wrong: the next ones still run.
     package var letsFiringContinue: Bool {
         switch outcome {
-        case .succeeded, .queued: true
-        case .failed, .skipped: false
+        case .succeeded, .queued, .skipped: true
+        case .failed: false
         }
     }
 

@@ -98,6 +98,22 @@ struct ActionUserTests {
                 + "user=\(user.name) logname=\(user.name) xdg=/run/user/\(uid) bus=unix:path=/run/user/\(uid)/bus")
     }
 
+    @Test func aPluginRunsAsTheUserToo() async throws {
+        let nobody = try #require(try UserAccount.named("nobody"))
+        let directory = TemporaryDirectory()
+        #expect(chmod(directory.path, 0o755) == 0)
+        let path = directory.file("netrules-action-whoami")
+        Fixtures.writeFile(
+            path, Array("#!/bin/sh\necho \"$(id -u) $(id -g) $USER $HOME $NETRULES_ACTION\"\n".utf8), mode: 0o755)
+        let action = PluginAction(
+            name: "whoami", options: .null, timeout: .seconds(10), executablePath: path, user: .named("nobody"))
+        let result = await PluginExecutor(directories: []).execute(
+            action, in: Fixtures.context(Fixtures.firing()),
+            result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "whoami"))
+        #expect(result.isSuccess, "\(result)")
+        #expect(result.output == "stdout: \(nobody.uid) \(nobody.gid) nobody \(nobody.home) whoami")
+    }
+
     @Test func theWorkingDirectoryIsEnteredAsTheUser() async throws {
         let directory = TemporaryDirectory()
         // Root's 0700 directory: root could enter it, nobody cannot, and the action must not either.
