@@ -3,7 +3,8 @@
 /// A program to start in its own process group, feed on stdin, watch, and reap: the one way the
 /// package starts a program (`run:` actions, action plugins, observer plugins, benchmarks).
 ///
-/// `run()` starts the child with `posix_spawn(3)` (glibc's starts it with `CLONE_VM | CLONE_VFORK`)
+/// `run()` starts the child with `posix_spawn(3)` (glibc's starts it with `CLONE_VM | CLONE_VFORK`),
+/// or with `sys_spawn_as_user` (the same clone, then the account's credentials) when `user` is set,
 /// in a new group it leads, with descriptors above 2 closed and default signal dispositions. It writes `standardInput` to a pipe, captures stdout
 /// and stderr up to `outputLimit` bytes each, and reaps the child with `waitpid(2)` once its pidfd
 /// says it exited. All of this happens on a dedicated thread that blocks in `poll(2)`, never on the
