@@ -368,12 +368,12 @@ struct ShellLexer {
     }
 
     /// Whether the value of `name` is one netrules itself defines and that cannot start with `-`
-    /// or `+`: `{{edge}}` is `enter` or `exit`, `{{time}}` an RFC 3339 time (it starts with the
+    /// or `+`: `{{edge}}` is `enter` or `exit`, `{{time}}` and `{{time.utc}}` RFC 3339 times (they start with the
     /// year's digits), and `{{rule}}` the rule's own name when it is known and starts with neither.
     /// Fact values are not among them: an observer plugin can report any text for any fact.
     func neverAnOption(_ name: TemplateName) -> Bool {
         switch name {
-        case .edge, .time: true
+        case .edge, .time, .utcTime: true
         case .rule:
             if let first = ruleName?.unicodeScalars.first { first != "-" && first != "+" } else { false }
         case .fact, .environment: false
