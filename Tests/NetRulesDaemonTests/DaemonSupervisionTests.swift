@@ -83,7 +83,8 @@ struct DaemonSupervisionTests {
         #expect(
             harness.log.messages.contains(
                 "observer 'vpn' stopped: exited with status 4; the 1 fact it reported is unknown until it is back "
-                    + "(vpn.up); starting it again in 1s"), "\(harness.log.messages)")
+                    + "(vpn.up); 1 rule cannot become true until it is back: 'vpn-down'; starting it again in 1s"),
+            "\(harness.log.messages)")
         try await waitUntil("the plugin to report again", timeout: .seconds(5)) {
             await daemon.facts()["vpn.up"] == .value(.bool(true))
         }

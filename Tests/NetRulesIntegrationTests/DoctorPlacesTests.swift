@@ -10,9 +10,11 @@ struct DoctorPlacesTests {
     static let pin = "sha256//r8UdqXcVnv5t2ZP4JQyW8ThqAGbRQm9b0rqyN0yk3Yk="
 
     static func doctor(_ testbed: Testbed, _ rules: String, json: Bool) throws -> String {
+        // Wide enough that doctor does not wrap a line (it wraps to COLUMNS, else 80).
         try TestNamespace.shell(
             [
-                "ip", "netns", "exec", testbed.host.name, DaemonProcess.executable, "doctor", rules, "--state-dir",
+                "COLUMNS=1000", "ip", "netns", "exec", testbed.host.name, DaemonProcess.executable, "doctor", rules,
+                "--state-dir",
                 testbed.path("state"), "--socket", testbed.path("none.sock"),
             ] + (json ? ["--json"] : []))
     }

@@ -87,24 +87,30 @@ package struct ChildProcess: Sendable {
     /// does: SIGTERM to its group, SIGKILL after `terminationGrace`; the outcome says `stopped`.
     /// - Throws: `SystemCallError` when the pipes or the spawn fail (for example ENOENT).
     package func run() async throws(SystemCallError) -> ChildProcessOutcome {
-        // Spawned on the caller's thread: the spawn returns once the child has exec'd (a fraction
-        // of a millisecond), so creating the supervising thread (and its stop event) is not
-        // between an event and the program's start. The dedicated thread only feeds, reads and reaps.
-        // The stop event first: without one a cancelled process could not be stopped, so a
-        // process that cannot have one (out of descriptors) is not started at all.
+        // Spawned on the supervising thread, not the caller's: the caller is the daemon's loop,
+        // and the spawn returns only once the child has exec'd (vfork semantics), which under load
+        // took 14-21 ms of the loop's time (LoopBudget); a hundred firings at once would spawn
+        // one after another. The stop event first: without one a cancelled process could not be
+        // stopped, so a process that cannot have one (out of descriptors) is not started at all.
         let stop = try WakeEvent()
         defer { stop.close() }
-        let start = ContinuousClock.now
-        let spawned = try spawn()
-        return await withTaskCancellationHandler {
+        let started: Result<ChildProcessOutcome, SystemCallError> = await withTaskCancellationHandler {
             await DedicatedThread.run {
                 Self.blockBrokenPipeSignal()
+                let start = ContinuousClock.now
+                let spawned: SpawnedChild
+                do throws(SystemCallError) {
+                    spawned = try spawn()
+                } catch {
+                    return .failure(error)
+                }
                 var supervisor = ChildProcessSupervisor(child: spawned, process: self, start: start, stop: stop)
-                return supervisor.superviseUntilReaped()
+                return .success(supervisor.superviseUntilReaped())
             }
         } onCancel: {
             stop.signal()
         }
+        return try started.get()
     }
 
     /// The same, on the calling thread; `stop`, once signalled, ends the process early.
