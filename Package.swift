@@ -31,6 +31,9 @@ let package = Package(
         // sd-bus's headers at build time (libsystemd-dev); libsystemd is loaded with dlopen when the
         // NetworkManager observer first connects (Sources/CSystemd/include/CSystemd.h).
         .target(name: "CSystemd"),
+        // libmosquitto's headers at build time (libmosquitto-dev); the library itself is loaded with
+        // dlopen when an `mqtt:` section first makes the daemon connect (Sources/CMosquitto/include/CMosquitto.h).
+        .target(name: "CMosquitto"),
         .target(name: "CNetRulesLinux"),
 
         // MARK: The portable core
@@ -53,6 +56,12 @@ let package = Package(
             dependencies: ["NetRulesCore", "NetRulesSystem", "NetRulesHTTP", "CNetRulesLinux"],
             swiftSettings: swiftSettings
         ),
+        // The MQTT client of `mqtt:` on libmosquitto, driven by a poll loop of its own (docs/mqtt.md).
+        .target(
+            name: "NetRulesMQTT",
+            dependencies: ["NetRulesCore", "NetRulesSystem", "CMosquitto", "CSystemd"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "NetRulesActions",
             dependencies: ["NetRulesCore", "NetRulesSystem", "NetRulesHTTP", "CSystemd"],
@@ -64,7 +73,7 @@ let package = Package(
             name: "NetRulesDaemon",
             dependencies: [
                 "NetRulesCore", "NetRulesConfig", "NetRulesLinux", "NetRulesProbes", "NetRulesActions",
-                "NetRulesSystem",
+                "NetRulesSystem", "NetRulesMQTT",
                 "CNetRulesLinux",
             ],
             swiftSettings: swiftSettings
@@ -171,6 +180,12 @@ let package = Package(
         .testTarget(
             name: "NetRulesFuzzingTests",
             dependencies: ["NetRulesFuzzing", "NetRulesConfig", "NetRulesCore"],
+            swiftSettings: swiftSettings
+        ),
+        // The MQTT client against a real mosquitto broker the tests start (skipped without one).
+        .testTarget(
+            name: "NetRulesMQTTTests",
+            dependencies: ["NetRulesMQTT", "NetRulesCore", "NetRulesSystem", "NetRulesTesting"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `netrules` binary as a daemon inside network namespaces (needs root).

@@ -32,6 +32,7 @@ static struct {
     int (*bus_set_bus_client)(sd_bus *bus, int b);
     int (*bus_start)(sd_bus *bus);
     sd_bus* (*bus_unref)(sd_bus *bus);
+    int (*id128_get_machine_app_specific)(sd_id128_t app_id, sd_id128_t *ret);
 } sd;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -176,6 +177,11 @@ static void load_once(void) {
         snprintf(failure, sizeof failure, "libsystemd.so.0 lacks sd_bus_unref");
         return;
     }
+    *(void **)(&sd.id128_get_machine_app_specific) = dlsym(library, "sd_id128_get_machine_app_specific");
+    if (sd.id128_get_machine_app_specific == NULL) {
+        snprintf(failure, sizeof failure, "libsystemd.so.0 lacks sd_id128_get_machine_app_specific");
+        return;
+    }
     loaded = 1;
 }
 
@@ -288,4 +294,13 @@ int netrules_sd_bus_start(sd_bus *bus) {
 
 sd_bus* netrules_sd_bus_unref(sd_bus *bus) {
     return sd.bus_unref(bus);
+}
+
+int netrules_sd_id128_get_machine_app_specific(const uint8_t app[16], uint8_t out[16]) {
+    sd_id128_t app_id, result;
+    for (int i = 0; i < 16; i++) app_id.bytes[i] = app[i];
+    int r = sd.id128_get_machine_app_specific(app_id, &result);
+    if (r < 0) return r;
+    for (int i = 0; i < 16; i++) out[i] = result.bytes[i];
+    return 0;
 }

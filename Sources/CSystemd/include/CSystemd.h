@@ -7,7 +7,9 @@
 // link-time dependency on libsystemd. The generated wrappers are in loader.c.
 
 #include <stddef.h>
+#include <stdint.h>
 #include <systemd/sd-bus.h>
+#include <systemd/sd-id128.h>
 
 // Loads libsystemd.so.0 and resolves every function below; thread-safe (pthread_once). Returns 0
 // when sd-bus is usable; otherwise -1 and, in `message` (at most `size` bytes), what failed.
@@ -57,5 +59,10 @@ typedef struct {
 // many were written, 0 when logind runs no session (or is not running); -1 when libsystemd cannot
 // be loaded, with the reason in `message`. Reads /run/systemd: no D-Bus, no daemon contacted.
 int netrules_sd_login_sessions(netrules_login_session *sessions, int capacity, char *message, size_t size);
+
+// sd_id128_get_machine_app_specific(3): the machine id hashed (HMAC-SHA256) with an application
+// id, so a stable per-machine id can be shown without revealing /etc/machine-id (the MQTT client
+// id). Writes 16 bytes to `out`; returns 0 or a negative errno. Needs netrules_sd_bus_load first.
+int netrules_sd_id128_get_machine_app_specific(const uint8_t app[16], uint8_t out[16]);
 
 #endif

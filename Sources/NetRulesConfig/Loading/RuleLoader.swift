@@ -96,7 +96,9 @@ public struct RuleLoader: Sendable {
     /// problem is an error. Nil checks nothing.
     public var userProblem: (@Sendable (String) -> String?)?
 
-    static let topLevelKeys = ["version", "rules", "hosts", "connectivity", "observers", "plugins", "wifi", "places"]
+    static let topLevelKeys = [
+        "version", "rules", "hosts", "connectivity", "observers", "plugins", "wifi", "places", "mqtt",
+    ]
     static let ruleKeys = ["name", "description", "when", "on", "for", "cooldown", "once_per", "do"]
 
     /// Creates a loader.
@@ -168,6 +170,8 @@ public struct RuleLoader: Sendable {
         var connectivityOrigin: String?
         var wifi: WiFiSettings?
         var wifiOrigin: String?
+        var mqtt: MQTTSettings?
+        var mqttOrigin: String?
         for (file, root) in roots {
             var context = ValidationContext(file: file)
             if let p = root["plugins"] { pluginDirectories += context.pluginDirectories(p, .root.key("plugins")) }
@@ -201,6 +205,18 @@ public struct RuleLoader: Sendable {
                 } else {
                     connectivity = context.connectivity(c.value, .root.key("connectivity"))
                     connectivityOrigin = "\(file):\(c.key.mark)"
+                }
+            }
+            if let q = root.entry("mqtt") {
+                if let first = mqttOrigin {
+                    context.error(
+                        "'mqtt' is set in more than one file (first at \(first))", at: q.key.mark,
+                        path: .root.key("mqtt"))
+                } else {
+                    context.environment = environment
+                    context.fileProblem = fileProblem
+                    mqtt = context.mqtt(q.value, .root.key("mqtt"))
+                    mqttOrigin = "\(file):\(q.key.mark)"
                 }
             }
             diagnostics += context.diagnostics
@@ -288,7 +304,7 @@ public struct RuleLoader: Sendable {
         let hosts = namedHosts.values.sorted { $0.name < $1.name } + inlineHosts.values.sorted { $0.name < $1.name }
         let ruleSet = RuleSet(
             rules: rules, hosts: hosts, connectivity: connectivity ?? ConnectivitySettings(), observers: observers,
-            pluginDirectories: pluginDirectories, wifi: wifi ?? WiFiSettings(), places: places)
+            pluginDirectories: pluginDirectories, wifi: wifi ?? WiFiSettings(), places: places, mqtt: mqtt)
         return LoadResult(ruleSet: ruleSet, diagnostics: diagnostics.sortedByPosition(), sources: texts)
     }
 }

@@ -186,10 +186,57 @@ public enum RuleFileSchema {
                     ),
                     ("plugins", Schema.stringOrList("Directories searched for plugins before PATH.")),
                     ("places", .object([("type", .string("object")), ("additionalProperties", place)])),
+                    ("mqtt", mqttSchema),
                 ])
             ),
             ("$defs", .object([("condition", condition)])),
         ])
+    }
+
+    /// `mqtt:` (docs/mqtt.md); the reader is `ValidationContext.mqtt`.
+    private static var mqttSchema: JSONValue {
+        Schema.object(
+            [
+                "broker": .object([
+                    ("type", .string("string")), ("pattern", .string("^(mqtts?://[^/@?]+/?|unix:/.+)$")),
+                    ("description", .string("mqtt://HOST:PORT, mqtts://HOST:PORT (TLS, verified) or unix:/path.")),
+                ]),
+                "client_id": .object([
+                    ("type", .string("string")), ("pattern", .string("^[a-zA-Z0-9_-]{1,64}$")),
+                    ("description", .string("The client id (default: derived from the machine id).")),
+                ]),
+                "username": Schema.string("The user name given to the broker."),
+                "password": .object([
+                    ("type", .string("string")),
+                    ("pattern", .string("^\\{\\{\\s*env\\.[A-Za-z_][A-Za-z0-9_]*\\s*\\}\\}$")),
+                    ("description", .string("A secret from the daemon's environment: \"{{env.NAME}}\".")),
+                ]),
+                "ca_file": Schema.string("CA certificates that verify the broker (default: the system's)."),
+                "cert_file": Schema.string("A client certificate (with key_file)."),
+                "key_file": Schema.string("The client certificate's private key."),
+                "insecure": Schema.boolean("Skip the broker certificate's host-name check (warned by check)."),
+                "keepalive": Schema.duration("The MQTT keepalive, 15s to 300s (default: 60s)."),
+                "topic_prefix": Schema.string("The topics' prefix (default: netrules/CLIENT_ID)."),
+                "publish": .object([
+                    ("type", .string("array")), ("items", Schema.string("A fact name.")),
+                    (
+                        "description",
+                        .string("The facts in PREFIX/state (default: ssid, connectivity, place, vpn, network, signal).")
+                    ),
+                ]),
+                "discovery": Schema.anyOf([
+                    .object([("const", .bool(false))]),
+                    Schema.object(
+                        [
+                            "prefix": Schema.string("Home Assistant's discovery prefix (default: homeassistant)."),
+                            "name": Schema.string("The device's name (default: the host name)."),
+                        ], required: []),
+                ]),
+                "subscribe": .object([
+                    ("type", .string("object")),
+                    ("additionalProperties", Schema.string("A topic filter; its last message is the fact mqtt.NAME.")),
+                ]),
+            ], required: ["broker"])
     }
 
     private static func withDescription(_ schema: JSONValue, _ summary: String) -> JSONValue {

@@ -14,13 +14,16 @@ public struct RuleSet: Sendable {
     public var wifi: WiFiSettings
     /// `places:`: named places and their proofs, in file order (`place` names the first `here`).
     public var places: [PlaceDefinition]
+    /// `mqtt:`: the broker the daemon publishes to, or nil (no MQTT client).
+    public var mqtt: MQTTSettings?
 
     /// Creates a rule set; each part defaults to what a rule file that leaves it out gets.
     public init(
         rules: [Rule] = [], hosts: [HostDefinition] = [], connectivity: ConnectivitySettings = .init(),
         observers: [ObserverDefinition] = [], pluginDirectories: [String] = [], wifi: WiFiSettings = .init(),
-        places: [PlaceDefinition] = []
+        places: [PlaceDefinition] = [], mqtt: MQTTSettings? = nil
     ) {
+        self.mqtt = mqtt
         self.places = places
         self.rules = rules
         self.hosts = hosts
@@ -46,8 +49,10 @@ public struct RuleSet: Sendable {
             rule.actions.contains { $0.action.webhook?.waitsForOnline == true }
         }
         return ProbeDemand(
-            hosts: watched, needsConnectivity: keys.contains(.connectivity) || waitsForOnline,
-            needsSignal: keys.contains(.signal))
+            hosts: watched,
+            needsConnectivity: keys.contains(.connectivity) || waitsForOnline
+                || mqtt?.published.contains(.connectivity) == true,
+            needsSignal: keys.contains(.signal) || mqtt?.published.contains(.signal) == true)
     }
 
     /// How often the Wi-Fi observer samples `signal`: every `wifi.signal_interval` while a rule

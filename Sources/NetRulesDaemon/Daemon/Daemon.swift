@@ -57,6 +57,8 @@ package actor Daemon: DaemonQueries {
     /// The control clients waiting for a reload's outcome, by ticket (`DaemonEvent.reloadRequested`).
     var reloadReplies: [ReloadTicket: CheckedContinuation<ReloadOutcome, Never>] = [:]
     var nextReloadTicket: ReloadTicket = 1
+    /// MQTT hook (issue 25): who hears of firings and rule sets (`fleetNotices()`, Daemon+Fleet.swift).
+    var fleetListeners: [Int: AsyncStream<FleetNotice>.Continuation] = [:]
 
     package init(options: DaemonOptions) {
         self.options = options
@@ -225,6 +227,7 @@ package actor Daemon: DaemonQueries {
                 // The first time: the core is up, so the attached services start before the observers.
                 if attached == nil { startAttachedServices() }
                 configureObservers(for: ruleSet)
+                tellFleet(.rules(ruleSet))  // MQTT hook (issue 25)
             case .restartObserver(let identity):
                 restartObserver(identity)
             case .stopObservers:
@@ -261,6 +264,7 @@ package actor Daemon: DaemonQueries {
             logger.notice(
                 "rule '\(firing.rule)' \(firing.edge)",
                 metadata: [("rule.id", firing.rule), ("edge", firing.edge.rawValue), ("firing.id", firing.id ?? "")])
+            tellFleet(.fired(firing, at: WallClock.rfc3339(Date())))  // MQTT hook (issue 25)
         }
         firings = []
     }

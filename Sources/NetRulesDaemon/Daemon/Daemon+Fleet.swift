@@ -1,0 +1,34 @@
+import NetRulesCore
+import NetRulesSystem
+
+/// What the MQTT client (`FleetService`) hears from the daemon beside fact changes.
+package enum FleetNotice: Sendable {
+    /// A firing whose actions started, with the wall-clock time (RFC 3339).
+    case fired(Firing, at: String)
+    /// The rule set now running (at start and after each reload).
+    case rules(RuleSet)
+}
+
+extension Daemon {
+    /// Firings and rule sets from now on, until the stream's consumer stops; the first notice is
+    /// the rule set running now, if the core has started.
+    package func fleetNotices() -> AsyncStream<FleetNotice> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: FleetNotice.self, bufferingPolicy: .bufferingNewest(1000))
+        let id = nextWatcher
+        nextWatcher += 1
+        fleetListeners[id] = continuation
+        if attached != nil { continuation.yield(.rules(core.ruleSet)) }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            Task(executorPreference: TaskPlacement.preferred) { await self.removeFleetListener(id) }
+        }
+        return stream
+    }
+
+    func tellFleet(_ notice: FleetNotice) {
+        for listener in fleetListeners.values { listener.yield(notice) }
+    }
+
+    private func removeFleetListener(_ id: Int) { fleetListeners[id] = nil }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import NetRulesSystem
+import NetRulesTesting
+import Testing
+
+/// A real mosquitto broker started by a test with a generated configuration: a loopback port
+/// chosen free, or a unix socket; anonymous, or with a password file. Stopped by `stop()`.
+final class TestBroker: @unchecked Sendable {
+    // Confined to the test that made it (no concurrent use).
+    let directory: TemporaryDirectory
+    let port: Int
+    let socketPath: String?
+    let configuration: String
+    let log: String
+
+    /// Whether mosquitto and its clients are installed; tests that need them are skipped loudly otherwise.
+    static let installed: Bool =
+        FileManager.default.isExecutableFile(atPath: "/usr/sbin/mosquitto")
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_sub")
+
+    static let skipReason: Comment = "SKIPPED: mosquitto is not installed (apt-get install mosquitto mosquitto-clients)"
+
+    /// Makes and starts a broker; `users` adds a password file (and refuses anonymous clients);
+    /// `tls` adds a TLS listener with that certificate and key instead of the plain one.
+    init(unixSocket: Bool = false, users: [String: String] = [:], tls: (cert: String, key: String)? = nil) async throws
+    {
+        directory = TemporaryDirectory("netrules-mqtt")
+        port = try Self.freePort()
+        socketPath = unixSocket ? directory.file("mqtt.sock") : nil
+        log = directory.file("mosquitto.log")
+        var lines = [
+            unixSocket ? "listener 0 \(directory.file("mqtt.sock"))" : "listener \(port) 127.0.0.1",
+            "allow_anonymous \(users.isEmpty ? "true" : "false")", "persistence false", "log_dest stderr",
+            "log_type all", "user root",
+        ]
+        if let tls {
+            lines += ["certfile \(tls.cert)", "keyfile \(tls.key)"]
+        }
+        if !users.isEmpty {
+            let file = directory.write("passwords", "", mode: 0o600)
+            for (user, password) in users {
+                _ = try await Self.run("/usr/bin/mosquitto_passwd", ["-b", file, user, password])
+            }
+            lines.append("password_file \(file)")
+        }
+        configuration = directory.write("mosquitto.conf", lines.joined(separator: "\n") + "\n")
+        try await start()
+    }
+
+    /// Starts the broker (again) and waits until it listens.
+    func start() async throws {
+        process = try BackgroundProcess(
+            ["/usr/sbin/mosquitto", "-c", configuration], environment: ["PATH=/usr/bin:/bin"], log: log)
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if text.components(separatedBy: "Opening ").count > starts {
+                starts += 1
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestBrokerError("mosquitto did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    }
+
+    private var starts = 1
+    var process: BackgroundProcess?
+
+    /// Stops the broker (SIGTERM) and waits for it.
+    func stop() {
+        process?.stop(grace: .seconds(5))
+        process = nil
+    }
+
+    func remove() {
+        stop()
+        directory.remove()
+    }
+
+    /// The broker as `mqtt:` writes it.
+    var url: String { socketPath.map { "unix:\($0)" } ?? "mqtt://127.0.0.1:\(port)" }
+
+    /// Arguments of mosquitto_sub that reach this broker.
+    var clientArguments: [String] {
+        socketPath.map { ["--unix", $0] } ?? ["-h", "127.0.0.1", "-p", String(port)]
+    }
+
+    /// The retained messages under `filter`, as sorted `TOPIC PAYLOAD` lines (mosquitto_sub --retained-only).
+    func retained(_ filter: String, user: (String, String)? = nil) async throws -> [String] {
+        var arguments = clientArguments + ["-t", filter, "--retained-only", "-W", "1", "-F", "%t %p"]
+        if let user { arguments += ["-u", user.0, "-P", user.1] }
+        let output = try await Self.run("/usr/bin/mosquitto_sub", arguments)
+        return output.split(separator: "\n").map(String.init).sorted()
+    }
+
+    /// Starts mosquitto_sub for `count` messages on `filter` (at most `seconds`); `wait()` on the
+    /// result returns its lines. It is subscribed when this returns.
+    func subscribe(_ filter: String, count: Int, seconds: Int = 10) async throws -> Subscriber {
+        subscribers += 1
+        let output = directory.file("sub\(subscribers).log")
+        let process = try BackgroundProcess(
+            // Line-buffered, so -d's SUBACK line shows that it subscribed.
+            ["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub"] + clientArguments
+                + ["-t", filter, "-C", String(count), "-W", String(seconds), "-F", "%t %r %p", "-d"],
+            environment: [], log: output)
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, !((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("SUBACK") {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return Subscriber(process: process, output: output)
+    }
+
+    private var subscribers = 0
+
+    struct Subscriber {
+        let process: BackgroundProcess
+        let output: String
+
+        /// The `TOPIC RETAIN PAYLOAD` lines it printed (without mosquitto_sub's -d chatter), once it ended.
+        func wait() async throws -> [String] {
+            let deadline = Date().addingTimeInterval(20)
+            while process.termination == nil, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            process.stop(grace: .seconds(1))
+            return ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n")
+                .map(String.init).filter {
+                    !$0.hasPrefix("Client ") && !$0.hasPrefix("Subscribed") && $0 != "Timed out"
+                }
+        }
+    }
+
+    /// Runs a short command and returns its standard output.
+    static func run(_ path: String, _ arguments: [String]) async throws -> String {
+        let child = ChildProcess(
+            executablePath: path, arguments: ([path] + arguments).map { Array($0.utf8) }, environment: [],
+            timeout: .seconds(10))
+        let outcome = try await child.run()
+        return String(decoding: outcome.standardOutput.bytes, as: UTF8.self)
+    }
+
+    /// A loopback TCP port nobody listens on now.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else { throw TestBrokerError("bind failed") }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+struct TestBrokerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
