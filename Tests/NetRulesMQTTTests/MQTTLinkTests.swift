@@ -10,6 +10,8 @@ import Testing
 /// state, events, passwords, the clean stop and reconnecting after the broker returns.
 @Suite(.timeLimit(.minutes(2)), .serialized)
 struct MQTTLinkTests {
+    static let skipReason: Comment = "SKIPPED: mosquitto is not installed (apt-get install mosquitto mosquitto-clients)"
+
     /// A link and the events it reported, awaited by the test.
     final class Harness: Sendable {
         let link: MQTTLink
@@ -53,7 +55,7 @@ struct MQTTLinkTests {
             broker: settingsBroker, clientID: id, keepalive: .seconds(15), prefix: prefix)
     }
 
-    @Test(.enabled(if: TestBroker.installed, TestBroker.skipReason))
+    @Test(.enabled(if: TestBroker.installed, Self.skipReason))
     func connectingPublishesOnlineAndTheRetainedState() async throws {
         let broker = try await TestBroker()
         defer { broker.remove() }
@@ -77,7 +79,7 @@ struct MQTTLinkTests {
             try await broker.retained("netrules/laptop-1/availability") == ["netrules/laptop-1/availability offline"])
     }
 
-    @Test(.enabled(if: TestBroker.installed, TestBroker.skipReason))
+    @Test(.enabled(if: TestBroker.installed, Self.skipReason))
     func eventsAreNotRetainedAndStateChangesCoalesce() async throws {
         let broker = try await TestBroker(unixSocket: true)
         defer { broker.remove() }
@@ -97,7 +99,7 @@ struct MQTTLinkTests {
         await harness.stop()
     }
 
-    @Test(.enabled(if: TestBroker.installed, TestBroker.skipReason))
+    @Test(.enabled(if: TestBroker.installed, Self.skipReason))
     func aPasswordFileUserConnectsAndAWrongPasswordIsRefusedOnce() async throws {
         let broker = try await TestBroker(users: ["laptop-3": "correct horse"])
         defer { broker.remove() }
@@ -121,7 +123,7 @@ struct MQTTLinkTests {
         await accepted.stop()
     }
 
-    @Test(.enabled(if: TestBroker.installed, TestBroker.skipReason))
+    @Test(.enabled(if: TestBroker.installed, Self.skipReason))
     func theLinkReconnectsWhenTheBrokerReturnsAndRepublishes() async throws {
         let broker = try await TestBroker()
         defer { broker.remove() }
@@ -144,7 +146,7 @@ struct MQTTLinkTests {
         await harness.stop()
     }
 
-    @Test(.enabled(if: TestBroker.installed, TestBroker.skipReason))
+    @Test(.enabled(if: TestBroker.installed, Self.skipReason))
     func aNetworkChangeRetriesAtOnceAndNoRoutePauses() async throws {
         let broker = try await TestBroker()
         let port = broker.port

@@ -63,6 +63,6 @@ enum RunCommand: Command {
         let options = DaemonOptions(
             ruleFiles: ruleFiles, paths: paths, environment: environment, logger: logger,
             historyLimit: historyLimit, outboxLimits: outboxLimits)
-        return await DaemonServiceGroup(options: options).run()
+        return await DaemonServiceGroup(options: options, version: NetRulesCommandLine.version).run()
     }
 }

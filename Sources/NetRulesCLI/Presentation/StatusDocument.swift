@@ -22,6 +22,8 @@ struct StatusDocument {
     var outbox: JSONValue?
     /// The daemon's observers that stopped and have not reported since, as JSON; only a daemon knows them.
     var observers: JSONValue?
+    /// The daemon's MQTT connection, as JSON (`broker`, `client_id`, `state`, `since`), with `mqtt:`.
+    var mqtt: JSONValue?
 
     /// A daemon's answer to `status`.
     init(answer: JSONValue) {
@@ -29,6 +31,7 @@ struct StatusDocument {
         if case .array(let keys)? = answer.member("unknown") { unknown = keys.compactMap(\.stringValue) }
         if case .object? = answer.member("outbox") { outbox = answer.member("outbox") }
         if case .object? = answer.member("observers") { observers = answer.member("observers") }
+        if case .object? = answer.member("mqtt") { mqtt = answer.member("mqtt") }
     }
 
     /// A direct reading of the system.
@@ -49,6 +52,7 @@ struct StatusDocument {
         if interfaces == nil { members.append(("unknown", .array(unknown.map(JSONValue.string)))) }
         if let outbox { members.append(("outbox", outbox)) }
         if let observers { members.append(("observers", observers)) }
+        if let mqtt { members.append(("mqtt", mqtt)) }
         if let interfaces {
             let sorted = interfaces.sorted { $0.name < $1.name }
             members.append(("interfaces", .object(sorted.map { ($0.name, Self.json($0)) })))
@@ -157,6 +161,12 @@ struct StatusDocument {
                 }
                 lines.append(line)
             }
+        }
+        if let mqtt {
+            func text(_ key: String) -> String { TerminalText.escaped(mqtt.member(key)?.stringValue ?? "") }
+            let state = text("state")
+            let verb = state == "connected" ? "connected to" : "\(state), broker"
+            lines.append("mqtt: \(verb) \(text("broker")) as \(text("client_id")), since \(text("since"))")
         }
         return lines.map { $0.trailingSpacesRemoved }.joined(separator: "\n") + "\n"
     }

@@ -14,11 +14,12 @@ package enum ControlDocuments {
 
     /// `{"version":1,"facts":{KEY: VALUE…}}`: the known facts, keys sorted; a daemon adds
     /// `"unknown":[KEY…]`, the keys its rules can read that nobody has reported (sorted),
-    /// `"outbox":{"pending":N,"pending_bytes":N,"failed":N}` and, when some failed,
-    /// `"observers":{"failed":[{"name":…,"error":…,"since":…,"attempts":N,"next_attempt":…,"facts":[…],"rules":[…]}]}`.
+    /// `"outbox":{"pending":N,"pending_bytes":N,"failed":N}`, when some failed,
+    /// `"observers":{"failed":[{"name":…,"error":…,"since":…,"attempts":N,"next_attempt":…,"facts":[…],"rules":[…]}]}`,
+    /// and with `mqtt:`, `"mqtt":{"broker":…,"client_id":…,"state":…,"since":RFC3339}`.
     package static func status(
         _ facts: FactStore, outbox: OutboxSize? = nil, reads: Set<FactKey>? = nil,
-        failedObservers: [FailedObserver]? = nil
+        failedObservers: [FailedObserver]? = nil, mqtt: FleetService.Status? = nil
     ) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("version", .number(Double(version))),
@@ -31,6 +32,16 @@ package enum ControlDocuments {
         if let outbox { members.append(("outbox", Self.outbox(outbox))) }
         if let failedObservers {
             members.append(("observers", .object([("failed", .array(failedObservers.map(Self.failedObserver)))])))
+        }
+        if let mqtt {
+            members.append(
+                (
+                    "mqtt",
+                    .object([
+                        ("broker", .string(mqtt.broker)), ("client_id", .string(mqtt.clientID)),
+                        ("state", .string(mqtt.state)), ("since", .string(mqtt.since)),
+                    ])
+                ))
         }
         return .object(members)
     }

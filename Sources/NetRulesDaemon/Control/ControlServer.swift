@@ -184,7 +184,8 @@ package struct ControlServer: Sendable {
                 try await channel.write(
                     ControlDocuments.status(
                         await queries.facts(), outbox: await queries.outbox(), reads: await queries.factKeysRead(),
-                        failedObservers: ControlServer.reported(await queries.failedObservers())))
+                        failedObservers: ControlServer.reported(await queries.failedObservers()),
+                        mqtt: await queries.mqtt()))
             case .success(.rules):
                 var explanations: [Explanation] = []
                 for name in await queries.ruleNames() {

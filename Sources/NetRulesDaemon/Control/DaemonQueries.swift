@@ -28,6 +28,8 @@ package protocol DaemonQueries: Sendable {
     func history(_ query: HistoryQuery) async -> [HistoryEntry]?
     /// What the webhook outbox holds, for `status`; nil when the daemon does not say.
     func outbox() async -> OutboxSize?
+    /// The MQTT connection (`mqtt:`), for `status`; nil without one.
+    func mqtt() async -> FleetService.Status?
     /// The observers that ended and have not reported since they started again, for `status`.
     func failedObservers() async -> [FailedObserver]
 }
@@ -102,6 +104,8 @@ extension DaemonQueries {
 
     /// Nothing supervised: no failed observers.
     package func failedObservers() async -> [FailedObserver] { [] }
+    /// No MQTT client: `status` shows none.
+    package func mqtt() async -> FleetService.Status? { nil }
 }
 
 /// One fact's change, as `watch` shows it.

@@ -26,6 +26,11 @@ extension Daemon {
         return stream
     }
 
+    /// Where `status` reads the MQTT connection from (set by the running `FleetService`).
+    package func reportFleetStatus(_ status: @escaping @Sendable () -> FleetService.Status?) { fleetStatus = status }
+
+    package func mqtt() async -> FleetService.Status? { fleetStatus?() }
+
     func tellFleet(_ notice: FleetNotice) {
         for listener in fleetListeners.values { listener.yield(notice) }
     }

@@ -59,6 +59,7 @@ package actor Daemon: DaemonQueries {
     var nextReloadTicket: ReloadTicket = 1
     /// MQTT hook (issue 25): who hears of firings and rule sets (`fleetNotices()`, Daemon+Fleet.swift).
     var fleetListeners: [Int: AsyncStream<FleetNotice>.Continuation] = [:]
+    var fleetStatus: (@Sendable () -> FleetService.Status?)?
 
     package init(options: DaemonOptions) {
         self.options = options

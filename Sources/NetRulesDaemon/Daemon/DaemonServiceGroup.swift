@@ -11,17 +11,22 @@ import NetRulesSystem
 /// 2. the control socket's listener (one daemon per socket);
 /// 3. signals (registered before anything can report ready, STYLE §24) and the rule-file watcher;
 /// 4. the `Daemon`: runner → core (rules loaded, state restored, `READY=1`) → the attached
-///    services (signals, rule-file watcher, control socket) → observers.
+///    services (signals, rule-file watcher, control socket, the MQTT client) → observers.
 ///
 /// Shutdown runs in reverse: observers stop, the runner finishes (its results still recorded),
 /// the state is saved, the attached services stop, the socket file is removed, the lock released.
 package struct DaemonServiceGroup: Sendable {
     package var options: DaemonOptions
+    /// The version `mqtt:` reports to Home Assistant (the executable's).
+    package var version: String
 
-    /// - Parameter options: How to run; `notify` and `trustProblem` are set here to systemd's
-    ///   notification socket and the file-trust checks for the user the daemon runs as.
-    package init(options: DaemonOptions) {
+    /// - Parameters:
+    ///   - options: How to run; `notify` and `trustProblem` are set here to systemd's
+    ///     notification socket and the file-trust checks for the user the daemon runs as.
+    ///   - version: The executable's version, for the MQTT discovery document.
+    package init(options: DaemonOptions, version: String) {
         self.options = options
+        self.version = version
         let notifier = SystemdNotifier(environment: options.environment)
         // Dropping is right: sd_notify is advisory; without NOTIFY_SOCKET there is nobody to tell.
         self.options.notify = { try? notifier.notify($0) }
@@ -68,6 +73,11 @@ package struct DaemonServiceGroup: Sendable {
         var options = self.options
         options.services.attached = Self.attachedServices(
             signals: signals, watcher: watcher, listener: listener, paths: paths, logger: logger)
+        // The MQTT client (issue 25): idle without an `mqtt:` section; started last, stopped first,
+        // once the runner drained.
+        options.services.attached.append(
+            FleetService(environment: options.environment, version: version, logger: logger.child("netrules.mqtt"))
+                .attached)
         let code = await Daemon(options: options).run()
         // Invalid rules at start end the daemon before it serves on the socket: remove it anyway.
         listener.discard(at: paths.controlSocket)

@@ -49,6 +49,7 @@ package final class FleetService: Sendable {
     /// Runs until cancelled; a running link publishes `offline` and disconnects then.
     package func run(_ daemon: Daemon) async throws {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
+        await daemon.reportFleetStatus { [weak self] in self?.status() }
         let facts = await daemon.factChanges()
         let notices = await daemon.fleetNotices()
         let forwarders = [

@@ -1,28 +1,25 @@
 import Foundation
 import NetRulesSystem
-import NetRulesTesting
-import Testing
 
 /// A real mosquitto broker started by a test with a generated configuration: a loopback port
 /// chosen free, or a unix socket; anonymous, or with a password file. Stopped by `stop()`.
-final class TestBroker: @unchecked Sendable {
+package final class TestBroker: @unchecked Sendable {
     // Confined to the test that made it (no concurrent use).
-    let directory: TemporaryDirectory
-    let port: Int
-    let socketPath: String?
+    package let directory: TemporaryDirectory
+    package let port: Int
+    package let socketPath: String?
     let configuration: String
-    let log: String
+    package let log: String
 
     /// Whether mosquitto and its clients are installed; tests that need them are skipped loudly otherwise.
-    static let installed: Bool =
+    package static let installed: Bool =
         FileManager.default.isExecutableFile(atPath: "/usr/sbin/mosquitto")
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_sub")
 
-    static let skipReason: Comment = "SKIPPED: mosquitto is not installed (apt-get install mosquitto mosquitto-clients)"
-
     /// Makes and starts a broker; `users` adds a password file (and refuses anonymous clients);
     /// `tls` adds a TLS listener with that certificate and key instead of the plain one.
-    init(unixSocket: Bool = false, users: [String: String] = [:], tls: (cert: String, key: String)? = nil) async throws
+    package init(unixSocket: Bool = false, users: [String: String] = [:], tls: (cert: String, key: String)? = nil)
+        async throws
     {
         directory = TemporaryDirectory("netrules-mqtt")
         port = try Self.freePort()
@@ -48,7 +45,7 @@ final class TestBroker: @unchecked Sendable {
     }
 
     /// Starts the broker (again) and waits until it listens.
-    func start() async throws {
+    package func start() async throws {
         process = try BackgroundProcess(
             ["/usr/sbin/mosquitto", "-c", configuration], environment: ["PATH=/usr/bin:/bin"], log: log)
         let deadline = Date().addingTimeInterval(5)
@@ -67,26 +64,26 @@ final class TestBroker: @unchecked Sendable {
     var process: BackgroundProcess?
 
     /// Stops the broker (SIGTERM) and waits for it.
-    func stop() {
+    package func stop() {
         process?.stop(grace: .seconds(5))
         process = nil
     }
 
-    func remove() {
+    package func remove() {
         stop()
         directory.remove()
     }
 
     /// The broker as `mqtt:` writes it.
-    var url: String { socketPath.map { "unix:\($0)" } ?? "mqtt://127.0.0.1:\(port)" }
+    package var url: String { socketPath.map { "unix:\($0)" } ?? "mqtt://127.0.0.1:\(port)" }
 
     /// Arguments of mosquitto_sub that reach this broker.
-    var clientArguments: [String] {
+    package var clientArguments: [String] {
         socketPath.map { ["--unix", $0] } ?? ["-h", "127.0.0.1", "-p", String(port)]
     }
 
     /// The retained messages under `filter`, as sorted `TOPIC PAYLOAD` lines (mosquitto_sub --retained-only).
-    func retained(_ filter: String, user: (String, String)? = nil) async throws -> [String] {
+    package func retained(_ filter: String, user: (String, String)? = nil) async throws -> [String] {
         var arguments = clientArguments + ["-t", filter, "--retained-only", "-W", "1", "-F", "%t %p"]
         if let user { arguments += ["-u", user.0, "-P", user.1] }
         let output = try await Self.run("/usr/bin/mosquitto_sub", arguments)
@@ -95,7 +92,7 @@ final class TestBroker: @unchecked Sendable {
 
     /// Starts mosquitto_sub for `count` messages on `filter` (at most `seconds`); `wait()` on the
     /// result returns its lines. It is subscribed when this returns.
-    func subscribe(_ filter: String, count: Int, seconds: Int = 10) async throws -> Subscriber {
+    package func subscribe(_ filter: String, count: Int, seconds: Int = 10) async throws -> Subscriber {
         subscribers += 1
         let output = directory.file("sub\(subscribers).log")
         let process = try BackgroundProcess(
@@ -112,12 +109,12 @@ final class TestBroker: @unchecked Sendable {
 
     private var subscribers = 0
 
-    struct Subscriber {
+    package struct Subscriber {
         let process: BackgroundProcess
         let output: String
 
         /// The `TOPIC RETAIN PAYLOAD` lines it printed (without mosquitto_sub's -d chatter), once it ended.
-        func wait() async throws -> [String] {
+        package func wait() async throws -> [String] {
             let deadline = Date().addingTimeInterval(20)
             while process.termination == nil, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
             process.stop(grace: .seconds(1))
@@ -129,7 +126,7 @@ final class TestBroker: @unchecked Sendable {
     }
 
     /// Runs a short command and returns its standard output.
-    static func run(_ path: String, _ arguments: [String]) async throws -> String {
+    package static func run(_ path: String, _ arguments: [String]) async throws -> String {
         let child = ChildProcess(
             executablePath: path, arguments: ([path] + arguments).map { Array($0.utf8) }, environment: [],
             timeout: .seconds(10))
@@ -138,7 +135,7 @@ final class TestBroker: @unchecked Sendable {
     }
 
     /// A loopback TCP port nobody listens on now.
-    static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -157,7 +154,7 @@ final class TestBroker: @unchecked Sendable {
     }
 }
 
-struct TestBrokerError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct TestBrokerError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,109 @@
+import Foundation
+import Glibc
+import NetRulesCore
+import NetRulesTesting
+import Testing
+
+/// Issue 25: the built daemon with `mqtt:` against a real mosquitto on a unix socket (reachable
+/// from the test's network namespace): availability, the retained state and discovery config,
+/// one event per firing, `status`, the clean stop's `offline` and the Will after SIGKILL.
+@Suite(
+    .timeLimit(.minutes(3)), .serialized,
+    .enabled(
+        if: Testbed.isAvailable && TestBroker.installed,
+        "SKIPPED: needs root and mosquitto (apt-get install mosquitto mosquitto-clients)")
+)
+struct FleetTests {
+    static func rules(_ wifi: WiFiPlugin, broker: TestBroker, id: String, in testbed: Testbed) -> String {
+        """
+        version: 1
+        \(wifi.observersYAML)
+        mqtt:
+          broker: \(broker.url)
+          client_id: \(id)
+          keepalive: 15s
+          publish: [ssid, network]
+          discovery: { name: Test laptop }
+        rules:
+          - name: office
+            when: { ssid: Office }
+            do: [ { write: { path: \(testbed.path("office.txt")), content: "x" } } ]
+
+        """
+    }
+
+    @Test func theDaemonPublishesStateEventsAndDiscoveryAndSaysOfflineWhenStopped() async throws {
+        try await Testbed.run { testbed in
+            let broker = try await TestBroker(unixSocket: true)
+            defer { broker.remove() }
+            let wifi = try WiFiPlugin(in: testbed)
+            try wifi.report(ssid: "Home", bssid: "11:11:11:11:11:11")
+            let rules = try testbed.write(Self.rules(wifi, broker: broker, id: "e2e-1", in: testbed), to: "fleet.yaml")
+            let daemon = try await testbed.startDaemon(rules: [rules])
+            _ = try await retained(broker, "netrules/e2e-1/state", "the state with ssid Home", testbed) {
+                $0.contains(#""ssid":"Home""#)
+            }
+            _ = try await retained(broker, "netrules/e2e-1/availability", "online", testbed) { $0.hasSuffix(" online") }
+
+            // The discovery config passes Home Assistant's rules and names the rule.
+            let config = try await retained(broker, "homeassistant/device/e2e-1/config", "the config", testbed) {
+                !$0.isEmpty
+            }
+            let payload = try JSONValue.parse(Array(config.drop { $0 != " " }.dropFirst().utf8))
+            #expect(
+                HomeAssistantDiscoveryRules.problems(topic: "homeassistant/device/e2e-1/config", payload: payload) == []
+            )
+            #expect(payload.compact.contains(#""event_types":["office"]"#))
+
+            // One event per firing, not retained.
+            let events = try await broker.subscribe("netrules/e2e-1/event", count: 1)
+            try wifi.report(ssid: "Office", bssid: "11:11:11:11:11:11")
+            let lines = try await events.wait()
+            #expect(lines.count == 1)
+            #expect(
+                lines.first?.hasPrefix(#"netrules/e2e-1/event 0 {"event_type":"office","edge":"enter","time":""#)
+                    == true)
+            #expect(lines.first?.hasSuffix(#"","actions":["write"]}"#) == true)
+
+            // status shows the connection.
+            let status = try TestNamespace.shell(
+                DaemonProcess.executable, "status", "--control-socket", testbed.path("control.sock"))
+            #expect(status.contains("mqtt: connected to \(broker.url) as e2e-1, since 20"), "\(status)")
+
+            #expect(try await testbed.stop(daemon) == .exited(0))
+            #expect(try await broker.retained("netrules/e2e-1/availability") == ["netrules/e2e-1/availability offline"])
+        }
+    }
+
+    @Test func theWillSaysOfflineAfterSIGKILL() async throws {
+        try await Testbed.run { testbed in
+            let broker = try await TestBroker(unixSocket: true)
+            defer { broker.remove() }
+            let wifi = try WiFiPlugin(in: testbed)
+            try wifi.report(ssid: "Home", bssid: "11:11:11:11:11:11")
+            let rules = try testbed.write(Self.rules(wifi, broker: broker, id: "e2e-2", in: testbed), to: "fleet.yaml")
+            let daemon = try await testbed.startDaemon(rules: [rules])
+            _ = try await retained(broker, "netrules/e2e-2/availability", "online", testbed) { $0.hasSuffix(" online") }
+            let killed = ContinuousClock.now
+            daemon.killAndReap()
+            // The broker sees the socket close and sends the Will at once; a link that merely went
+            // silent would take 1.5 × keepalive (22.5 s at 15 s).
+            _ = try await retained(broker, "netrules/e2e-2/availability", "the Will's offline", testbed) {
+                $0.hasSuffix(" offline")
+            }
+            print("FleetTests: the Will arrived \(ContinuousClock.now - killed) after SIGKILL")
+        }
+    }
+}
+
+/// The retained message on `topic` as `TOPIC PAYLOAD`, once `matches` accepts it (within 20 s).
+private func retained(
+    _ broker: TestBroker, _ topic: String, _ what: String, _ testbed: Testbed, _ matches: (String) -> Bool
+) async throws -> String {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while ContinuousClock.now < deadline {
+        if let line = try await broker.retained(topic).first, matches(line) { return line }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    throw TestError("timed out waiting for \(what) on \(topic); log:\n\(testbed.logTail())")
+}
