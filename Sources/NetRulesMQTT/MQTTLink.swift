@@ -303,14 +303,26 @@ private final class Loop {
             lastActivity = .now
             return
         }
+        failed(connectFailure(rc))
+    }
+
+    /// Why connecting failed, in words: a TLS failure says which trust failed and that there is
+    /// no fallback.
+    func connectFailure(_ rc: Int32) -> String {
         var reason = Self.describe(rc)
         if rc == MOSQ_ERR_ERRNO.rawValue, errno != 0 { reason = Errno(rawValue: errno).description }
         if rc == MOSQ_ERR_TLS.rawValue {
+            let host: String =
+                switch configuration.broker {
+                case .tcp(let host, _, _): host
+                case .unix(let path): path
+                }
             reason =
-                "the TLS handshake failed: the broker's certificate is not trusted by \(configuration.caFile ?? "the system's CAs") "
-                + "or does not name \(host) (no fallback to an unverified connection)"
+                "the TLS handshake failed: the broker's certificate is not trusted by "
+                + "\(configuration.caFile ?? "the system's CAs") or does not name \(host) "
+                + "(no fallback to an unverified connection)"
         }
-        failed("cannot connect to \(configuration.broker): \(reason)")
+        return "cannot connect to \(configuration.broker): \(reason)"
     }
 
     func failed(_ reason: String) {
@@ -480,7 +492,7 @@ private final class Loop {
             if connected {
                 disconnected(Int(rc))
             } else {
-                failed("cannot connect to \(configuration.broker): \(Self.describe(rc))")
+                failed(connectFailure(rc))
             }
         }
     }

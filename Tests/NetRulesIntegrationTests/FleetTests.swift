@@ -55,6 +55,17 @@ struct FleetTests {
             )
             #expect(payload.compact.contains(#""event_types":["office"]"#))
 
+            // Home Assistant's birth message brings the config back after it was cleared.
+            _ = try await TestBroker.run(
+                "/usr/bin/mosquitto_pub",
+                ["--unix", broker.socketPath!, "-t", "homeassistant/device/e2e-1/config", "-r", "-n"])
+            #expect(try await broker.retained("homeassistant/device/e2e-1/config") == [])
+            _ = try await TestBroker.run(
+                "/usr/bin/mosquitto_pub", ["--unix", broker.socketPath!, "-t", "homeassistant/status", "-m", "online"])
+            _ = try await retained(broker, "homeassistant/device/e2e-1/config", "the republished config", testbed) {
+                $0.contains(#""event_types":["office"]"#)
+            }
+
             // One event per firing, not retained.
             let events = try await broker.subscribe("netrules/e2e-1/event", count: 1)
             try wifi.report(ssid: "Office", bssid: "11:11:11:11:11:11")

@@ -48,7 +48,7 @@ package final class TestBroker: @unchecked Sendable {
     package func start() async throws {
         process = try BackgroundProcess(
             ["/usr/sbin/mosquitto", "-c", configuration], environment: ["PATH=/usr/bin:/bin"], log: log)
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             if text.components(separatedBy: "Opening ").count > starts {
