@@ -50,7 +50,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "NetRulesHTTP", dependencies: ["CCurl", "CCrypto", "NetRulesSystem"], swiftSettings: swiftSettings),
+            name: "NetRulesHTTP", dependencies: ["CCurl", "CCrypto", "NetRulesCore", "NetRulesSystem"],
+            swiftSettings: swiftSettings),
         .target(
             name: "NetRulesProbes",
             dependencies: ["NetRulesCore", "NetRulesSystem", "NetRulesHTTP", "CNetRulesLinux"],

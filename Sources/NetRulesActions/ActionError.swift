@@ -69,8 +69,5 @@ package struct ActionError: DetailedError, Sendable {
         return message
     }
 
-    /// The message, the throw site and the whole cause chain, for debugging.
-    package var detailedDescription: String {
-        Self.withCauses("\(message) (\(code), at \(file):\(line))", cause)
-    }
+    package var underlyingError: (any Error)? { cause }
 }

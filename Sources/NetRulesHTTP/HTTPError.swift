@@ -1,9 +1,11 @@
+import NetRulesCore
+
 /// Why an HTTP request got no answer.
 ///
 /// An HTTP status, even 500, is an answer and comes back as an ``HTTPResponse``; this error
 /// means there was none. Its ``code`` is what callers branch on; ``message`` is curl's own
 /// explanation for people.
-package struct HTTPError: Error, Sendable, CustomStringConvertible {
+package struct HTTPError: DetailedError, Sendable {
     /// The kind of failure; extensible, so switch with a `default`.
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
@@ -63,8 +65,5 @@ package struct HTTPError: Error, Sendable, CustomStringConvertible {
 
     package var description: String { "\(code): \(message)" }
 
-    /// The description with curl's code and the throw site, for logs at debug level.
-    package var detailedDescription: String {
-        "\(description) (curl code \(curlCode), at \(file):\(line))"
-    }
+    package var detailNotes: [String] { curlCode == 0 ? [] : ["curl code \(curlCode)"] }
 }

@@ -141,7 +141,7 @@ struct SecretRedaction: Sendable {
         masked.message = redact(error.message)
         if let cause = error.cause {
             let detailed = (cause as? any DetailedError)?.detailedDescription ?? "\(cause)"
-            masked.cause = MaskedCause(description: redact("\(cause)"), detailedDescription: redact(detailed))
+            masked.cause = MaskedCause(message: redact("\(cause)"), detailedDescription: redact(detailed))
         }
         return masked
     }
@@ -159,7 +159,12 @@ struct SecretRedaction: Sendable {
 
 /// A cause whose text had secrets masked: the original error cannot be kept, since any rendering
 /// of it would show them.
+/// Its detailed form is the original's, masked, kept whole (code and throw site included).
 struct MaskedCause: DetailedError, Sendable {
-    let description: String
+    let message: String
     let detailedDescription: String
+    var description: String { message }
+    var code: String { "masked" }
+    var file: String { "" }
+    var line: Int { 0 }
 }

@@ -88,6 +88,25 @@ public struct Logger: Sendable {
                 line: line))
     }
 
+    /// Writes `message: error` at `level`, and, when `debug` records are written, the error's
+    /// detailed form (code, throw site, the chain of causes: `DetailedError`) at `debug`.
+    ///
+    /// The one-line form is for the person reading the log; the detailed form is for whoever
+    /// debugs it, so it stays below the daemon's default level.
+    public func log(
+        _ level: Level, _ message: @autoclosure () -> String, error: any Error,
+        metadata: @autoclosure () -> [(String, String)] = [], file: String = #fileID, line: Int = #line
+    ) {
+        let detailsWanted = Level.debug >= self.level && error is any DetailedError
+        guard level >= self.level || detailsWanted else { return }
+        let text = message()
+        let pairs = metadata()
+        log(level, "\(text): \(error)", metadata: pairs, file: file, line: line)
+        if detailsWanted, let detailed = error as? any DetailedError {
+            log(.debug, "\(text): \(detailed.detailedDescription)", metadata: pairs, file: file, line: line)
+        }
+    }
+
     /// Logs at `trace`: step-by-step detail (see `log`).
     public func trace(
         _ m: @autoclosure () -> String, metadata: [(String, String)] = [], file: String = #fileID, line: Int = #line

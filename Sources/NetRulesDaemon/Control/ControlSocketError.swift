@@ -56,8 +56,5 @@ package struct ControlSocketError: DetailedError, Sendable {
 
     package var description: String { message }
 
-    /// The message, the throw site and the cause chain, for logs.
-    package var detailedDescription: String {
-        Self.withCauses("\(message) (\(code), at \(file):\(line))", cause)
-    }
+    package var underlyingError: (any Error)? { cause }
 }

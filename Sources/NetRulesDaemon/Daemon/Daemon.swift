@@ -175,7 +175,7 @@ package actor Daemon: DaemonQueries {
                     try await service.run(self)
                 } catch is CancellationError {
                 } catch {
-                    logger.error("\(service.name): \(error)")
+                    logger.log(.error, service.name, error: error)
                 }
             }
         }

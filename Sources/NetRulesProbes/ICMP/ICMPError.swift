@@ -1,7 +1,8 @@
+import NetRulesCore
 import NetRulesSystem
 
 /// Why an ICMP echo could not be sent or awaited (a lost packet is not an error: it is a timeout).
-package struct ICMPError: Error, Sendable, CustomStringConvertible {
+package struct ICMPError: DetailedError, Sendable {
     /// The kind of failure; extensible, so switch with a `default`.
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable { case permissionDenied, unavailable, sendFailed, cancelled, closed }
@@ -37,17 +38,23 @@ package struct ICMPError: Error, Sendable, CustomStringConvertible {
     /// The system call's failure, when one caused this.
     package var cause: SystemCallError?
 
+    /// Where the error was thrown.
+    package var file: String
+    /// Where the error was thrown.
+    package var line: Int
+
     /// Creates an error.
-    package init(code: Code, message: String, cause: SystemCallError? = nil) {
+    package init(
+        code: Code, message: String, cause: SystemCallError? = nil, file: String = #fileID, line: Int = #line
+    ) {
         self.code = code
         self.message = message
         self.cause = cause
+        self.file = file
+        self.line = line
     }
 
     package var description: String { message }
 
-    /// The message followed by the system call that failed.
-    package var detailedDescription: String {
-        cause.map { "\(message) (\($0))" } ?? message
-    }
+    package var underlyingError: (any Error)? { cause }
 }
