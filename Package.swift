@@ -175,6 +175,7 @@ let package = Package(
                 "NetRulesSystem",
                 "NetRulesTesting",
             ],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         // Replays Fuzz/Corpus and Fuzz/Regressions through every fuzz target.

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesSystem
 import Testing
 
 @testable import NetRulesActions

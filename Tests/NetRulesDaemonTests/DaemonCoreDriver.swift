@@ -27,13 +27,7 @@ struct SavedFiles {
 
     /// What a starting daemon reads: `state.json` with the journal's lines applied.
     var restored: PersistedState? {
-        var state = stateFile.flatMap { PersistedState.decode($0).state }
-        for line in journal {
-            guard let change = PersistedState.decode(line).state else { continue }
-            state = state ?? PersistedState()
-            state!.apply(change)
-        }
-        return state
+        PersistedState.restore(stateFile: stateFile, journal: journal).state
     }
 }
 

@@ -56,7 +56,7 @@ final class MemoryStateStore: StateStore, @unchecked Sendable {
     }
 
     func open() -> (state: PersistedState?, journalOpen: Bool) { (saved.restored, true) }
-    func append(_ line: PersistedState) throws { files.withLock { $0.apply(.appendJournal(line)) } }
+    func append(_ line: JournalDelta) throws { files.withLock { $0.apply(.appendJournal(line)) } }
     func requestFlush() {}
     func writeSnapshot(_ state: PersistedState) throws { files.withLock { $0.apply(.writeSnapshot(state)) } }
     func setAside(because reason: String) { files.withLock { $0 = SavedFiles() } }

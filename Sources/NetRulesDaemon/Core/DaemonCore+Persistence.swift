@@ -21,8 +21,7 @@ extension DaemonCore {
             rules = (last.rules, currentRules())
             last.rules = rules!.new
         }
-        let line = PersistedState.journalLine(
-            nextFiring: nextFiringNumber, rules: rules, inflight: inflight.takeChanges())
+        let line = JournalDelta(nextFiring: nextFiringNumber, rules: rules, inflight: inflight.takeChanges())
         lastSaved = last
         journalLines += 1
         effects.append(.appendJournal(line))

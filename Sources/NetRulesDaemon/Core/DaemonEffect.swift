@@ -8,7 +8,7 @@ enum DaemonEffect {
     /// started.
     case submit(Firing, wallTime: String, resumed: Bool)
     /// Append one line to the state journal (one write(2), before the firing's actions run).
-    case appendJournal(PersistedState)
+    case appendJournal(JournalDelta)
     /// Replace `state.json` with this state, then empty the journal.
     case writeSnapshot(PersistedState)
     /// Rename the unusable `state.json` aside, saying why.

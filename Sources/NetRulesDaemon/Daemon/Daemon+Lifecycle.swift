@@ -187,12 +187,12 @@ extension Daemon {
 
     /// Appends one line to the journal (one write(2)): it survives a SIGKILL at any instant, and
     /// the journal's own thread flushes it to the disk when asked; true when it was appended.
-    func append(_ line: PersistedState) async -> Bool {
+    func append(_ line: JournalDelta) async -> Bool {
         do {
             try store.append(line)
             return true
         } catch {
-            logger.error("cannot append to the state journal: \(error); rewriting state.json instead")
+            logger.log(.error, "cannot append to the state journal (rewriting state.json instead)", error: error)
             await perform(.journalAppendFailed)
             return false
         }
@@ -206,7 +206,7 @@ extension Daemon {
             // beside the journal instead of on the loop (design note 0004, issue 23 point 2).
             try LoopBudget.excusing("state.json snapshot") { try store.writeSnapshot(state) }
         } catch {
-            logger.error("cannot persist the rule state: \(error)")
+            logger.log(.error, "cannot persist the rule state", error: error)
             await perform(.snapshotFailed)
         }
     }

@@ -76,17 +76,10 @@ final class StateJournal {
     }
 
     /// The journal's complete lines, oldest first. A last line without its newline (a write cut off
-    /// by a crash) is left out, and so is a line longer than `maximumLineBytes`.
-    static func readLines(at path: String) -> [[UInt8]] {
-        guard let fd = try? sys_open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0).get() else { return [] }
-        defer { _ = sys_close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while bytes.count <= maximumLineBytes * 4 {
-            let count = chunk.withUnsafeMutableBytes { (try? sys_read(fd, $0).get()) ?? 0 }
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
+    /// by a crash) is left out, and so is a line longer than `maximumLineBytes`; no file is no lines.
+    /// - Throws: `SystemCallError` when the file is there and cannot be read.
+    static func readLines(at path: String) throws(SystemCallError) -> [[UInt8]] {
+        guard let bytes = try FileContents.read(path, limit: maximumLineBytes * 4) else { return [] }
         var lines: [[UInt8]] = []
         var start = 0
         for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {

@@ -128,7 +128,7 @@ package struct FiringHistory {
             lines += 1
         }
         do {
-            try DurableFile.replace(path, with: bytes, mode: 0o600, sync: false)
+            try AtomicFile.replace(path, with: bytes, mode: 0o600, sync: false)
             linesInFile = lines
             failing = false
         } catch {

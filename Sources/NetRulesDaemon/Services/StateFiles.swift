@@ -1,6 +1,4 @@
-import FoundationEssentials
 @preconcurrency import Glibc
-import NetRulesActions
 import NetRulesCore
 import NetRulesSystem
 
@@ -25,35 +23,39 @@ package final class StateFiles: StateStore {
     /// `state.json` with the journal's lines after it applied; a `state.json` that does not decode
     /// is set aside, a damaged journal line skipped.
     package func open() -> (state: PersistedState?, journalOpen: Bool) {
-        var restored: PersistedState?
-        if let data = FileManager.default.contents(atPath: stateFile) {
-            let (decoded, problem) = PersistedState.decode(Array(data))
-            if decoded == nil { setAside(because: problem ?? "it cannot be read") }
-            restored = decoded
+        var bytes: [UInt8]?
+        do {
+            bytes = try FileContents.read(stateFile)
+        } catch {
+            setAside(because: "it cannot be read: \(error)")
         }
-        var skipped = 0
-        let lines = StateJournal.readLines(at: journalFile)
-        for line in lines {
-            guard let change = PersistedState.decode(line).state else {
-                skipped += 1
-                continue
-            }
-            restored = restored ?? PersistedState()
-            restored!.apply(change)
+        var lines: [[UInt8]] = []
+        do {
+            lines = try StateJournal.readLines(at: journalFile)
+        } catch {
+            logger.log(.error, "cannot read the state journal '\(journalFile)' (its changes are lost)", error: error)
         }
+        let (restored, problem, skipped) = PersistedState.restore(stateFile: bytes, journal: lines)
+        if let problem { setAside(because: "it is not a netrules state file: \(problem)") }
         if skipped > 0 { logger.warning("skipped \(skipped) damaged line(s) of the state journal '\(journalFile)'") }
         do {
             journal = try StateJournal(directory: directory, lines: lines.count)
         } catch {
-            logger.error("cannot open the state journal: \(error); every change will rewrite state.json")
+            logger.log(
+                .error, "cannot open the state journal '\(journalFile)' (every change will rewrite state.json)",
+                error: error)
         }
         return (restored, journal != nil)
     }
 
     /// One write(2): it survives a SIGKILL at any instant; `requestFlush()` makes it durable.
-    package func append(_ line: PersistedState) throws {
-        guard let journal else { throw SystemCallError(call: "write", errno: Errno(rawValue: EBADF)) }
-        try journal.append(line.encoded())
+    package func append(_ line: JournalDelta) throws {
+        guard let journal else { throw StateFileError(.writeFailed, "the state journal '\(journalFile)' is not open") }
+        do {
+            try journal.append(line.encoded())
+        } catch {
+            throw StateFileError(.writeFailed, "cannot append to '\(journalFile)'", cause: error)
+        }
     }
 
     package func requestFlush() {
@@ -63,11 +65,15 @@ package final class StateFiles: StateStore {
     /// Replaces `state.json` atomically (flushed to the disk while the journal is open, since the
     /// journal is emptied behind it), then empties the journal.
     package func writeSnapshot(_ state: PersistedState) throws {
-        try DurableFile.replace(stateFile, with: state.encoded(), mode: 0o600, sync: journal != nil)
+        do {
+            try AtomicFile.replace(stateFile, with: state.encoded(), mode: 0o600, sync: journal != nil)
+        } catch {
+            throw StateFileError(.writeFailed, "cannot write '\(stateFile)'", cause: error)
+        }
         do {
             try journal?.truncate()
         } catch {
-            logger.error("cannot empty the state journal: \(error)")
+            logger.log(.error, "cannot empty the state journal '\(journalFile)'", error: error)
         }
     }
 

@@ -7,7 +7,7 @@ package protocol StateStore: AnyObject {
     /// Opens the journal for appending; `journalOpen` tells whether that worked.
     func open() -> (state: PersistedState?, journalOpen: Bool)
     /// Appends one journal line (one write(2)).
-    func append(_ line: PersistedState) throws
+    func append(_ line: JournalDelta) throws
     /// Makes what was appended durable, without waiting.
     func requestFlush()
     /// Replaces the whole state and empties the journal.

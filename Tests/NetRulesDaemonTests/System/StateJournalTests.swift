@@ -32,10 +32,10 @@ struct StateJournalTests {
         // Lines as the daemon builds them: rules diffed, firings from InflightFirings' changes.
         var inflight = InflightFirings()
         inflight.append(Self.firing("p-1"))
-        let line = PersistedState.journalLine(
+        let line = JournalDelta(
             nextFiring: 2, rules: (before.rules, after.rules), inflight: inflight.takeChanges()
         ).encoded()
-        let decoded = try #require(PersistedState.decode(line).state)
+        let decoded = try JournalDelta(decoding: line)
         #expect(Set(decoded.rules.keys) == ["office", "vpn"])
         #expect(decoded.removedRules == ["home"])
         #expect(decoded.inflight.map(\.id) == ["p-1"])
@@ -44,18 +44,14 @@ struct StateJournalTests {
         later.inflight = [Self.firing("p-1", next: 1), Self.firing("p-2")]
         inflight.advance("p-1", to: 1)
         inflight.append(Self.firing("p-2"))
-        let further = try #require(
-            PersistedState.decode(
-                PersistedState.journalLine(nextFiring: 2, rules: nil, inflight: inflight.takeChanges()).encoded()
-            ).state)
+        let further = try JournalDelta(
+            decoding: JournalDelta(nextFiring: 2, rules: nil, inflight: inflight.takeChanges()).encoded())
         #expect(further.inflight.map(\.id) == ["p-1", "p-2"] && further.retiredFirings.isEmpty)
         var last = later
         last.inflight = [Self.firing("p-2")]
         inflight.retire("p-1")
-        let retired = try #require(
-            PersistedState.decode(
-                PersistedState.journalLine(nextFiring: 2, rules: nil, inflight: inflight.takeChanges()).encoded()
-            ).state)
+        let retired = try JournalDelta(
+            decoding: JournalDelta(nextFiring: 2, rules: nil, inflight: inflight.takeChanges()).encoded())
         #expect(retired.inflight.isEmpty && retired.retiredFirings == ["p-1"])
         var all = before
         for line in [decoded, further, retired] { all.apply(line) }
@@ -94,7 +90,7 @@ struct StateJournalTests {
         state.inflight[2].facts = [("ssid", .absent)]
         let text = String(decoding: state.encoded(), as: UTF8.self)
         #expect(text.components(separatedBy: #""ssid""#).count - 1 == 2, "one snapshot per distinct fact set: \(text)")
-        let decoded = try #require(PersistedState.decode(state.encoded()).state)
+        let decoded = try PersistedState(decoding: state.encoded())
         #expect(decoded.encoded() == state.encoded())
         #expect(
             decoded.inflight.map { $0.facts.map(\.1) } == [
@@ -105,7 +101,7 @@ struct StateJournalTests {
     @Test func aStateFileFromBeforeSnapshotsStillLoads() throws {
         let old =
             #"{"inflight":[{"actions":1,"edge":"enter","facts":{"ssid":{"s":"Office"}},"fingerprint":"f1","id":"p-1","next_action":0,"rule":"office","time":"2026-12-01T09:00:00Z"}],"next_firing":2,"rules":{},"version":1}"#
-        let decoded = try #require(PersistedState.decode(Array(old.utf8)).state)
+        let decoded = try PersistedState(decoding: Array(old.utf8))
         #expect(decoded.inflight.first?.facts.map(\.1) == [.value(.string("Office"))])
     }
 
@@ -121,14 +117,14 @@ struct StateJournalTests {
         handle.seekToEndOfFile()
         handle.write(Data(#"{"version":1,"a"#.utf8))
         try handle.close()
-        let lines = StateJournal.readLines(at: directory.file(StateJournal.fileName))
+        let lines = try StateJournal.readLines(at: directory.file(StateJournal.fileName))
         #expect(
             lines.map { String(decoding: $0, as: UTF8.self) } == [#"{"version":1,"a":1}"#, #"{"version":1,"a":2}"#])
         var info = stat()
         #expect(stat(directory.file(StateJournal.fileName), &info) == 0 && info.st_mode & 0o777 == 0o600)
         try journal.truncate()
         #expect(journal.lineCount == 0)
-        #expect(StateJournal.readLines(at: directory.file(StateJournal.fileName)).isEmpty)
+        #expect(try StateJournal.readLines(at: directory.file(StateJournal.fileName)).isEmpty)
     }
 
     @Test func aReopenedJournalAppendsAfterItsLinesAndCountsFromThem() throws {
@@ -140,12 +136,12 @@ struct StateJournalTests {
             journal.flushNow()
         }
         // The daemon reads the lines to restore its state, then opens the journal with their count.
-        let existing = StateJournal.readLines(at: directory.file(StateJournal.fileName))
+        let existing = try StateJournal.readLines(at: directory.file(StateJournal.fileName))
         #expect(existing.count == 3)
         let reopened = try StateJournal(directory: directory.path, lines: existing.count)
         try reopened.append(Array(#"{"n":3}"#.utf8))
         #expect(reopened.lineCount == 4)
-        #expect(StateJournal.readLines(at: directory.file(StateJournal.fileName)).count == 4)
+        #expect(try StateJournal.readLines(at: directory.file(StateJournal.fileName)).count == 4)
     }
 
     @Test func aSymlinkInPlaceOfTheJournalIsRefused() throws {

@@ -1,5 +1,4 @@
 @preconcurrency import Glibc
-import NetRulesSystem
 
 /// File writes that a crash cannot tear.
 ///
@@ -17,14 +16,18 @@ import NetRulesSystem
 /// world-writable directory, it would make root write wherever it points; `append` opens with
 /// `O_NOFOLLOW`), a FIFO (opened `O_NONBLOCK`, so it never blocks), a device node or a socket.
 /// A refusal is the error `ELOOP` (symlink) or `EINVAL` (anything else) from the call that saw it.
-enum AtomicFile {
+///
+/// The one crash-safe file primitive of the package: the `write` action, the webhook outbox, the
+/// daemon's `state.json` and history rewrites all use it, and every failure is the
+/// `SystemCallError` of the call that failed.
+package enum AtomicFile {
     /// Replaces the file at `path` with `contents`.
     /// - Parameters:
     ///   - mode: Permission bits for a new file; an existing file keeps its own.
     ///   - createDirectories: Whether to create missing parent directories (mode 0755).
     ///   - sync: Whether to fsync the file and its directory. Without it the replacement is still
     ///     atomic and survives the process being killed (the page cache holds it), not power loss.
-    static func replace(
+    package static func replace(
         _ path: String, with contents: [UInt8], mode: UInt32, createDirectories: Bool = true, sync: Bool = true
     ) throws(SystemCallError) {
         let (directory, name) = split(path)
@@ -59,7 +62,7 @@ enum AtomicFile {
     }
 
     /// Appends `record` to the file at `path` in a single write(2).
-    static func append(
+    package static func append(
         _ path: String, record: [UInt8], mode: UInt32, createDirectories: Bool = true
     ) throws(SystemCallError) {
         let (directory, _) = split(path)
@@ -87,7 +90,7 @@ enum AtomicFile {
     }
 
     /// `mkdir -p`, fsyncing each parent it adds an entry to, so a created path survives a crash.
-    static func makeDirectories(_ path: String) throws(SystemCallError) {
+    package static func makeDirectories(_ path: String) throws(SystemCallError) {
         guard !path.isEmpty, path != "/" else { return }
         if case .success(let info) = sys_stat(path) {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw SystemCallError(call: "mkdir", errno: .notDirectory) }
@@ -103,14 +106,14 @@ enum AtomicFile {
     }
 
     /// fsync(2) on a directory makes its entries (a rename, a new file) durable.
-    static func syncDirectory(_ path: String) throws(SystemCallError) {
+    package static func syncDirectory(_ path: String) throws(SystemCallError) {
         let fd = try sys_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC).get(call: "open")
         let directory = FileDescriptor(taking: fd)
         defer { try? directory.close() }
         _ = try sys_fsync(fd).get(call: "fsync")
     }
 
-    static func writeAll(_ fd: CInt, _ bytes: [UInt8]) throws(SystemCallError) {
+    private static func writeAll(_ fd: CInt, _ bytes: [UInt8]) throws(SystemCallError) {
         var offset = 0
         while offset < bytes.count {
             offset += try bytes.withUnsafeBytes { sys_write(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
@@ -119,7 +122,7 @@ enum AtomicFile {
     }
 
     /// The directory and the last component; a bare name lives in `.`.
-    static func split(_ path: String) -> (directory: String, name: String) {
+    private static func split(_ path: String) -> (directory: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
         let directory = String(path[..<slash])
         return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))

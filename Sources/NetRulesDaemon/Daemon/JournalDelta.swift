@@ -1,0 +1,56 @@
+import NetRulesCore
+
+/// One line of the state journal: what changed in the persisted state since the line before —
+/// the rules whose saved state changed and those that went, the firings that are new or got
+/// further and those that left the in-flight list — so a line costs what changed, not what is
+/// saved. `PersistedState.apply(_:)` replays it.
+///
+/// Written and read by the state's one codec (`PersistedState+Coding.swift`): the same document as
+/// `state.json`, holding only the changes, plus `removed` and `retired`.
+package struct JournalDelta {
+    /// The rules whose saved state is new or changed.
+    var rules: [String: PersistedState.SavedRule] = [:]
+    /// Rules whose saved state went (their rule was removed, or has no state worth keeping any more).
+    var removedRules: [String] = []
+    /// The firings that are new or got further.
+    var inflight: [PersistedState.SavedFiring] = []
+    /// Firings that left the in-flight list.
+    var retiredFirings: [String] = []
+    var nextFiringNumber = 1
+
+    init() {}
+
+    /// The line between `rules.old` and `rules.new` (nil: the rules did not change) with the
+    /// in-flight changes as `InflightFirings.takeChanges()` reports them.
+    init(
+        nextFiring: Int, rules: (old: [String: PersistedState.SavedRule], new: [String: PersistedState.SavedRule])?,
+        inflight: (changed: [PersistedState.SavedFiring], retired: [String])
+    ) {
+        nextFiringNumber = nextFiring
+        if let rules {
+            for (name, rule) in rules.new where rules.old[name] != rule { self.rules[name] = rule }
+            removedRules = rules.old.keys.filter { rules.new[$0] == nil }.sorted()
+        }
+        (self.inflight, retiredFirings) = inflight
+    }
+
+    /// The line's bytes (without its newline).
+    func encoded() -> [UInt8] {
+        PersistedState.document(
+            rules: rules, inflight: inflight, nextFiring: nextFiringNumber, removed: removedRules,
+            retired: retiredFirings
+        ).compactBytes
+    }
+
+    /// Reads one journal line.
+    /// - Throws: `JSONValue.ShapeError` naming what is wrong and where.
+    init(decoding bytes: [UInt8]) throws(JSONValue.ShapeError) {
+        let document = try JSONValue.Members(PersistedState.parse(bytes))
+        let changes = try PersistedState(document: document)
+        rules = changes.rules
+        inflight = changes.inflight
+        nextFiringNumber = changes.nextFiringNumber
+        removedRules = try document.strings("removed")
+        retiredFirings = try document.strings("retired")
+    }
+}
