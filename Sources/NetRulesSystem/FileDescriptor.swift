@@ -80,6 +80,18 @@ package final class FileDescriptor: Sendable {
         _ = try sys_close(fd).get(call: "close")
     }
 
+    /// Closes the descriptor where a failure of close(2) has nobody to tell and changes nothing.
+    ///
+    /// Linux releases the number even when close(2) fails (`EINTR`, `EIO`), so there is nothing
+    /// to retry, and a retry could close a number another thread was just given. The error can
+    /// only matter for a file whose writes were not checked otherwise; use `close()` there (as
+    /// `AtomicFile.replace` does before its rename). Sockets, pipes, pidfds, descriptors only read
+    /// from and files already fsynced use this.
+    package func closeDiscardingError() {
+        // Dropping is right: see above; the descriptor is released either way.
+        _ = try? close()
+    }
+
     /// Runs `body` with this descriptor and closes it afterwards, even when `body` throws
     /// (swift-system's `closeAfter`).
     ///
@@ -87,7 +99,7 @@ package final class FileDescriptor: Sendable {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws; an error from close(2) itself is dropped.
     package func closeAfter<R, E: Error>(_ body: (FileDescriptor) throws(E) -> R) throws(E) -> R {
-        defer { try? close() }
+        defer { closeDiscardingError() }
         return try body(self)
     }
 

@@ -54,7 +54,7 @@ package enum AtomicFile {
             try file.close()
             _ = try sys_rename(temporary, path).get(call: "rename")
         } catch {
-            try? file.close()
+            file.closeDiscardingError()
             _ = sys_unlink(temporary)
             throw error
         }
@@ -71,7 +71,7 @@ package enum AtomicFile {
             path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode_t(mode)
         ).get(call: "open")
         let file = FileDescriptor(taking: fd)
-        defer { try? file.close() }
+        defer { file.closeDiscardingError() }
         try requireRegular(try sys_fstat(fd).get(call: "fstat"), call: "fstat")
         let written = try record.withUnsafeBytes { sys_write(fd, $0) }.get(call: "write")
         // A short write would leave half a record; regular files only do that when the disk is
@@ -109,7 +109,7 @@ package enum AtomicFile {
     package static func syncDirectory(_ path: String) throws(SystemCallError) {
         let fd = try sys_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC).get(call: "open")
         let directory = FileDescriptor(taking: fd)
-        defer { try? directory.close() }
+        defer { directory.closeDiscardingError() }
         _ = try sys_fsync(fd).get(call: "fsync")
     }
 

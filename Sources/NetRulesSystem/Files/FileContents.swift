@@ -13,8 +13,7 @@ package enum FileContents {
         case .failure(let errno): throw SystemCallError(call: "open", errno: errno)
         }
         let file = FileDescriptor(taking: fd)
-        // Dropping is right: the descriptor was only read from, so close(2) has nothing to report.
-        defer { try? file.close() }
+        defer { file.closeDiscardingError() }
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while out.count < limit {

@@ -75,6 +75,6 @@ package final class FileWatcher: Sendable {
 
     /// Closes the inotify descriptor, which ends every watch; later calls throw `EBADF`.
     package func close() {
-        try? inotify.close()
+        inotify.closeDiscardingError()
     }
 }

@@ -164,14 +164,16 @@ package struct ChildProcess: Sendable {
             standardInput: input.read, standardOutput: output.write, standardError: errors?.write ?? -1)
 
         // The child holds its own copies; ours must go, or EOF never comes.
-        try? inputRead.close()
-        try? outputWrite.close()
-        try? errorWrite?.close()
+        inputRead.closeDiscardingError()
+        outputWrite.closeDiscardingError()
+        errorWrite?.closeDiscardingError()
         _ = sys_setNonBlocking(input.write)
         _ = sys_setNonBlocking(output.read)
         if let errors { _ = sys_setNonBlocking(errors.read) }
         // A pidfd of an unreaped child is valid even if it has already exited. Without one
         // (ENOSYS on old kernels) the supervisor falls back to polling waitpid every 10 ms.
+        // Dropping is right: without a pidfd (ENOSYS before Linux 5.3, EMFILE) the supervisor polls waitpid(2) every 10
+        // ms instead, as the comment above says; the child is supervised either way.
         let pidfd = try? sys_pidfd_open(pid).get(call: "pidfd_open")
         return SpawnedChild(
             pid: pid, pidfd: pidfd.map(FileDescriptor.init(taking:)), standardInput: inputWrite,

@@ -33,21 +33,21 @@ struct ChildProcessSupervisor {
         self.streamingOutput = streamingOutput
         deadline = process.timeout.map { start + $0 }
         input = process.makeStandardInput?() ?? process.standardInput
-        if input.isEmpty { try? child.standardInput.close() }
+        if input.isEmpty { child.standardInput.closeDiscardingError() }
     }
 
     mutating func superviseUntilReaped() -> ChildProcessOutcome {
         while status == nil {
             pollOnce()
         }
-        try? child.standardInput.close()
+        child.standardInput.closeDiscardingError()
         // Whatever the child wrote before exiting is already in the pipes; a background
         // grandchild still holding them open must not keep the action waiting.
         drain(child.standardOutput, into: &output, streaming: streamingOutput)
         if let standardError = child.standardError { drain(standardError, into: &errors) }
-        try? child.standardOutput.close()
-        try? child.standardError?.close()
-        try? child.pidfd?.close()
+        child.standardOutput.closeDiscardingError()
+        child.standardError?.closeDiscardingError()
+        child.pidfd?.closeDiscardingError()
         let termination = ChildProcessOutcome.Termination(waitStatus: status!)
         return ChildProcessOutcome(
             pid: child.pid, termination: termination, timedOut: timedOut, standardOutput: output,
@@ -60,6 +60,7 @@ struct ChildProcessSupervisor {
         var entries: [pollfd] = []
         var roles: [Role] = []
         func watch(_ descriptor: FileDescriptor?, _ events: CInt, _ role: Role) {
+            // Dropping is right: a descriptor closed already (its stream ended) is not watched any more.
             guard let descriptor, let fd = try? descriptor.withFileDescriptor({ $0 }) else { return }
             entries.append(pollfd(fd: fd, events: Int16(events), revents: 0))
             roles.append(role)
@@ -76,6 +77,8 @@ struct ChildProcessSupervisor {
             let soon = ContinuousClock.now + .milliseconds(10)
             until = min(until ?? soon, soon)
         }
+        // Dropping is right: waitReady retries EINTR itself; its other errors (ENOMEM) are taken as a timeout, and the
+        // loop polls again at once, until the child's deadline.
         if case .ready = (try? waitReady(&entries, wake: nil, deadline: until)) ?? .timedOut {
             for (entry, role) in zip(entries, roles) where entry.revents != 0 {
                 switch role {
@@ -122,6 +125,8 @@ struct ChildProcessSupervisor {
     private mutating func feedInput() {
         while inputOffset < input.count {
             let result =
+                // Dropping is right: EBADF: stdin was already closed, so there is nothing left to feed; the failure
+                // branch below stops feeding.
                 (try? child.standardInput.withFileDescriptor { fd in
                     input.withUnsafeBytes { sys_write(fd, UnsafeRawBufferPointer(rebasing: $0[inputOffset...])) }
                 }) ?? .failure(Errno(rawValue: EBADF))
@@ -133,7 +138,7 @@ struct ChildProcessSupervisor {
                 inputOffset = input.count
             }
         }
-        try? child.standardInput.close()
+        child.standardInput.closeDiscardingError()
     }
 
     /// Reads what is available now; returns false once the stream is closed.
@@ -144,12 +149,13 @@ struct ChildProcessSupervisor {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let result =
+                // Dropping is right: EBADF: the stream was closed, which reading treats as its end.
                 (try? descriptor.withFileDescriptor { fd in
                     buffer.withUnsafeMutableBytes { sys_read(fd, $0) }
                 }) ?? .success(0)
             switch result {
             case .success(0):
-                try? descriptor.close()
+                descriptor.closeDiscardingError()
                 return false
             case .success(let count):
                 buffer.withUnsafeBytes {
@@ -159,7 +165,7 @@ struct ChildProcessSupervisor {
             case .failure(.wouldBlock):
                 return true
             case .failure:
-                try? descriptor.close()
+                descriptor.closeDiscardingError()
                 return false
             }
         }
