@@ -125,7 +125,7 @@ package final class ControlClient: Sendable {
             try DedicatedThread.spawn {
                 // This thread is the connection's last user: closing here is what tells the daemon
                 // the watcher left, without waiting for the client object to go away.
-                defer { try? self.descriptor.close() }
+                defer { self.descriptor.closeDiscardingError() }
                 do {
                     try self.send(object, deadline: ContinuousClock().now + self.timeout)
                     var buffer: [UInt8] = []

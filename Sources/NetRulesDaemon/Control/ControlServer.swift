@@ -67,7 +67,7 @@ package struct ControlServer: Sendable {
         /// Closes the socket and removes its file, if it is still this one: for a daemon that
         /// stops before serving on it (invalid rules at start). Harmless after `run(on:)` did so.
         package func discard(at path: String) {
-            try? descriptor.close()
+            descriptor.closeDiscardingError()
             ControlSocketFile.remove(path, ifStill: identity)
         }
     }
@@ -86,7 +86,7 @@ package struct ControlServer: Sendable {
     package func run(on bound: Listener) async throws {
         let (listener, identity) = (bound.descriptor, bound.identity)
         defer {
-            try? listener.close()
+            listener.closeDiscardingError()
             ControlSocketFile.remove(path, ifStill: identity)
         }
         logger.info("control socket listening", metadata: [("control.socket", path)])
@@ -105,7 +105,7 @@ package struct ControlServer: Sendable {
                             return true
                         }
                         group.addTask {
-                            defer { try? connection.close() }
+                            defer { connection.closeDiscardingError() }
                             if admitted {
                                 let slot = Slot(active)
                                 await serve(connection, slot: slot, watchers: watchers)
@@ -122,6 +122,8 @@ package struct ControlServer: Sendable {
                 {
                     // Out of descriptors: pending connections stay queued; back off instead of spinning.
                     logger.warning("control socket cannot accept", metadata: [("error", "\(error)")])
+                    // Dropping is right: a cancelled back-off ends early, and the loop's next accept sees the
+                    // cancellation.
                     try? await QuietClock().sleep(for: .milliseconds(200))
                 } catch {
                     failure = error
@@ -259,6 +261,8 @@ package struct ControlServer: Sendable {
     /// Writes one error line if the socket takes it at once, without waiting for a slow peer.
     private func refuse(_ connection: FileDescriptor, _ document: JSONValue) {
         let bytes = Array((document.compact + "\n").utf8)
+        // Dropping is right: a refusal is a courtesy to a client that is being turned away; if its socket does not take
+        // the line at once (full, or the peer went), closing it says enough.
         _ = try? bytes.withUnsafeBytes { try connection.send($0) }
     }
 }

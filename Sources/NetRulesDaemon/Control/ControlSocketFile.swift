@@ -36,10 +36,10 @@ enum ControlSocketFile {
             _ = try sys_listen(fd, backlog).get(call: "listen")
             return (descriptor, Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
         } catch let error as ControlSocketError where error.code == .anotherDaemon {
-            try? descriptor.close()
+            descriptor.closeDiscardingError()
             throw error
         } catch {
-            try? descriptor.close()
+            descriptor.closeDiscardingError()
             _ = sys_unlink(path)
             throw error
         }
@@ -87,10 +87,11 @@ enum ControlSocketFile {
             AF_UNIX, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue), 0
         ).get(call: "socket")
         let descriptor = FileDescriptor(taking: probe)
-        defer { try? descriptor.close() }
+        defer { descriptor.closeDiscardingError() }
         let result = try FileDescriptor.withAddress(path) { sys_connect(probe, $0, $1) }
         switch result {
         case .success:
+            // Dropping is right: the peer's pid only adds a detail to the message; without SO_PEERCRED it names no pid.
             throw anotherDaemon(path, pid: try? sys_getsockopt_peercred(probe).get().pid)
         case .failure(let e) where e.rawValue == EAGAIN || e.rawValue == EINPROGRESS:
             // A full backlog: someone is listening.

@@ -31,7 +31,16 @@ extension Daemon {
         for (file, count) in result.omitted.sorted(by: { $0.key < $1.key }) {
             logger.error("\(file): and \(count) more problems not logged")
         }
-        let distrusted = RuleFiles.trustProblems(result, files: (try? RuleFiles.expand(options.ruleFiles)) ?? []) {
+        let files: [String]
+        do {
+            files = try RuleFiles.expand(options.ruleFiles)
+        } catch {
+            // load() expanded the same paths a moment ago, so a file went since: a file that was not
+            // checked must not pass the trust check as if there were none.
+            logger.error("\(error)")
+            return (nil, true, "\(error)\n")
+        }
+        let distrusted = RuleFiles.trustProblems(result, files: files) {
             options.trustProblem($0, $1)
         }
         for problem in distrusted { logger.error(problem) }

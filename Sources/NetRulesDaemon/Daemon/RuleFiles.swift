@@ -21,10 +21,15 @@ package enum RuleFiles {
             }
             if info.st_mode & S_IFMT == S_IFDIR {
                 // An unreadable directory is not an empty one: saying "0 rules" would hide the problem.
-                guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+                let entries: [String]
+                switch sys_listDirectory(path) {
+                case .success(let names): entries = names
+                case .failure(let errno) where errno.rawValue == EACCES:
                     throw ReadError(
                         description: "cannot read the rules directory '\(path)': permission denied; "
                             + "make it readable by this user (chmod a+rx, or run as its owner)")
+                case .failure(let errno):
+                    throw ReadError(description: "cannot read the rules directory '\(path)': \(errno)")
                 }
                 let directory = path.hasSuffix("/") ? path : path + "/"
                 let found = entries.filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }

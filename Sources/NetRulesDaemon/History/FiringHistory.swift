@@ -101,7 +101,7 @@ package struct FiringHistory {
         } catch {
             report("cannot append to the history file '\(path)': \(error)")
             // A partial line may be there now: the next write starts over with a whole file.
-            try? descriptor?.close()
+            descriptor?.closeDiscardingError()
             descriptor = nil
             linesInFile = Int.max / 2
         }
@@ -117,7 +117,7 @@ package struct FiringHistory {
 
     /// Rewrites the file with the entries in memory, one line each.
     private mutating func compact() {
-        try? descriptor?.close()
+        descriptor?.closeDiscardingError()
         descriptor = nil
         var bytes: [UInt8] = []
         var lines = 0
@@ -158,8 +158,10 @@ package struct FiringHistory {
         var contents = Contents()
         guard case .success(let fd) = sys_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) else { return contents }
         let file = FileDescriptor(taking: fd)
-        defer { try? file.close() }
+        defer { file.closeDiscardingError() }
         contents.exists = true
+        // Dropping is right: fstat(2) on a descriptor just opened fails only with EIO-like trouble, and an unreadable
+        // history reads as empty (the contract above: history is for display, never a reason to stop).
         guard let info = try? file.withFileDescriptor({ sys_fstat($0) }).get(),
             (info.st_mode & S_IFMT) == S_IFREG
         else { return contents }
@@ -169,6 +171,8 @@ package struct FiringHistory {
         var filled = 0
         while filled < bytes.count {
             let count = bytes.withUnsafeMutableBytes { buffer in
+                // Dropping is right: a read error (EIO) ends the read early: the history shows the entries read so far,
+                // and its next compaction rewrites the file from memory.
                 (try? file.withFileDescriptor {
                     sys_pread($0, UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), off_t(start + filled))
                 }.get()) ?? 0
@@ -182,6 +186,8 @@ package struct FiringHistory {
         if start > 0, !lines.isEmpty { lines.removeFirst() }
         var positions: [String: Int] = [:]
         for line in lines {
+            // Dropping is right: a line that is not an entry is counted in skippedLines, which netrules history
+            // reports.
             guard line.count <= maximumLineLength, let document = try? JSONValue.parse(Array(line)),
                 let entry = HistoryEntry(document: document)
             else {

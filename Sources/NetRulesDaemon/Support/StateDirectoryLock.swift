@@ -34,7 +34,7 @@ package final class StateDirectoryLock: Sendable {
         descriptor = FileDescriptor(taking: fd)
         guard case .success = sys_flock(fd, LOCK_EX | LOCK_NB) else {
             let holder = Self.readPID(fd).map { "PID \($0)" } ?? "another process"
-            try? descriptor.close()
+            descriptor.closeDiscardingError()
             throw Failure(
                 description: "another netrules daemon (\(holder)) is using the state directory '\(directory)'; "
                     + "stop it first, or give this daemon its own --state-dir")
@@ -46,7 +46,7 @@ package final class StateDirectoryLock: Sendable {
         guard case .success(0) = stored else {
             // A short write has no errno of its own; it is reported as one of ENOSPC (what it means).
             let reason: Errno = if case .failure(let error) = stored { error } else { Errno(rawValue: ENOSPC) }
-            try? descriptor.close()
+            descriptor.closeDiscardingError()
             throw Failure(
                 description: "the state directory '\(directory)' is not writable (\(reason.message)): netrules "
                     + "keeps its rule state and webhook outbox there; make it writable or choose another with "
@@ -55,7 +55,7 @@ package final class StateDirectoryLock: Sendable {
     }
 
     /// Releases the lock (closing the descriptor); the process ending does the same.
-    package func release() { try? descriptor.close() }
+    package func release() { descriptor.closeDiscardingError() }
 
     private static func readPID(_ fd: CInt) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 32)

@@ -80,7 +80,7 @@ package struct SystemdNotifier: Sendable, Equatable {
 
         let fd = try sys_socket(AF_UNIX, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0).get(call: "socket")
         let socket = FileDescriptor(taking: fd)
-        defer { try? socket.close() }
+        defer { socket.closeDiscardingError() }
         let payload = Array(state.utf8)
         let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
