@@ -164,6 +164,7 @@ final class EchoReceiver: Sendable {
     private func receiveLoop() {
         let endpoints = [v4, v6].compactMap { $0 }
         var pollSet = endpoints.map { endpoint in
+            // Dropping is right: an endpoint's socket is open until shutDown below; -1 (closed) is ignored by poll(2).
             pollfd(fd: (try? endpoint.socket.withFileDescriptor { $0 }) ?? -1, events: Int16(POLLIN), revents: 0)
         }
         var buffer = [UInt8](repeating: 0, count: 2048)
@@ -173,7 +174,7 @@ final class EchoReceiver: Sendable {
                 state.sleepingUntil = next
                 return next
             }
-            // A poll(2) failure (it cannot, short of EFAULT) is a round with nothing ready.
+            // Dropping is right: a poll(2) failure (it cannot, short of EFAULT) is a round with nothing ready.
             let outcome = (try? waitReady(&pollSet, wake: wakeUp, deadline: deadline)) ?? .timedOut
             if outcome == .woken {
                 wakeUp.reset()
@@ -192,6 +193,8 @@ final class EchoReceiver: Sendable {
             var source = SocketAddress()
             let received = buffer.withUnsafeMutableBytes { bytes in
                 source.withMutableSockAddr { address, length in
+                    // Dropping is right: EBADF: the socket is being shut down; the failure ends this drain like an
+                    // empty queue.
                     (try? endpoint.socket.withFileDescriptor { fd throws(SystemCallError) in
                         sys_recvfrom(fd, bytes, address, &length)
                     }) ?? .failure(.badFileDescriptor)
@@ -233,7 +236,7 @@ final class EchoReceiver: Sendable {
         for entry in remaining {
             entry.continuation?.resume(returning: .failure(ICMPError(code: .closed, message: "the pinger was closed")))
         }
-        for endpoint in endpoints { try? endpoint.socket.close() }
+        for endpoint in endpoints { endpoint.socket.closeDiscardingError() }
         wakeUp.close()
     }
 }

@@ -26,7 +26,7 @@ enum TCPProbe {
         do throws(SystemCallError) {
             let socket = try FileDescriptor.socket(
                 domain: address.isV6 ? AF_INET6 : AF_INET, type: CInt(SOCK_STREAM.rawValue), protocol: 0)
-            defer { try? socket.close() }
+            defer { socket.closeDiscardingError() }
             try socket.withFileDescriptor { fd throws(SystemCallError) in
                 let target = SocketAddress(address, port: port)
                 let connected = try target.withSockAddr { pointer, length throws(SystemCallError) in
