@@ -49,7 +49,7 @@ final class NetlinkSocket: Sendable {
                 }
             }
         } catch {
-            try? descriptor.close()
+            descriptor.closeDiscardingError()
             throw error
         }
         portID = address.nl_pid
@@ -140,6 +140,6 @@ final class NetlinkSocket: Sendable {
 
     /// Closes the socket; later operations throw `EBADF`.
     func close() {
-        try? descriptor.close()
+        descriptor.closeDiscardingError()
     }
 }

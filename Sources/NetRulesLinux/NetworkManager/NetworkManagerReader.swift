@@ -30,6 +30,8 @@ enum NetworkManagerReader {
         let manager = try bus.properties(service, managerPath, managerInterface)
         snapshot.connectivity = manager["Connectivity"]?.integerValue
         for path in manager["ActiveConnections"]?.objectPaths ?? [] where path != "/" {
+            // Dropping is right: an active connection that went between listing and reading (deactivated) is not active
+            // any more; the manager's own properties, read above, still throw.
             guard let p = try? bus.properties(service, path, activeInterface) else { continue }
             snapshot.active.append(
                 NetworkManagerSnapshot.ActiveConnection(
@@ -48,6 +50,8 @@ enum NetworkManagerReader {
         // The Wi-Fi device: the primary connection's, else the first connected one.
         var wifiDevices: [(path: String, properties: [String: DBusValue])] = []
         for path in manager["Devices"]?.objectPaths ?? [] {
+            // Dropping is right: a device that went between listing and reading (unplugged) is not a Wi-Fi device any
+            // more.
             guard let device = try? bus.properties(service, path, deviceInterface),
                 device["DeviceType"]?.integerValue == wifiDeviceType
             else { continue }
@@ -59,6 +63,8 @@ enum NetworkManagerReader {
                 ?? connected.first
         else { return snapshot }
         snapshot.wifiInterface = device.properties["Interface"]?.stringValue
+        // Dropping is right: an older NM without ActiveAccessPoint on the device falls back to the connection's
+        // SpecificObject just below.
         var accessPoint = (try? bus.property(service, device.path, wirelessInterface, "ActiveAccessPoint"))?
             .stringValue
         if accessPoint == nil || accessPoint == "/" {
@@ -66,6 +72,8 @@ enum NetworkManagerReader {
             accessPoint = snapshot.active.first { $0.path == activePath }?.specificObject
         }
         if let accessPoint, accessPoint != "/",
+            // Dropping is right: an access point that went between the two calls (NM removes it on roaming) leaves the
+            // Wi-Fi facts without one, as NM itself then has none; the next PropertiesChanged reads again.
             let ap = try? bus.properties(service, accessPoint, accessPointInterface)
         {
             snapshot.accessPoint = NetworkManagerSnapshot.AccessPoint(

@@ -63,6 +63,8 @@ package struct ResolverObserver: Observer {
         // Which events arrived does not matter, only the file's content does.
         while try files.wait(wake: wake, deadline: nil) != .woken {
             // A new symlink target may live in a directory we do not watch yet.
+            // Dropping is right: a directory that cannot be watched yet (the new symlink target's directory does not
+            // exist, or ENOSPC) is tried again on the next event; the content is re-read by report() either way.
             try? addWatches()
             report()
         }
