@@ -90,6 +90,8 @@ struct Outbox: Sendable {
         let name = key + ".json"
         let path = directory + "/" + name
         do {
+            // Dropping is right: an entry that does not decode is moved to failed/ as it is (the else branch), without
+            // a failure field it could not hold.
             if var entry = try? JSONDecoder().decode(OutboxEntry.self, from: Data(try Self.read(path))) {
                 entry.failure = reason
                 // The copy in failed/ first: a crash in between leaves the entry pending, not lost.
@@ -129,10 +131,14 @@ struct Outbox: Sendable {
                 let bytes = try Self.read(path)
                 entries.append((try JSONDecoder().decode(OutboxEntry.self, from: Data(bytes)), bytes.count))
             } catch {
-                problems.append("unreadable outbox entry '\(name)' moved to failed/: \(error)")
-                _ = try? AtomicFile.makeDirectories(failedDirectory)
-                if case .success = sys_rename(path, failedDirectory + "/" + name) {
+                do {
+                    try AtomicFile.makeDirectories(failedDirectory)
+                    _ = try sys_rename(path, failedDirectory + "/" + name).get(call: "rename")
                     failedIndex.recordMove(name: name, at: sys_realtimeNanoseconds())
+                    problems.append("unreadable outbox entry '\(name)' moved to failed/: \(error)")
+                } catch let moveError {
+                    problems.append(
+                        "unreadable outbox entry '\(name)' (\(error)) could not be moved to failed/: \(moveError)")
                 }
             }
         }
@@ -187,7 +193,7 @@ struct Outbox: Sendable {
     private static func read(_ path: String) throws(SystemCallError) -> [UInt8] {
         let fd = try sys_open(path, O_RDONLY | O_CLOEXEC).get(call: "open")
         let file = FileDescriptor(taking: fd)
-        defer { try? file.close() }
+        defer { file.closeDiscardingError() }
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {

@@ -75,7 +75,14 @@ struct WebhookDelivery: Sendable {
                     // Delivered; if the removal fails the entry is sent again later, which the
                     // idempotency key makes harmless.
                     let (outbox, delivered) = (self.outbox, entry)
-                    await DedicatedThread.run { try? outbox.remove(delivered) }
+                    let removal = await DedicatedThread.run { () -> ActionError? in
+                        do throws(ActionError) { try outbox.remove(delivered) } catch { return error }
+                        return nil
+                    }
+                    if let removal {
+                        logger.log(
+                            .warning, "a delivered webhook stays in the outbox and will be sent again", error: removal)
+                    }
                     return (.delivered(status: response.status), made, entry)
                 }
                 lastProblem = "HTTP \(response.status)"
@@ -118,7 +125,14 @@ struct WebhookDelivery: Sendable {
             // Persist the count, so a restart continues the budget instead of starting over.
             let persisted = entry
             let outbox = self.outbox
-            await DedicatedThread.run { try? outbox.store(persisted) }
+            let failure = await DedicatedThread.run { () -> ActionError? in
+                do throws(ActionError) { try outbox.store(persisted) } catch { return error }
+                return nil
+            }
+            if let failure {
+                // The retry goes on from memory; only a restart would count the attempt again.
+                logger.log(.warning, "cannot record the webhook's attempt count in the outbox", error: failure)
+            }
             stored = entry
             let wait = Self.delay(
                 beforeRetry: entry.attemptsMade, backoff: .milliseconds(entry.backoffMilliseconds),
