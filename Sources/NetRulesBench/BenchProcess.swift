@@ -26,6 +26,8 @@ enum BenchProcess {
     /// `path` made absolute, once it names an executable file.
     /// - Throws: `CommandError.runtime` when it does not.
     static func checked(_ path: String) throws -> String {
+        // Dropping is right: access(2) fails for a missing file, a directory or no execute bit alike, and the message
+        // below says what to do in every case.
         guard (try? sys_access(path, X_OK).get()) != nil else {
             throw CommandError.runtime(
                 "\(path) is not an executable netrules: build it (swift build -c release --product netrules) or pass --netrules PATH"
@@ -46,26 +48,40 @@ enum BenchProcess {
     static func run(
         _ argv: [String], environment: [String: String] = [:], log: String? = nil, timeout: Duration = .seconds(60)
     ) async -> ChildProcessOutcome? {
+        // Dropping is right: the callers of run() clean up (kill, delete) and go on whatever happens;
+        // check() and start() say why a program could not be started.
+        try? await start(argv, environment: environment, log: log, timeout: timeout)
+    }
+
+    /// Runs `argv` as `run` does.
+    /// - Throws: `CommandError.runtime` naming the program when it is not found or cannot be spawned.
+    static func start(
+        _ argv: [String], environment: [String: String] = [:], log: String? = nil, timeout: Duration = .seconds(60)
+    ) async throws -> ChildProcessOutcome {
         var argv = argv
         if let log {
             // The shell opens the log and replaces itself with the program: one process, as before.
             argv = ["sh", "-c", "exec \"$@\" >>'\(log)' 2>&1", "sh"] + argv
         }
-        guard let program = argv.first, let path = resolve(program) else { return nil }
+        guard let program = argv.first, let path = resolve(program) else {
+            throw CommandError.runtime("cannot find \(argv.first ?? "?") in \(searchPath.joined(separator: ":"))")
+        }
         var variables = ["PATH": searchPath.joined(separator: ":"), "LC_ALL": "C"]
         variables.merge(environment) { _, new in new }
         let process = ChildProcess(
             executablePath: path, arguments: argv.map { Array($0.utf8) },
             environment: variables.sorted { $0.key < $1.key }.map { Array("\($0.key)=\($0.value)".utf8) },
             timeout: timeout)
-        return try? await process.run()
+        do {
+            return try await process.run()
+        } catch {
+            throw CommandError.runtime("cannot start \(program): \(error)")
+        }
     }
 
     /// Runs `argv` and throws, with its stderr, unless it exits 0.
     static func check(_ argv: [String]) async throws {
-        guard let outcome = await run(argv) else {
-            throw CommandError.runtime("cannot start \(argv.first ?? "?")")
-        }
+        let outcome = try await start(argv)
         guard outcome.succeeded else {
             let detail = String(decoding: outcome.standardError.bytes, as: UTF8.self)
             throw CommandError.runtime("\(argv.joined(separator: " ")) failed (\(outcome.termination)): \(detail)")
@@ -75,6 +91,7 @@ enum BenchProcess {
     /// The full path of `program`.
     static func resolve(_ program: String) -> String? {
         if program.contains("/") { return program }
+        // Dropping is right: a directory where the program is not executable is skipped, as a shell's PATH search does.
         return searchPath.map { $0 + "/" + program }.first { (try? sys_access($0, X_OK).get()) != nil }
     }
 
