@@ -61,6 +61,7 @@ package final class TestHTTPSServer: Sendable {
 
     /// The requests received so far, as `METHOD PATH`.
     package var requests: [String] {
+        // Dropping is right: no log yet means no request yet.
         ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
