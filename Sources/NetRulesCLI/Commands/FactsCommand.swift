@@ -31,10 +31,14 @@ enum FactsCommand: Command {
         var rulePaths = arguments.positional("rules")
         if rulePaths.isEmpty {
             let defaults = DaemonPaths.defaults(environment: io.environment).ruleDirectory
+            // Dropping is right: an unreadable or missing default rules directory means there are no default rules to
+            // read the needed facts from.
             if (try? RuleFiles.expand([defaults])) != nil { rulePaths = [defaults] }
         }
         let ruleSet =
             rulePaths.isEmpty
+            // Dropping is right: the rules only pick which facts are listed as needed; a rule file that does not load
+            // (check reports why) leaves the plain fact table.
             ? RuleSet() : ((try? RuleFiles.load(rulePaths, environment: io.environment))?.ruleSet ?? RuleSet())
         let kernelWiFi = WiFiSource.kernelHasNL80211
         let wifiSource = WiFiSource(rawValue: ruleSet.wifi.source.rawValue) ?? .auto
@@ -135,7 +139,9 @@ enum FactsCommand: Command {
             return (facts, reads)
         }
         io.noDaemon(arguments.controlSocket(io))
-        return ((try? NetworkSnapshot.current().facts) ?? [:], [])
+        // A snapshot that cannot be taken (no netlink socket) is an error to show, not a table of
+        // facts that all look missing.
+        return (try NetworkSnapshot.current().facts, [])
     }
 }
 

@@ -58,6 +58,8 @@ extension SimulateCommand {
         let fm = FileManager.default
         let directory =
             stateDirectory ?? fm.temporaryDirectory.appendingPathComponent("netrules-simulate-\(UUID())").path
+        // Dropping is right: the simulation's own scratch directory under /tmp; what cannot be removed changes no
+        // result.
         defer { if stateDirectory == nil { try? fm.removeItem(atPath: directory) } }
         let err = io.stderr
         let runner = ActionRunner(

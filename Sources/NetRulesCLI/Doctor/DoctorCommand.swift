@@ -100,6 +100,8 @@ enum DoctorCommand: Command {
     /// Datagram ICMP sockets need the caller's group inside `net.ipv4.ping_group_range`; raw ones
     /// need root or CAP_NET_RAW.
     static func icmpCheck() -> DoctorCheck {
+        // Dropping is right: an unreadable sysctl reads as no range, and the check below then reports datagram ICMP as
+        // not permitted, with the fix.
         let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ping_group_range", encoding: .utf8)) ?? ""
         let bounds = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int64($0) }
         let group = Int64(getegid())
@@ -135,6 +137,8 @@ enum DoctorCommand: Command {
                 fix: "chmod 600 \(path); the daemon sets it so itself on start")
         }
         let answered: Bool
+        // Dropping is right: doctor reports whether a daemon answers; any failure to connect or to get an answer is
+        // that answer.
         if let client = try? ControlClient.connect(path: path, timeout: .seconds(2)),
             (try? await client.response(to: ControlRequest.rules.document)) != nil
         {
@@ -213,6 +217,8 @@ enum DoctorCommand: Command {
         } else {
             checks.append(.ok("rules", "\(result.ruleSet.rules.count) rules load"))
         }
+        // Dropping is right: the files were just loaded from the same paths (the rules check above reports a read
+        // failure); a path that went since has nothing left to check.
         let distrusted = RuleFiles.trustProblems(result, files: (try? RuleFiles.expand(paths)) ?? []) {
             FileTrust.problem(withFile: $0, kind: $1)
         }

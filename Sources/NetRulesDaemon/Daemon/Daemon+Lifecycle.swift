@@ -38,7 +38,7 @@ extension Daemon {
             // load() expanded the same paths a moment ago, so a file went since: a file that was not
             // checked must not pass the trust check as if there were none.
             logger.error("\(error)")
-            return (nil, true, "\(error)\n")
+            return (nil, true, LoadReport(text: "\(error)\n"))
         }
         let distrusted = RuleFiles.trustProblems(result, files: files) {
             options.trustProblem($0, $1)

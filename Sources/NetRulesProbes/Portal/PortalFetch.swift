@@ -165,7 +165,7 @@ private struct Exchange {
             )
         }
         do {
-            try local.withSockAddr { pointer, length throws(SystemCallError) in
+            _ = try local.withSockAddr { pointer, length throws(SystemCallError) in
                 try sys_bind(fd, pointer, length).get(call: "bind")
             }
         } catch {
