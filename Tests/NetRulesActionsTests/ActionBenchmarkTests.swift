@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -33,10 +34,10 @@ struct ActionBenchmarkTests {
 
     @Test(.enabled(if: enabled, "set NETRULES_BENCH=1 (scripts/bench-actions) to measure"))
     func webhookThroughputToALoopbackServer() async throws {
-        let server = try LoopbackHTTPServer { _ in .status(204) }
+        let server = try TestHTTPServer { _ in .status(204) }
         let state = TemporaryDirectory()
         let figures = try await ActionBenchmarks.webhookThroughput(
-            url: server.url(), count: 2000, stateDirectory: state.path)
+            url: server.url("/hook"), count: 2000, stateDirectory: state.path)
         print("bench actions: webhook deliveries (outbox fsync + POST + unlink): \(figures)")
         #expect(figures.count == 2000)
         #expect(server.requests.count == 2000)

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -92,7 +93,7 @@ struct HostileValueTests {
 @Suite(.timeLimit(.minutes(1)))
 struct WebhookSecretTests {
     @Test func secretsAreSentButNeverStoredInTheOutbox() async throws {
-        let server = try LoopbackHTTPServer { _ in .status(500) }
+        let server = try TestHTTPServer { _ in .status(500) }
         defer { server.stop() }
         let secret = "s3cret-\u{22}quoted\u{22}&/value"
         let harness = RunnerHarness(environment: ["PATH": "/usr/bin:/bin", "TOKEN": secret])
@@ -120,14 +121,15 @@ struct WebhookSecretTests {
             let target = String(decoding: request.target, as: UTF8.self)
             #expect(target.hasSuffix("?t=" + encodedSecret), "\(target)")
             #expect(
-                request.header("Authorization").map { String(decoding: $0, as: UTF8.self) }?.contains("s3cret") == true)
+                request.headerBytes("Authorization").map { String(decoding: $0, as: UTF8.self) }?.contains("s3cret")
+                    == true)
             let body = String(decoding: request.body, as: UTF8.self)
             #expect(body.contains("s3cret"), "\(body)")
             #expect(body.contains("{{secret-0000:raw:TOKEN}}"), "the SSID's text arrives as written: \(body)")
         }
         let json = try #require(
             server.requests.first {
-                $0.header("Content-Type").map { String(decoding: $0, as: UTF8.self) } == "application/json"
+                $0.headerBytes("Content-Type").map { String(decoding: $0, as: UTF8.self) } == "application/json"
             })
         #expect(JSONProbe.string(in: json.body, at: ["token"]) == Array("Bearer \(secret)".utf8))
         let failed = harness.directory.file("state/outbox/failed")

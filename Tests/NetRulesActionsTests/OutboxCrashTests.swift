@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -42,7 +43,7 @@ struct OutboxCrashTests {
         struct Seen: Sendable { var n: Int; var key: String; var status: Int; var phase: Int }
         let phase = Locked(1)
         let seen = Locked<[Seen]>([])
-        let server = try LoopbackHTTPServer { request in
+        let server = try TestHTTPServer { request in
             let n =
                 Int(
                     String(
@@ -58,7 +59,7 @@ struct OutboxCrashTests {
         let directory = TemporaryDirectory()
         let state = directory.file("state")
         let pid = try TestBinaryChild.spawn(
-            test: "outboxChildProcess", environment: [Self.stateVariable: state, Self.urlVariable: server.url()])
+            test: "outboxChildProcess", environment: [Self.stateVariable: state, Self.urlVariable: server.url("/hook")])
         // Kill once every delivery has been attempted at least once (so each is in the outbox).
         for _ in 0..<2000 where Set(seen.withLock { $0.map(\.n) }).count < Self.deliveries {
             try await Task.sleep(for: .milliseconds(5))

@@ -2,6 +2,7 @@ import Foundation
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -161,11 +162,11 @@ struct OutboxLimitTests {
     }
 
     @Test func failedKeepsTheNewestFilesAndSaysHowManyItDeleted() async throws {
-        let server = try LoopbackHTTPServer { _ in .status(404) }
+        let server = try TestHTTPServer { _ in .status(404) }
         let harness = RunnerHarness(outboxLimits: Self.limits(failed: 2))
         var keys: [String] = []
         for n in 1...4 {
-            let action = WebhookAction(url: Fixtures.template(server.url()), attempts: 1)
+            let action = WebhookAction(url: Fixtures.template(server.url("/hook")), attempts: 1)
             await harness.runner.submit(Fixtures.firing(rule: "r", actions: [ActionSpec(action)]), wallTime: "t")
             keys = await harness.settledResults(expecting: n).compactMap(\.idempotencyKey)
         }

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -27,12 +28,12 @@ struct RunnerStopTests {
     }
 
     @Test func stopEndsWebhookRetriesAndKeepsTheEntryInTheOutbox() async throws {
-        let server = try LoopbackHTTPServer { _ in .status(500) }
+        let server = try TestHTTPServer { _ in .status(500) }
         defer { server.stop() }
         let harness = RunnerHarness()
         let write = RunnerHarness.append(harness.directory.file("after"), "x")
         let hook = ActionSpec(
-            WebhookAction(url: Fixtures.template(server.url()), attempts: 100, backoff: .milliseconds(200)))
+            WebhookAction(url: Fixtures.template(server.url("/hook")), attempts: 100, backoff: .milliseconds(200)))
         await harness.runner.submit(Fixtures.firing(actions: [hook, write]), wallTime: "t")
         for _ in 0..<300 where server.requests.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         let start = ContinuousClock.now

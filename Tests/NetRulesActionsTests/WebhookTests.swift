@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Synchronization
 import Testing
 
@@ -26,13 +27,13 @@ struct WebhookTests {
 
     @Test func twoFailuresThenSuccessIsDeliveredWithOneIdempotencyKey() async throws {
         let counter = Locked(0)
-        let server = try LoopbackHTTPServer { _ in
+        let server = try TestHTTPServer { _ in
             counter.withLock {
                 $0 += 1; return $0 <= 2 ? .status(500) : .status(200)
             }
         }
         let harness = RunnerHarness()
-        await harness.runner.submit(Fixtures.firing(actions: [webhook(server.url())]), wallTime: "t")
+        await harness.runner.submit(Fixtures.firing(actions: [webhook(server.url("/hook"))]), wallTime: "t")
         let result = try #require(await harness.settledResults(expecting: 1).first)
         #expect(result.isSuccess)
         #expect(result.attempts == 3)
@@ -44,11 +45,12 @@ struct WebhookTests {
     }
 
     @Test func aServerThatNeverAnswersFailsAfterTheAttemptsAndKeepsTheEntry() async throws {
-        let server = try LoopbackHTTPServer { _ in .hang }
+        let server = try TestHTTPServer { _ in .hang }
         defer { server.stop() }
         let harness = RunnerHarness()
         await harness.runner.submit(
-            Fixtures.firing(actions: [webhook(server.url(), attempts: 2, timeout: .milliseconds(300))]), wallTime: "t")
+            Fixtures.firing(actions: [webhook(server.url("/hook"), attempts: 2, timeout: .milliseconds(300))]),
+            wallTime: "t")
         let result = try #require(await harness.settledResults(expecting: 1).first)
         guard case .failed(let error) = result.outcome else {
             Issue.record("a hung server counted as delivered"); return
@@ -62,9 +64,9 @@ struct WebhookTests {
 
     @Test(arguments: [404, 400, 301])
     func aFinalStatusIsNotRetried(status: Int) async throws {
-        let server = try LoopbackHTTPServer { _ in .status(status) }
+        let server = try TestHTTPServer { _ in .status(status) }
         let harness = RunnerHarness()
-        await harness.runner.submit(Fixtures.firing(actions: [webhook(server.url())]), wallTime: "t")
+        await harness.runner.submit(Fixtures.firing(actions: [webhook(server.url("/hook"))]), wallTime: "t")
         let result = try #require(await harness.settledResults(expecting: 1).first)
         #expect(result.httpStatus == status)
         #expect(result.attempts == 1)
@@ -74,24 +76,25 @@ struct WebhookTests {
 
     @Test(arguments: [408, 429, 503])
     func aRetryableStatusIsRetried(status: Int) async throws {
-        let server = try LoopbackHTTPServer { _ in .status(status) }
+        let server = try TestHTTPServer { _ in .status(status) }
         let harness = RunnerHarness()
-        await harness.runner.submit(Fixtures.firing(actions: [webhook(server.url(), attempts: 3)]), wallTime: "t")
+        await harness.runner.submit(
+            Fixtures.firing(actions: [webhook(server.url("/hook"), attempts: 3)]), wallTime: "t")
         let result = try #require(await harness.settledResults(expecting: 1).first)
         #expect(result.attempts == 3)
         #expect(server.requests.count == 3)
     }
 
     @Test func secretsReachTheServerButNeitherTheLogNorTheDisk() async throws {
-        let server = try LoopbackHTTPServer { _ in .status(404) }
+        let server = try TestHTTPServer { _ in .status(404) }
         let secret = "s3cr3t-token-value"
         let harness = RunnerHarness(environment: ["PATH": "/bin", "CHECKIN_TOKEN": secret])
         let action = webhook(
-            server.url(), json: .object([ConfigMember("ssid", .string("{{ssid}}"))]),
+            server.url("/hook"), json: .object([ConfigMember("ssid", .string("{{ssid}}"))]),
             headers: [("Authorization", "Bearer {{env.CHECKIN_TOKEN}}")])
         await harness.runner.submit(Fixtures.firing(facts: [.ssid: "Office"], actions: [action]), wallTime: "t")
         let result = try #require(await harness.settledResults(expecting: 1).first)
-        #expect(server.requests.first?.header("Authorization") == Array("Bearer \(secret)".utf8))
+        #expect(server.requests.first?.headerBytes("Authorization") == Array("Bearer \(secret)".utf8))
         #expect(!harness.log.joined().contains(secret))
         #expect(!harness.log.joined().contains("Office"), "the body reached the log")
         let stored = try #require(
@@ -101,7 +104,7 @@ struct WebhookTests {
 
     @Test(arguments: HostileSSIDs.corpus)
     func hostileSSIDArrivesByteExactInURLHeaderAndJSON(ssid: [UInt8]) async throws {
-        let server = try LoopbackHTTPServer { _ in .status(204) }
+        let server = try TestHTTPServer { _ in .status(204) }
         let harness = RunnerHarness()
         let action = webhook(
             server.url("/hook/{{ssid}}?ssid={{ssid}}"),
@@ -118,20 +121,21 @@ struct WebhookTests {
         #expect(percentDecoded(Array(target[6..<query])) == ssid)
         #expect(percentDecoded(Array(target[(query + 6)...])) == ssid)
         #expect(!target[6..<query].contains(UInt8(ascii: "/")), "the SSID added a path segment")
-        #expect(percentDecoded(try #require(request.header("X-SSID"))) == ssid)
+        #expect(percentDecoded(try #require(request.headerBytes("X-SSID"))) == ssid)
         #expect(
-            request.headers.count(where: { $0.name.lowercased().hasPrefix("x-") }) == 1, "the SSID injected a header")
+            request.rawHeaders.count(where: { $0.name.lowercased().hasPrefix("x-") }) == 1, "the SSID injected a header"
+        )
         #expect(JSONProbe.string(in: request.body, at: ["ssid"]) == ssid)
         #expect(JSONProbe.parse(request.body)?["list"] == .array([.string([UInt8(ascii: "x")] + ssid)]))
     }
 
     @Test func whenOnlineHoldsDeliveryUntilConnectivityIsOnline() async throws {
-        let server = try LoopbackHTTPServer { _ in .status(200) }
+        let server = try TestHTTPServer { _ in .status(200) }
         let harness = RunnerHarness()
         await harness.runner.connectivityChanged(to: "portal")
         let log = harness.directory.file("log")
         await harness.runner.submit(
-            Fixtures.firing(actions: [webhook(server.url(), online: true), RunnerHarness.append(log, "next\n")]),
+            Fixtures.firing(actions: [webhook(server.url("/hook"), online: true), RunnerHarness.append(log, "next\n")]),
             wallTime: "t")
         let queued = await harness.settledResults(expecting: 2)
         guard case .queued = queued.first(where: { $0.kind == "webhook" })?.outcome else {
@@ -151,7 +155,7 @@ struct WebhookTests {
 
     @Test func deliveriesUnparkedTogetherRunAFewAtATime() async throws {
         let inFlight = Mutex((now: 0, most: 0))
-        let server = try LoopbackHTTPServer { _ in
+        let server = try TestHTTPServer { _ in
             inFlight.withLock {
                 $0.now += 1; $0.most = max($0.most, $0.now)
             }
@@ -163,7 +167,7 @@ struct WebhookTests {
         await harness.runner.connectivityChanged(to: "portal")
         for n in 0..<24 {
             await harness.runner.submit(
-                Fixtures.firing(rule: "r\(n)", actions: [webhook(server.url(), online: true)]), wallTime: "t")
+                Fixtures.firing(rule: "r\(n)", actions: [webhook(server.url("/hook"), online: true)]), wallTime: "t")
         }
         _ = await harness.settledResults(expecting: 24)
         #expect(await harness.runner.parkedDeliveries.count == 24)
@@ -177,7 +181,7 @@ struct WebhookTests {
     }
 
     @Test func aNewRunnerResumesPendingDeliveriesExactlyOnce() async throws {
-        let server = try LoopbackHTTPServer { _ in .status(200) }
+        let server = try TestHTTPServer { _ in .status(200) }
         let state = TemporaryDirectory()
         // The first process enqueues while offline and then goes away without delivering.
         do {
@@ -185,7 +189,7 @@ struct WebhookTests {
             for n in 0..<5 {
                 let body = ConfigValue.object([ConfigMember("n", .number(Double(n)))])
                 await first.runner.submit(
-                    Fixtures.firing(rule: "r\(n)", actions: [webhook(server.url(), json: body, online: true)]),
+                    Fixtures.firing(rule: "r\(n)", actions: [webhook(server.url("/hook"), json: body, online: true)]),
                     wallTime: "t")
             }
             _ = await first.settledResults(expecting: 5)
@@ -206,13 +210,14 @@ struct WebhookTests {
 /// Plain words for how a delivery failed (issue 10, item 11).
 @Suite(.timeLimit(.minutes(1)))
 struct WebhookFailureMessageTests {
-    private func deliver(_ reply: LoopbackHTTPServer.Reply, attempts: Int = 1) async throws -> (
+    private func deliver(_ reply: TestHTTPServer.Reply, attempts: Int = 1) async throws -> (
         ActionResult, RunnerHarness
     ) {
-        let server = try LoopbackHTTPServer { _ in reply }
+        let server = try TestHTTPServer { _ in reply }
         defer { server.stop() }
         let harness = RunnerHarness()
-        let action = WebhookAction(url: Fixtures.template(server.url()), attempts: attempts, backoff: .milliseconds(10))
+        let action = WebhookAction(
+            url: Fixtures.template(server.url("/hook")), attempts: attempts, backoff: .milliseconds(10))
         await harness.runner.submit(Fixtures.firing(actions: [ActionSpec(action)]), wallTime: "t")
         return (try #require(await harness.settledResults(expecting: 1).first), harness)
     }
