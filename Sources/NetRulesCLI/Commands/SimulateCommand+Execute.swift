@@ -3,6 +3,7 @@ import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
 import NetRulesDaemon
+internal import NetRulesSystem
 
 /// What `simulate --execute KINDS` may do for real: `run` (`run:` commands), `plugin` (action
 /// plugins, programs that may do anything), `write` (files), `webhook` (HTTP requests), any of
@@ -80,7 +81,8 @@ extension SimulateCommand {
             return copy
         }.filter { !$0.actions.isEmpty }
         let expected = selected.reduce(0) { $0 + $1.actions.count }
-        let failures = Task {
+        // On the executor the program prefers (the netrules executable sets one), as every task is.
+        let failures = Task(executorPreference: TaskPlacement.preferred) {
             var seen = 0
             var failed = 0
             for await result in runner.results {

@@ -159,15 +159,12 @@ enum DoctorCommand: Command {
         guard let client = try? ControlClient.connect(path: path, timeout: .seconds(2)),
             let answer = try? await client.response(to: ControlRequest.status.document)
         else { return nil }
-        guard case .array(let failed)? = answer.member("observers")?.member("failed"), !failed.isEmpty else {
-            return .ok("observers", "every observer of the daemon is running")
-        }
+        let failed = ControlDocuments.failedObservers(from: answer.member("observers"))
+        guard !failed.isEmpty else { return .ok("observers", "every observer of the daemon is running") }
         let details = failed.map { failure -> String in
-            let name = failure.member("name")?.plainText ?? "?"
-            let error = failure.member("error").flatMap { $0 == .null ? nil : $0.plainText } ?? "it ended"
-            var text = "'\(name)' stopped: \(error)"
-            if case .array(let rules)? = failure.member("rules"), !rules.isEmpty {
-                text += " (rules that cannot become true meanwhile: \(rules.map(\.plainText).joined(separator: ", ")))"
+            var text = "'\(failure.name)' stopped: \(failure.error ?? "it ended")"
+            if !failure.rules.isEmpty {
+                text += " (rules that cannot become true meanwhile: \(failure.rules.joined(separator: ", ")))"
             }
             return text
         }

@@ -141,24 +141,15 @@ struct StatusDocument {
                 "outbox: \(count("pending")) pending (\(ByteCountSyntax.format(count("pending_bytes")))), "
                     + "\(count("failed")) failed")
         }
-        if case .array(let failed)? = observers?.member("failed"), !failed.isEmpty {
+        let failed = ControlDocuments.failedObservers(from: observers)
+        if !failed.isEmpty {
             // `observers: 1 failed` then one line each: what stopped, why, what waits for it.
             lines.append("observers: \(failed.count) failed")
             for failure in failed {
-                func list(_ key: String) -> [String] {
-                    guard case .array(let items)? = failure.member(key) else { return [] }
-                    return items.map(\.plainText)
-                }
-                let name = failure.member("name")?.plainText ?? "?"
-                let error = failure.member("error").flatMap { $0 == .null ? nil : $0.plainText } ?? "ended"
-                var line = "  \(name): \(error)"
-                let facts = list("facts")
-                if !facts.isEmpty { line += "; unknown: " + facts.joined(separator: ", ") }
-                let rules = list("rules")
-                if !rules.isEmpty { line += "; cannot become true: " + rules.joined(separator: ", ") }
-                if let next = failure.member("next_attempt"), next != .null {
-                    line += "; next try at \(next.plainText)"
-                }
+                var line = "  \(failure.name): \(failure.error ?? "ended")"
+                if !failure.facts.isEmpty { line += "; unknown: " + failure.facts.joined(separator: ", ") }
+                if !failure.rules.isEmpty { line += "; cannot become true: " + failure.rules.joined(separator: ", ") }
+                if let next = failure.nextAttempt { line += "; next try at \(next)" }
                 lines.append(line)
             }
         }

@@ -30,7 +30,8 @@ package enum ControlDocuments {
             members.append(("unknown", .array(unknown.map(JSONValue.string))))
         }
         if let outbox { members.append(("outbox", Self.outbox(outbox))) }
-        if let failedObservers {
+        // Only when some failed: a healthy daemon's document stays as it was.
+        if let failedObservers, !failedObservers.isEmpty {
             members.append(("observers", .object([("failed", .array(failedObservers.map(Self.failedObserver)))])))
         }
         if let mqtt {
@@ -44,6 +45,26 @@ package enum ControlDocuments {
                 ))
         }
         return .object(members)
+    }
+
+    /// The failed observers of a `status` document's `observers` member; empty when there are none.
+    /// Their texts are as a terminal may show them: escaped by `TerminalText` (`JSONValue.plainText`).
+    package static func failedObservers(from observers: JSONValue?) -> [FailedObserver] {
+        guard case .array(let items)? = observers?.member("failed") else { return [] }
+        return items.map { item in
+            func text(_ key: String) -> String? {
+                guard let value = item.member(key), value != .null else { return nil }
+                return value.plainText
+            }
+            func list(_ key: String) -> [String] {
+                guard case .array(let values)? = item.member(key) else { return [] }
+                return values.map(\.plainText)
+            }
+            return FailedObserver(
+                name: text("name") ?? "?", error: text("error"), since: text("since") ?? "",
+                attempts: item.member("attempts")?.numberValue.map { Int($0) } ?? 0, nextAttempt: text("next_attempt"),
+                facts: list("facts"), rules: list("rules"))
+        }
     }
 
     /// One failed observer, keys sorted.

@@ -186,7 +186,7 @@ package struct ControlServer: Sendable {
                 try await channel.write(
                     ControlDocuments.status(
                         await queries.facts(), outbox: await queries.outbox(), reads: await queries.factKeysRead(),
-                        failedObservers: ControlServer.reported(await queries.failedObservers()),
+                        failedObservers: await queries.failedObservers(),
                         mqtt: await queries.mqtt()))
             case .success(.rules):
                 var explanations: [Explanation] = []
@@ -268,12 +268,6 @@ package struct ControlServer: Sendable {
 }
 
 /// The number of connections being served, shared by the accept loop and the connection tasks.
-extension ControlServer {
-    /// Failed observers appear in `status` only when there are some: a healthy daemon's document
-    /// stays as it was.
-    static func reported(_ failed: [FailedObserver]) -> [FailedObserver]? { failed.isEmpty ? nil : failed }
-}
-
 private final class ConnectionCount: Sendable {
     let value = Mutex(0)
 }
