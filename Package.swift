@@ -83,7 +83,7 @@ let package = Package(
             name: "NetRulesCLI",
             dependencies: [
                 "NetRulesCore", "NetRulesConfig", "NetRulesSystem", "NetRulesLinux", "NetRulesProbes",
-                "NetRulesHTTP", "NetRulesActions", "NetRulesDaemon",
+                "NetRulesHTTP", "NetRulesActions", "NetRulesDaemon", "NetRulesMQTT",
             ],
             swiftSettings: swiftSettings
         ),
@@ -162,7 +162,8 @@ let package = Package(
         .testTarget(
             name: "NetRulesCLITests",
             dependencies: [
-                "NetRulesCLI", "NetRulesDaemon", "NetRulesLinux", "NetRulesProbes", "NetRulesSystem", "NetRulesTesting",
+                "NetRulesCLI", "NetRulesDaemon", "NetRulesLinux", "NetRulesMQTT", "NetRulesProbes", "NetRulesSystem",
+                "NetRulesTesting",
             ],
             exclude: ["SchemaCorpus", "Golden"],
             swiftSettings: swiftSettings

@@ -36,6 +36,9 @@ package final class MQTTLink: Sendable {
         package var prefix: String
         /// Topic filters subscribed to on each connection.
         package var subscriptions: [String]
+        /// Whether the link sets the Will and publishes `online`/`offline` on the availability
+        /// topic; false for a connection beside the daemon's (`doctor`), which must not speak for it.
+        package var announces = true
 
         package init(
             broker: MQTTSettings.Broker, clientID: String, username: String? = nil, password: String? = nil,
@@ -243,10 +246,12 @@ private final class Loop {
         if let username = configuration.username {
             netrules_mosquitto_username_pw_set(h, username, configuration.password)
         }
-        let offline = Array("offline".utf8)
-        _ = offline.withUnsafeBytes { bytes in
-            netrules_mosquitto_will_set_v5(
-                h, configuration.availabilityTopic, Int32(bytes.count), bytes.baseAddress, 1, true, nil)
+        if configuration.announces {
+            let offline = Array("offline".utf8)
+            _ = offline.withUnsafeBytes { bytes in
+                netrules_mosquitto_will_set_v5(
+                    h, configuration.availabilityTopic, Int32(bytes.count), bytes.baseAddress, 1, true, nil)
+            }
         }
         netrules_mosquitto_connect_v5_callback_set(h) { _, userdata, rc, _, _ in
             Unmanaged<Loop>.fromOpaque(userdata!).takeUnretainedValue().connack(Int(rc))
@@ -368,7 +373,9 @@ private final class Loop {
             for topic in p.retainedOrder { p.retained[topic]?.dirty = true }
         }
         lastPublished = [:]
-        publishNow(configuration.availabilityTopic, Array("online".utf8), qos: 1, retain: true)
+        if configuration.announces {
+            publishNow(configuration.availabilityTopic, Array("online".utf8), qos: 1, retain: true)
+        }
         for filter in configuration.subscriptions {
             netrules_mosquitto_subscribe_v5(handle, nil, filter, 0, 0, nil)
         }
@@ -504,7 +511,9 @@ private final class Loop {
 
     func goOffline() {
         guard let handle else { return }
-        publishNow(configuration.availabilityTopic, Array("offline".utf8), qos: 1, retain: true)
+        if configuration.announces {
+            publishNow(configuration.availabilityTopic, Array("offline".utf8), qos: 1, retain: true)
+        }
         // Let the PUBLISH (and, for QoS 1, its PUBACK) go through before DISCONNECT.
         let until = ContinuousClock.now + .seconds(2)
         while netrules_mosquitto_want_write(handle), ContinuousClock.now < until {

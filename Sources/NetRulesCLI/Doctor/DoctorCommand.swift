@@ -17,7 +17,9 @@ enum DoctorCommand: Command {
             (net.ipv4.ping_group_range), the control socket, the state directory and, with RULES, \
             whether the rule files are trusted, whether their probe hosts resolve, each place with \
             whether its proofs can run here (the host resolves, a route leads to it; nothing is sent), \
-            and which facts they read that nothing on this machine provides. Exits 0 unless a check is an error.
+            the MQTT broker of mqtt: (one connection as CLIENT_ID-doctor, without a Will, publishing \
+            nothing, its answer within 5 s), and which facts they read that nothing on this machine \
+            provides. Exits 0 unless a check is an error.
             """,
         arguments: [
             ArgumentSpec(
@@ -84,7 +86,7 @@ enum DoctorCommand: Command {
         checks.append(stateDirectoryCheck(paths.stateDirectory))
         let rulePaths = arguments.positional("rules")
         if !rulePaths.isEmpty {
-            checks += try ruleChecks(
+            checks += try await ruleChecks(
                 rulePaths, io: io, kernelWiFi: kernelWiFi, networkManager: networkManager == true)
         }
         if arguments.flag("json") {
@@ -201,7 +203,7 @@ enum DoctorCommand: Command {
     }
 
     /// Trust, probe hosts, and facts the rules read that nothing here provides.
-    static func ruleChecks(_ paths: [String], io: CommandIO, kernelWiFi: Bool, networkManager: Bool) throws
+    static func ruleChecks(_ paths: [String], io: CommandIO, kernelWiFi: Bool, networkManager: Bool) async throws
         -> [DoctorCheck]
     {
         let result = try RuleFiles.load(paths, environment: io.environment)
@@ -236,6 +238,7 @@ enum DoctorCommand: Command {
             checks.append(check)
         }
         checks += placeChecks(result.ruleSet.places)
+        if let mqtt = result.ruleSet.mqtt { checks.append(await mqttCheck(mqtt, environment: io.environment)) }
         let read = result.ruleSet.readKeys
         let wifiKeys: Set<FactKey> = [.ssid, .bssid, .frequency, .interface]
         let wifiServed = kernelWiFi || networkManager
