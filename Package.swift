@@ -65,7 +65,7 @@ let package = Package(
         ),
         .target(
             name: "NetRulesActions",
-            dependencies: ["NetRulesCore", "NetRulesSystem", "NetRulesHTTP", "CSystemd"],
+            dependencies: ["NetRulesCore", "NetRulesSystem", "NetRulesHTTP", "NetRulesMQTT", "CSystemd"],
             swiftSettings: swiftSettings
         ),
 
@@ -156,7 +156,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetRulesActionsTests",
-            dependencies: ["NetRulesActions", "NetRulesSystem", "NetRulesHTTP", "NetRulesTesting"],
+            dependencies: ["NetRulesActions", "NetRulesSystem", "NetRulesHTTP", "NetRulesMQTT", "NetRulesTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -8,7 +8,7 @@ package struct ActionError: DetailedError, Sendable {
         private enum Value: Hashable, Sendable {
             case spawnFailed, timedOut, exitedWithFailure, killedBySignal, ioFailed
             case httpStatus, transportFailed, pluginNotFound, invalidPath, dropped, missingSecret, outboxFull
-            case userUnavailable
+            case userUnavailable, invalidTopic, notConnected, brokerRefused
         }
 
         private let value: Value
@@ -42,6 +42,12 @@ package struct ActionError: DetailedError, Sendable {
         package static let outboxFull = Code(.outboxFull)
         /// The action's `user:` names no account, or one a per-user daemon cannot run as.
         package static let userUnavailable = Code(.userUnavailable)
+        /// An `mqtt:` action's values make no topic (an empty level, `/`, `+`, `#`, not UTF-8).
+        package static let invalidTopic = Code(.invalidTopic)
+        /// A QoS 0 `mqtt:` message while the broker is not connected (or without `mqtt:`): not sent.
+        package static let notConnected = Code(.notConnected)
+        /// The broker (or libmosquitto) refused an `mqtt:` message for good.
+        package static let brokerRefused = Code(.brokerRefused)
 
         package var description: String { String(describing: value) }
     }

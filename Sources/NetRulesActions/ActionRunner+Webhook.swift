@@ -2,12 +2,20 @@ import NetRulesCore
 import NetRulesSystem
 
 extension ActionRunner {
-    /// Stores the delivery in the outbox (making room within its limits, or refusing it), then
-    /// delivers it inline, or parks it for `online`.
+    /// Renders a webhook's request and delivers it through the outbox.
     func deliverWebhook(_ action: WebhookAction, in context: ActionContext, result: ActionResult) async -> ActionResult
     {
-        var result = result
         let entry = WebhookRendering.entry(for: action, in: context, actionIndex: result.index)
+        return await deliverThroughOutbox(entry, in: context, result: result)
+    }
+
+    /// Stores the delivery (a webhook, or a QoS 1 `mqtt:` message) in the outbox (making room
+    /// within its limits, or refusing it), then delivers it inline, or parks it for `online` or
+    /// for the broker.
+    func deliverThroughOutbox(_ entry: OutboxEntry, in context: ActionContext, result: ActionResult) async
+        -> ActionResult
+    {
+        var result = result
         let key = entry.idempotencyKey
         result.idempotencyKey = key
         let outbox = executors.delivery.outbox
@@ -32,7 +40,7 @@ extension ActionRunner {
         let drops: [OutboxLedger.Drop]
         switch ledger.admit(OutboxLedger.Item(entry, bytes: bytes.count), busy: deliveringKeys) {
         case .refused(let reason):
-            result.outcome = .failed(ActionError(.outboxFull, "webhook \(entry.method) delivery \(key): \(reason)"))
+            result.outcome = .failed(ActionError(.outboxFull, "\(entry.deliveryName): \(reason)"))
             return result
         case .admitted(let dropping):
             drops = dropping
@@ -65,6 +73,7 @@ extension ActionRunner {
         guard !drops.isEmpty || new != nil else { return nil }
         for drop in drops {
             parked[drop.item.key] = nil
+            parkedForBroker[drop.item.key] = nil
             waitingDeliveries.remove(key: drop.item.key)
         }
         let outbox = executors.delivery.outbox
@@ -99,10 +108,9 @@ extension ActionRunner {
         for drop in drops {
             var result = ActionResult(
                 rule: drop.item.rule, edge: Edge(rawValue: drop.item.edge) ?? .enter, index: drop.item.actionIndex,
-                kind: "webhook")
+                kind: drop.item.kind)
             result.idempotencyKey = drop.item.key
-            var error = ActionError(
-                .outboxFull, "webhook \(drop.item.method) delivery \(drop.item.key): \(drop.reason)")
+            var error = ActionError(.outboxFull, "\(drop.item.deliveryName): \(drop.reason)")
             if let moveError = dropErrors[drop.item.key] {
                 error.message += " (and it could not be moved to outbox/failed: \(moveError))"
             }
@@ -118,6 +126,10 @@ extension ActionRunner {
         guard !deliveringKeys.contains(entry.idempotencyKey) else { return }
         if entry.waitsForOnline && !gate.isOnline {
             parked[entry.idempotencyKey] = entry
+            return
+        }
+        if entry.mqtt != nil && !executors.delivery.mqtt.isConnected {
+            parkedForBroker[entry.idempotencyKey] = entry
             return
         }
         guard backgroundDeliveries < maximumBackgroundDeliveries else {
@@ -136,7 +148,7 @@ extension ActionRunner {
     }
 
     /// Starts waiting deliveries while there is room (one that must wait for the network parks).
-    private func startWaitingDeliveries() {
+    func startWaitingDeliveries() {
         while !stopping, backgroundDeliveries < maximumBackgroundDeliveries, let entry = waitingDeliveries.popFirst() {
             startBackgroundDelivery(entry)
         }
@@ -148,7 +160,7 @@ extension ActionRunner {
         deliveringKeys.remove(entry.idempotencyKey)
         backgroundDeliveries -= 1
         var result = ActionResult(
-            rule: entry.rule, edge: Edge(rawValue: entry.edge) ?? .enter, index: entry.actionIndex, kind: "webhook")
+            rule: entry.rule, edge: Edge(rawValue: entry.edge) ?? .enter, index: entry.actionIndex, kind: entry.kind)
         result.idempotencyKey = entry.idempotencyKey
         result.attempts = attempts
         result.duration = duration
@@ -171,8 +183,20 @@ extension ActionRunner {
             ledger.remove(key: entry.idempotencyKey)
             result.httpStatus = status
             result.outcome = .failed(error)
+        case .published:
+            ledger.remove(key: entry.idempotencyKey)
+            result.outcome = .succeeded
         case .parked:
             if entry.waitsForOnline { parked[entry.idempotencyKey] = entry }
+            if entry.mqtt != nil, !stopping {
+                // Connected again meanwhile (brokerChanged already ran): go on at once, else wait.
+                if executors.delivery.mqtt.isConnected {
+                    waitingDeliveries.append(entry)
+                    startWaitingDeliveries()
+                } else {
+                    parkedForBroker[entry.idempotencyKey] = entry
+                }
+            }
             result.outcome = .queued
         }
     }

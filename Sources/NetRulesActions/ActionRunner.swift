@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesMQTT
 import NetRulesSystem
 
 /// Executes firings: per-rule order, bounded concurrency, and a durable outbox for webhooks.
@@ -66,6 +67,8 @@ package actor ActionRunner {
     let maximumBackgroundDeliveries = 8
     var deliveringKeys: Set<String> = []
     var parked: [String: OutboxEntry] = [:]
+    /// QoS 1 `mqtt:` messages waiting for the broker to be connected (`brokerChanged`).
+    var parkedForBroker: [String: OutboxEntry] = [:]
     /// Every pending outbox entry's rule, age and size, to hold the outbox to its limits.
     var ledger: OutboxLedger
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -208,6 +211,18 @@ package actor ActionRunner {
         waiting.forEach(startBackgroundDelivery)
     }
 
+    /// Tells the runner which MQTT link `mqtt:` actions publish to (nil: none), and that its
+    /// connection may have changed: once it is connected, the messages waiting for it go.
+    package func brokerChanged(_ link: MQTTLink?) {
+        executors.delivery.mqtt.attach(link)
+        guard executors.delivery.mqtt.isConnected, !parkedForBroker.isEmpty else { return }
+        let waiting = parkedForBroker.values.sorted {
+            ($0.enqueuedAt, $0.idempotencyKey) < ($1.enqueuedAt, $1.idempotencyKey)
+        }
+        parkedForBroker = [:]
+        waiting.forEach(startBackgroundDelivery)
+    }
+
     /// The idempotency keys of deliveries parked until the network is online.
     package var parkedDeliveries: [String] { parked.keys.sorted() }
 
@@ -276,7 +291,7 @@ package actor ActionRunner {
                 continue
             }
             let result = await execute(spec.action, in: context, result: base)
-            if Task.isCancelled && spec.action.webhook == nil {
+            if Task.isCancelled && !spec.action.isDeliveredThroughOutbox {
                 // Shutting down: leave this action unreported so the next start runs it again.
                 break
             }
@@ -298,6 +313,7 @@ package actor ActionRunner {
         case .write(let write): await executors.write.execute(write, in: context, result: result)
         case .plugin(let plugin): await executors.plugin.execute(plugin, in: context, result: result)
         case .webhook(let webhook): await deliverWebhook(webhook, in: context, result: result)
+        case .mqtt(let mqtt): await publish(mqtt, in: context, result: result)
         }
     }
 

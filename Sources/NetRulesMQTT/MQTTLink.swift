@@ -79,6 +79,29 @@ package final class MQTTLink: Sendable {
         case disconnected(reason: String)
     }
 
+    /// How a message handed to `send` ended.
+    package enum Acknowledgement: Sendable, Equatable {
+        /// QoS 1: the broker acknowledged it (PUBACK with a success reason); QoS 0: it was handed
+        /// to the connection.
+        case delivered
+        /// The broker or libmosquitto refused it for good (a PUBACK reason of 0x80 or more, a
+        /// topic or payload MQTT does not allow), in words.
+        case refused(String)
+        /// Not connected, or the connection was lost before the broker acknowledged it: try again
+        /// on the next connection.
+        case notConnected
+    }
+
+    /// A message handed to `send`, waiting for the loop.
+    struct Outgoing {
+        var id: UInt64
+        var topic: String
+        var payload: [UInt8]
+        var qos: Int32
+        var retain: Bool
+        var userProperties: [(String, String)]
+    }
+
     /// Work handed to the loop by other threads.
     struct Pending {
         var stop = false
@@ -93,6 +116,11 @@ package final class MQTTLink: Sendable {
         var messages: [(topic: String, payload: [UInt8], qos: Int32)] = []
         /// Set by the loop: whether it is connected (CONNACK received).
         var connected = false
+        /// Messages handed to `send`, in order, not yet given to libmosquitto.
+        var outgoing: [Outgoing] = []
+        /// Who waits for each message of `send`, by its id, until the loop answers.
+        var waiters: [UInt64: CheckedContinuation<Acknowledgement, Never>] = [:]
+        var nextID: UInt64 = 0
     }
 
     package let configuration: Configuration
@@ -156,6 +184,47 @@ package final class MQTTLink: Sendable {
         if queued { wake.signal() }
     }
 
+    /// Whether the broker has accepted the connection (and it has not been lost since).
+    package var isConnected: Bool { pending.withLock { $0.connected && !$0.stop } }
+
+    /// Publishes one message and waits for the broker's answer: for QoS 1 its PUBACK, for QoS 0
+    /// the hand-over to the connection. Not connected, it answers `notConnected` at once; a
+    /// connection lost before the PUBACK answers `notConnected` too (the caller keeps the message
+    /// and sends it again on the next connection: at least once). Each message goes out with
+    /// `userProperties` (MQTT 5). Safe from any thread.
+    package func send(
+        topic: String, payload: [UInt8], qos: Int, retain: Bool, userProperties: [(String, String)] = []
+    ) async -> Acknowledgement {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Acknowledgement, Never>) in
+            let queued = pending.withLock { p -> Bool in
+                guard p.connected, !p.stop else { return false }
+                p.nextID += 1
+                p.waiters[p.nextID] = continuation
+                p.outgoing.append(
+                    Outgoing(
+                        id: p.nextID, topic: topic, payload: payload, qos: Int32(qos), retain: retain,
+                        userProperties: userProperties))
+                return true
+            }
+            if queued { wake.signal() } else { continuation.resume(returning: .notConnected) }
+        }
+    }
+
+    /// Answers the waiters of `ids` (every waiter when nil) with `answer`.
+    func answer(_ ids: [UInt64]?, with answer: Acknowledgement) {
+        let waiting = pending.withLock { p -> [CheckedContinuation<Acknowledgement, Never>] in
+            guard let ids else {
+                defer {
+                    p.waiters = [:]
+                    p.outgoing = []
+                }
+                return Array(p.waiters.values)
+            }
+            return ids.compactMap { p.waiters.removeValue(forKey: $0) }
+        }
+        for waiter in waiting { waiter.resume(returning: answer) }
+    }
+
     /// Says the network changed in a way that may let a connection succeed now (a default route
     /// came back, connectivity went online): a waiting reconnect is tried at once.
     package func networkChanged() {
@@ -196,6 +265,11 @@ private final class Loop {
     var lastActivity: ContinuousClock.Instant = .now
     var lastPublished: [String: ContinuousClock.Instant] = [:]
     var events: [MQTTLink.Event] = []
+    /// Set when the connection failed or was lost: the next attempt starts from a new client, so
+    /// libmosquitto never resends on its own what `send`'s callers will send again themselves.
+    var handleStale = false
+    /// The QoS 1 messages of `send` given to libmosquitto, by message id, until their PUBACK.
+    var inflight: [Int32: UInt64] = [:]
 
     init(link: MQTTLink) { self.link = link }
 
@@ -205,6 +279,10 @@ private final class Loop {
         defer {
             if let handle { netrules_mosquitto_destroy(handle) }
             handle = nil
+            // Nothing will answer them any more: their messages stay with their callers.
+            link.pending.withLock { $0.connected = false }
+            inflight = [:]
+            link.answer(nil, with: .notConnected)
         }
         while true {
             let (stop, networkChanged, route) = link.pending.withLock { p in
@@ -263,6 +341,9 @@ private final class Loop {
             guard let message else { return }
             Unmanaged<Loop>.fromOpaque(userdata!).takeUnretainedValue().received(message.pointee)
         }
+        netrules_mosquitto_publish_v5_callback_set(h) { _, userdata, mid, reason, _ in
+            Unmanaged<Loop>.fromOpaque(userdata!).takeUnretainedValue().acknowledged(mid, reason: reason)
+        }
         return h
     }
 
@@ -283,6 +364,11 @@ private final class Loop {
     }
 
     func attempt() {
+        if handleStale, let stale = handle {
+            netrules_mosquitto_destroy(stale)
+            handle = nil
+        }
+        handleStale = false
         if handle == nil {
             handle = makeHandle()
             if let handle, let problem = configureTLS(handle) {
@@ -333,7 +419,10 @@ private final class Loop {
     func failed(_ reason: String) {
         socketUp = false
         connected = false
+        handleStale = true
         link.pending.withLock { $0.connected = false }
+        inflight = [:]
+        link.answer(nil, with: .notConnected)
         report(.disconnected(reason))
         nextAttempt = .now + backoff
         backoff = min(backoff * 2, .seconds(60))
@@ -391,10 +480,13 @@ private final class Loop {
         let wasConnected = connected
         socketUp = false
         connected = false
+        handleStale = true
         link.pending.withLock { p in
             p.connected = false
             p.messages.removeAll()
         }
+        inflight = [:]
+        link.answer(nil, with: .notConnected)
         if wasConnected {
             let reason =
                 rc == Int(MOSQ_ERR_KEEPALIVE.rawValue) ? "the broker stopped answering" : Self.describe(Int32(rc))
@@ -412,6 +504,17 @@ private final class Loop {
         link.onEvent(.message(topic: topic, payload: payload, retained: message.retain))
     }
 
+    /// A PUBACK (or, for QoS 0, the hand-over) of message `mid`: answers its `send`.
+    func acknowledged(_ mid: Int32, reason: Int32) {
+        guard let id = inflight.removeValue(forKey: mid) else { return }
+        if reason < 0x80 {
+            link.answer([id], with: .delivered)
+        } else {
+            let words = String(cString: netrules_mosquitto_reason_string(reason))
+            link.answer([id], with: .refused("the broker refused the message: \(words) (reason \(reason))"))
+        }
+    }
+
     // MARK: The connected loop
 
     func publishNow(_ topic: String, _ payload: [UInt8], qos: Int32, retain: Bool) {
@@ -426,28 +529,61 @@ private final class Loop {
 
     func flush() {
         let now = ContinuousClock.now
-        let (retained, messages): ([(String, [UInt8])], [(topic: String, payload: [UInt8], qos: Int32)]) =
-            link.pending.withLock { p in
-                var out: [(String, [UInt8])] = []
-                coalescedDue = nil
-                for topic in p.retainedOrder {
-                    guard let entry = p.retained[topic], entry.dirty else { continue }
-                    if p.coalesced.contains(topic), let last = lastPublished[topic], now < last + MQTTLink.coalescing {
-                        let due = last + MQTTLink.coalescing
-                        coalescedDue = min(coalescedDue ?? due, due)
-                        continue
+        let (retained, messages, outgoing):
+            ([(String, [UInt8])], [(topic: String, payload: [UInt8], qos: Int32)], [MQTTLink.Outgoing]) =
+                link.pending.withLock { p in
+                    var out: [(String, [UInt8])] = []
+                    coalescedDue = nil
+                    for topic in p.retainedOrder {
+                        guard let entry = p.retained[topic], entry.dirty else { continue }
+                        if p.coalesced.contains(topic), let last = lastPublished[topic],
+                            now < last + MQTTLink.coalescing
+                        {
+                            let due = last + MQTTLink.coalescing
+                            coalescedDue = min(coalescedDue ?? due, due)
+                            continue
+                        }
+                        p.retained[topic]!.dirty = false
+                        out.append((topic, entry.payload))
                     }
-                    p.retained[topic]!.dirty = false
-                    out.append((topic, entry.payload))
+                    defer {
+                        p.messages.removeAll()
+                        p.outgoing.removeAll()
+                    }
+                    return (out, p.messages, p.outgoing)
                 }
-                defer { p.messages.removeAll() }
-                return (out, p.messages)
-            }
         for (topic, payload) in retained {
             publishNow(topic, payload, qos: 1, retain: true)
             lastPublished[topic] = now
         }
         for message in messages { publishNow(message.topic, message.payload, qos: message.qos, retain: false) }
+        for message in outgoing { publish(message) }
+    }
+
+    /// Gives one message of `send` to libmosquitto, with its user properties; a QoS 1 message
+    /// waits for its PUBACK in `inflight`.
+    func publish(_ message: MQTTLink.Outgoing) {
+        var properties: OpaquePointer?
+        defer { netrules_mosquitto_property_free_all(&properties) }
+        for (name, value) in message.userProperties {
+            netrules_mosquitto_property_add_string_pair(
+                &properties, Int32(MQTT_PROP_USER_PROPERTY.rawValue), name, value)
+        }
+        var mid: Int32 = 0
+        let rc = message.payload.withUnsafeBytes { bytes in
+            netrules_mosquitto_publish_v5(
+                handle, &mid, message.topic, Int32(bytes.count), bytes.baseAddress, message.qos, message.retain,
+                properties)
+        }
+        lastActivity = .now
+        switch rc {
+        case MOSQ_ERR_SUCCESS.rawValue:
+            if message.qos == 0 { link.answer([message.id], with: .delivered) } else { inflight[mid] = message.id }
+        case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_NOMEM.rawValue, MOSQ_ERR_ERRNO.rawValue:
+            link.answer([message.id], with: .notConnected)
+        default:
+            link.answer([message.id], with: .refused("libmosquitto refused the message: \(Self.describe(rc))"))
+        }
     }
 
     func serviceSocket() {

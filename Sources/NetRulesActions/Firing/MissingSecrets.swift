@@ -38,6 +38,7 @@ enum MissingSecrets {
         case .run: "the command was not started"
         case .webhook: "nothing was sent"
         case .write: "nothing was written"
+        case .mqtt: "nothing was published"
         case .plugin(let plugin): "the plugin '\(plugin.name)' was not started"
         }
     }

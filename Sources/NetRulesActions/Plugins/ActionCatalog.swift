@@ -4,7 +4,7 @@ import NetRulesSystem
 /// Finds the executables behind action names that are not built in.
 package enum ActionCatalog {
     /// The built-in action kinds; every other name is a plugin.
-    package static let builtInKinds: Set<String> = ["run", "webhook", "write"]
+    package static let builtInKinds: Set<String> = ["run", "webhook", "write", "mqtt"]
 
     /// The `PATH` a `run:` command searches when the daemon has none (dash's default).
     package static let defaultCommandSearchPath = DirectCommand.defaultSearchPath

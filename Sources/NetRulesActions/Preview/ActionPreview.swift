@@ -1,3 +1,4 @@
+import FoundationEssentials
 import NetRulesCore
 import NetRulesSystem
 
@@ -85,6 +86,8 @@ package struct ActionPreview: Sendable {
                         ])
                     )
                 ]))
+        case .mqtt(let mqtt):
+            return mqttPreview(mqtt, context: context)
         case .plugin(let plugin):
             let path = plugin.executablePath ?? "(not found)"
             let variables = FiringEnvironment.entries(
@@ -97,6 +100,38 @@ package struct ActionPreview: Sendable {
                     (
                         plugin.name,
                         .object([("plugin", .string(path)), ("environment", environmentJSON(variables))])
+                    )
+                ]))
+        }
+    }
+
+    /// An `mqtt:` action: its topic (or why the values make none) and payload, secrets masked.
+    private static func mqttPreview(_ mqtt: MQTTAction, context: ActionContext) -> ActionPreview {
+        let qos = "qos \(mqtt.qos)\(mqtt.retain ? ", retained" : "")"
+        switch MQTTRendering.entry(for: mqtt, in: context, actionIndex: 0) {
+        case .failure(let error):
+            return ActionPreview(
+                kind: "mqtt", summary: "mqtt: " + TerminalText.escaped("\(error.message) (nothing would be published)"),
+                details: [],
+                json: .object([
+                    ("mqtt", .object([("error", .string(error.message)), ("qos", .number(Double(mqtt.qos)))]))
+                ]))
+        case .success(let entry):
+            let payload = text(
+                entry.secretNonce.map {
+                    SecretTokens(nonce: $0).substitute(in: Array(entry.body ?? Data()), environment: nil)
+                }
+                    ?? Array(entry.body ?? Data()))
+            return ActionPreview(
+                kind: "mqtt", summary: "mqtt: " + TerminalText.escaped("\(entry.url) (\(qos))"),
+                details: payload.isEmpty ? [] : [TerminalText.escaped(payload)],
+                json: .object([
+                    (
+                        "mqtt",
+                        .object([
+                            ("topic", .string(entry.url)), ("qos", .number(Double(mqtt.qos))),
+                            ("retain", .bool(mqtt.retain)), ("payload", .string(payload)),
+                        ])
                     )
                 ]))
         }

@@ -1,6 +1,11 @@
 import FoundationEssentials
 
-/// One pending webhook delivery, as stored in `<state-dir>/outbox/<idempotency-key>.json`.
+/// One pending webhook delivery or QoS 1 `mqtt:` message, as stored in
+/// `<state-dir>/outbox/<idempotency-key>.json`.
+///
+/// A message has `mqtt` set: `body` is its payload, `url` its topic and `method` `PUBLISH`; it is
+/// attempted while the broker is connected, without an attempt budget (it waits for the broker,
+/// within the outbox's limits).
 ///
 /// The request is rendered when the firing runs (the facts of that moment), except header parts
 /// that read `{{env.NAME}}`: those are stored as the variable's name and read again before every
@@ -15,6 +20,14 @@ struct OutboxEntry: Codable, Sendable {
     struct Header: Codable, Sendable {
         var name: String
         var parts: [HeaderPart]
+    }
+
+    /// How an `mqtt:` message is published.
+    struct Publication: Codable, Sendable {
+        var qos: Int
+        var retain: Bool
+        /// Sent as the user property `firing-id`; nil for a firing without a durable id.
+        var firingID: String?
     }
 
     /// The format of this file; bumped when a field changes meaning.
@@ -46,6 +59,17 @@ struct OutboxEntry: Codable, Sendable {
     var secretNonce: String?
     /// Why the entry is in `failed/`: how its last attempt ended, or why the outbox dropped it.
     var failure: String?
+    /// Set for an `mqtt:` message; nil for a webhook. Optional, so an outbox written before it
+    /// existed still reads.
+    var mqtt: Publication?
+
+    /// The action's kind: `webhook` or `mqtt`.
+    var kind: String { mqtt == nil ? "webhook" : "mqtt" }
+
+    /// What it delivers, for messages: `webhook POST delivery KEY` or `mqtt message KEY on TOPIC`.
+    var deliveryName: String {
+        mqtt == nil ? "webhook \(method) delivery \(idempotencyKey)" : "mqtt message \(idempotencyKey) on \(url)"
+    }
 
     var fileName: String { "\(idempotencyKey).json" }
 

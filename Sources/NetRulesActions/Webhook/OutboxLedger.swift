@@ -19,6 +19,8 @@ struct OutboxLedger {
         var edge: String
         var actionIndex: Int
         var method: String
+        /// `webhook` or `mqtt`.
+        var kind: String
         /// Nanoseconds since the epoch (`OutboxEntry.enqueuedAt`): the order entries are dropped in.
         var enqueuedAt: Int64
         /// The entry's size as first written.
@@ -30,9 +32,13 @@ struct OutboxLedger {
             edge = entry.edge
             actionIndex = entry.actionIndex
             method = entry.method
+            kind = entry.kind
             enqueuedAt = entry.enqueuedAt
             self.bytes = bytes
         }
+
+        /// `webhook POST delivery KEY` or `mqtt message KEY`, for messages.
+        var deliveryName: String { kind == "mqtt" ? "mqtt message \(key)" : "webhook \(method) delivery \(key)" }
 
         fileprivate func isOlder(than other: Item) -> Bool {
             (enqueuedAt, key) < (other.enqueuedAt, other.key)

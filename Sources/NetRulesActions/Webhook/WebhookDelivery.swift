@@ -1,13 +1,19 @@
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesMQTT
 import NetRulesSystem
 
 /// Delivers one outbox entry: attempts with exponential backoff and jitter until a 2xx, a final
 /// failure, or the attempts run out; parks it when `when: online` and the network is not online.
+///
+/// An `mqtt:` message (`entry.mqtt`) is published instead, while the broker is connected, and
+/// parked while it is not (`deliverMessage`): it waits for the broker, not for a retry budget.
 struct WebhookDelivery: Sendable {
     /// How a delivery ended for now.
     enum Outcome: Sendable {
         case delivered(status: Int)
+        /// An `mqtt:` message the broker acknowledged (QoS 1) or that went out (QoS 0).
+        case published
         case failed(ActionError, status: Int?)
         /// Still in the outbox: held for `online`, or interrupted by cancellation (shutdown).
         case parked
@@ -18,6 +24,8 @@ struct WebhookDelivery: Sendable {
     var clock: any Clock<Duration>
     var environment: [String: String]
     var isOnline: @Sendable () -> Bool
+    /// The broker `mqtt:` messages go to.
+    var mqtt = MQTTOutlet()
     /// The longest wait between two attempts.
     var maximumBackoff: Duration = .seconds(600)
     /// Told of each failed attempt that will be retried (a warning), so a long backoff is not silent,
@@ -43,6 +51,7 @@ struct WebhookDelivery: Sendable {
     /// - Returns: the outcome, the attempts this call made, and the entry as it was last stored (its
     ///   `attemptsMade` counts them), for a parked entry to continue from.
     func deliver(_ entry: OutboxEntry) async -> (outcome: Outcome, attempts: Int, entry: OutboxEntry) {
+        if entry.mqtt != nil { return await deliverMessage(entry) }
         var entry = entry
         // What the file holds: a cancelled attempt was not counted there.
         var stored = entry
@@ -148,10 +157,41 @@ struct WebhookDelivery: Sendable {
         }
     }
 
+    /// Publishes an `mqtt:` message once the broker is connected; parked (still in the outbox)
+    /// while it is not, or when the connection is lost before the broker's PUBACK.
+    func deliverMessage(_ entry: OutboxEntry) async -> (outcome: Outcome, attempts: Int, entry: OutboxEntry) {
+        let missing = MissingSecrets.missing(entry.environmentNames, in: environment)
+        if !missing.isEmpty {
+            let error = MissingSecrets.error(missing, environment: environment, outcome: "nothing was published")
+            return (await fail(entry, .missingSecret, error.message, status: nil), 0, entry)
+        }
+        guard let publication = entry.mqtt, let link = mqtt.link, !Task.isCancelled else { return (.parked, 0, entry) }
+        let answer = await link.send(
+            topic: entry.url, payload: entry.requestBody(environment: environment) ?? [], qos: publication.qos,
+            retain: publication.retain, userProperties: MQTTRendering.userProperties(of: entry))
+        switch answer {
+        case .delivered:
+            let (outbox, delivered) = (self.outbox, entry)
+            let removal = await DedicatedThread.run { () -> ActionError? in
+                do throws(ActionError) { try outbox.remove(delivered) } catch { return error }
+                return nil
+            }
+            if let removal {
+                logger.log(
+                    .warning, "a published mqtt message stays in the outbox and will be sent again", error: removal)
+            }
+            return (.published, 1, entry)
+        case .refused(let reason):
+            return (await fail(entry, .brokerRefused, reason, status: nil), 1, entry)
+        case .notConnected:
+            return (.parked, 0, entry)
+        }
+    }
+
     /// Moves the entry to `failed/` and rotates it (on a dedicated thread: it fsyncs two directories).
     private func fail(_ entry: OutboxEntry, _ code: ActionError.Code, _ message: String, status: Int?) async -> Outcome
     {
-        var error = ActionError(code, "webhook \(entry.method) delivery \(entry.idempotencyKey): \(message)")
+        var error = ActionError(code, "\(entry.deliveryName): \(message)")
         var entry = entry
         entry.failure = message
         let (outbox, limits, failed) = (self.outbox, self.limits, entry)

@@ -18,17 +18,7 @@ enum WebhookRendering {
         let secrets = SecretTokens.random()
         var usesSecrets = false
         func render(_ template: Template, _ encoding: SecretTokens.Encoding, escape: ([UInt8]) -> [UInt8]) -> [UInt8] {
-            var out: [UInt8] = []
-            for segment in template.segments {
-                switch segment {
-                case .literal(let text): out += text.utf8
-                case .placeholder(.environment(let name)):
-                    usesSecrets = true
-                    out += secrets.token(name, encoding)
-                case .placeholder(let name): out += escape(context.templateContext.bytes(for: name))
-                }
-            }
-            return out
+            Self.render(template, in: context, secrets: secrets, encoding, usesSecrets: &usesSecrets, escape: escape)
         }
         let body: [UInt8]?
         var contentType: String?
@@ -58,6 +48,25 @@ enum WebhookRendering {
             caFile: action.caFile,
             secretNonce: usesSecrets ? secrets.nonce : nil
         )
+    }
+
+    /// Renders `template` for the firing, each `{{env.NAME}}` as a token of `secrets` (setting
+    /// `usesSecrets`), every other value through `escape`.
+    static func render(
+        _ template: Template, in context: ActionContext, secrets: SecretTokens, _ encoding: SecretTokens.Encoding,
+        usesSecrets: inout Bool, escape: ([UInt8]) -> [UInt8]
+    ) -> [UInt8] {
+        var out: [UInt8] = []
+        for segment in template.segments {
+            switch segment {
+            case .literal(let text): out += text.utf8
+            case .placeholder(.environment(let name)):
+                usesSecrets = true
+                out += secrets.token(name, encoding)
+            case .placeholder(let name): out += escape(context.templateContext.bytes(for: name))
+            }
+        }
+        return out
     }
 
     /// The key a delivery keeps across retries and restarts: derived from the firing's durable id
@@ -109,7 +118,7 @@ enum WebhookRendering {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 
-    private static func wallClockNanoseconds() -> Int64 {
+    static func wallClockNanoseconds() -> Int64 {
         sys_realtimeNanoseconds()
     }
 }

@@ -26,7 +26,7 @@ public struct Registry: Sendable {
         ] {
             registry.register(kind)
         }
-        for kind: any ActionKind in [RunActionKind(), WebhookActionKind(), WriteActionKind()] {
+        for kind: any ActionKind in [RunActionKind(), WebhookActionKind(), WriteActionKind(), MQTTActionKind()] {
             registry.register(kind)
         }
         return registry

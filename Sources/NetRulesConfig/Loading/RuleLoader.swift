@@ -277,6 +277,7 @@ public struct RuleLoader: Sendable {
                         own.fileProblem = fileProblem
                         own.programProblem = programProblem
                         own.userProblem = userProblem
+                        own.hasMQTTSection = mqttOrigin != nil
                         var parser = RuleParser(
                             context: own, registry: registry, namedHosts: namedHosts,
                             findPlugin: { findAction($0, dirs) })

@@ -29,6 +29,10 @@ public struct ValidationContext: Sendable {
     public var userProblem: (@Sendable (String) -> String?)?
     /// The name of the rule being read, once known: a `run:` command's `{{rule}}` stands for it.
     public var ruleName: String?
+    /// Whether some file of the rule set has an `mqtt:` section (the broker an `mqtt:` action
+    /// publishes to), when the caller knows: false makes each `mqtt:` action an error. Nil checks
+    /// nothing (a rule read alone).
+    public var hasMQTTSection: Bool?
 
     /// Creates an empty context for `file`, the file's name as the user gave it; diagnostics print it.
     public init(file: String) {

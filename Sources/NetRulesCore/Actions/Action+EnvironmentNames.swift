@@ -48,6 +48,12 @@ extension Action {
             }
         case .write(let write):
             templates = [write.content]
+        case .mqtt(let mqtt):
+            switch mqtt.payload {
+            case .none: break
+            case .json(let value): values = [value]
+            case .text(let template): templates = [template]
+            }
         case .plugin(let plugin):
             values = [plugin.options]
         }

@@ -7,14 +7,16 @@ public enum Action: Sendable, CustomStringConvertible {
     case run(RunAction)
     case webhook(WebhookAction)
     case write(WriteAction)
+    case mqtt(MQTTAction)
     case plugin(PluginAction)
 
-    /// The kind's name as written in YAML (`run`, `webhook`, `write`, or the plugin's name).
+    /// The kind's name as written in YAML (`run`, `webhook`, `write`, `mqtt`, or the plugin's name).
     public var kind: String {
         switch self {
         case .run: "run"
         case .webhook: "webhook"
         case .write: "write"
+        case .mqtt: "mqtt"
         case .plugin(let plugin): plugin.name
         }
     }
@@ -25,6 +27,7 @@ public enum Action: Sendable, CustomStringConvertible {
         case .run(let run): run.description
         case .webhook(let webhook): webhook.description
         case .write(let write): write.description
+        case .mqtt(let mqtt): mqtt.description
         case .plugin(let plugin): plugin.description
         }
     }
@@ -35,6 +38,8 @@ public enum Action: Sendable, CustomStringConvertible {
     public var webhook: WebhookAction? { if case .webhook(let webhook) = self { webhook } else { nil } }
     /// The `write` action, if this is one.
     public var write: WriteAction? { if case .write(let write) = self { write } else { nil } }
+    /// The `mqtt` action, if this is one.
+    public var mqtt: MQTTAction? { if case .mqtt(let mqtt) = self { mqtt } else { nil } }
     /// The plugin action, if this is one.
     public var plugin: PluginAction? { if case .plugin(let plugin) = self { plugin } else { nil } }
 }

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesMQTT
 import NetRulesSystem
 
 /// What the MQTT client (`FleetService`) hears from the daemon beside fact changes.
@@ -30,6 +31,9 @@ extension Daemon {
     package func reportFleetStatus(_ status: @escaping @Sendable () -> FleetService.Status?) { fleetStatus = status }
 
     package func mqtt() async -> FleetService.Status? { fleetStatus?() }
+
+    /// The MQTT link `mqtt:` actions publish to now (nil: none), told again each time it connects.
+    package func brokerChanged(_ link: MQTTLink?) async { await runner.brokerChanged(link) }
 
     func tellFleet(_ notice: FleetNotice) {
         for listener in fleetListeners.values { listener.yield(notice) }

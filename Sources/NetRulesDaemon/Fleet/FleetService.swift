@@ -65,12 +65,14 @@ package final class FleetService: Sendable {
                 switch input {
                 case .notice(.rules(let ruleSet)):
                     if session?.settings != ruleSet.mqtt {
+                        await daemon.brokerChanged(nil)
                         await session?.stop()
                         session = nil
                         current.withLock { $0 = nil }
                         if let settings = ruleSet.mqtt {
                             session = start(settings, facts: await daemon.facts(), feed: feed)
                         }
+                        await daemon.brokerChanged(session?.link)
                     }
                     session?.rulesChanged(ruleSet)
                 case .notice(.fired(let firing, let at)):
@@ -79,11 +81,14 @@ package final class FleetService: Sendable {
                     session?.factChanged(change)
                 case .link(let event):
                     session?.linkEvent(event)
+                    // QoS 1 messages waiting in the outbox go once the broker accepted the connection.
+                    if event == .connected, let link = session?.link { await daemon.brokerChanged(link) }
                 }
             }
         } onCancel: {
             feed.finish()
         }
+        await daemon.brokerChanged(nil)
         await session?.stop()
     }
 

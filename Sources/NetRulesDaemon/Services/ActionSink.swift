@@ -1,5 +1,6 @@
 import NetRulesActions
 import NetRulesCore
+import NetRulesMQTT
 
 /// Where the daemon hands firings: the action runner, or a recording stand-in in tests.
 package protocol ActionSink: Sendable {
@@ -17,6 +18,13 @@ package protocol ActionSink: Sendable {
     func connectivityChanged(to value: String?) async
     /// What the webhook outbox holds, for `status`; nil when this sink has none.
     func outbox() async -> OutboxSize?
+    /// The MQTT link `mqtt:` actions publish to (nil: none); called again when it connects.
+    func brokerChanged(_ link: MQTTLink?) async
+}
+
+extension ActionSink {
+    /// A sink without `mqtt:` actions ignores the broker.
+    package func brokerChanged(_ link: MQTTLink?) async {}
 }
 
 extension ActionRunner: ActionSink {

@@ -92,13 +92,16 @@ package final class TestBroker: @unchecked Sendable {
 
     /// Starts mosquitto_sub for `count` messages on `filter` (at most `seconds`); `wait()` on the
     /// result returns its lines. It is subscribed when this returns.
-    package func subscribe(_ filter: String, count: Int, seconds: Int = 10) async throws -> Subscriber {
+    /// `format` is mosquitto_sub's `-F` (`%P`: MQTT 5 user properties); `-V mqttv5` is always used.
+    package func subscribe(_ filter: String, count: Int, seconds: Int = 10, format: String = "%t %r %p") async throws
+        -> Subscriber
+    {
         subscribers += 1
         let output = directory.file("sub\(subscribers).log")
         let process = try BackgroundProcess(
             // Line-buffered, so -d's SUBACK line shows that it subscribed.
             ["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub"] + clientArguments
-                + ["-t", filter, "-C", String(count), "-W", String(seconds), "-F", "%t %r %p", "-d"],
+                + ["-V", "mqttv5", "-t", filter, "-C", String(count), "-W", String(seconds), "-F", format, "-d"],
             environment: [], log: output)
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline, !((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("SUBACK") {
