@@ -90,12 +90,13 @@ let package = Package(
         .executableTarget(name: "netrules", dependencies: ["NetRulesCLI"], swiftSettings: swiftSettings),
 
         // MARK: Benchmarks
-        // `netrules-bench engine|daemon|load|idle`: figures, not tests, and not part of `netrules`
+        // `netrules-bench engine|daemon|load|idle|mqtt`: figures, not tests, and not part of `netrules`
         // nor of its Debian package (scripts/package builds only the `netrules` product).
         .target(
             name: "NetRulesBench",
             dependencies: [
-                "NetRulesCLI", "NetRulesCore", "NetRulesConfig", "NetRulesDaemon", "NetRulesLinux", "NetRulesSystem",
+                "NetRulesCLI", "NetRulesCore", "NetRulesConfig", "NetRulesDaemon", "NetRulesLinux", "NetRulesMQTT",
+                "NetRulesSystem",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,7 +1,7 @@
 import NetRulesCLI
 import NetRulesCore
 
-/// The `netrules-bench` command line: `netrules-bench engine|daemon|load|idle`, measured figures of
+/// The `netrules-bench` command line: `netrules-bench engine|daemon|load|idle|mqtt`, measured figures of
 /// netrules on this machine, not a test. It is a program of its own so that none of it is compiled
 /// into `netrules` or shipped in its package.
 package enum BenchCommandLine {
@@ -25,10 +25,16 @@ package enum BenchCommandLine {
             idle: starts the daemon on rules needing no timer (in a new network namespace as root) and \
             counts its wake-ups, CPU time and memory over --seconds.
 
+            mqtt (root): the daemon with mqtt: against a mosquitto on a unix socket: 200 changes of a \
+            published fact, 150 ms apart, timed until a subscriber in this process has the new \
+            <prefix>/state (p50, p99); wake-ups over --seconds of an idle daemon connected with keepalive \
+            60s; 1,000 QoS 1 mqtt: actions fired while the broker is down, then delivered (deliveries a \
+            second, memory).
+
             The daemon measured is --netrules, by default the netrules executable beside this one. \
             Build with -c release for real figures.
             """,
-        arguments: [ArgumentSpec(name: "benchmark", help: "What to measure: engine, daemon, load or idle.")],
+        arguments: [ArgumentSpec(name: "benchmark", help: "What to measure: engine, daemon, load, idle or mqtt.")],
         options: [
             OptionSpec(long: "rules", valueName: "count", help: "Rules to generate (engine).", defaultValue: "10000"),
             OptionSpec(
@@ -42,12 +48,12 @@ package enum BenchCommandLine {
             OptionSpec(
                 long: "seconds", valueName: "count",
                 help:
-                    "How long the plugin floods the daemon (load; default 10) or the idle daemon is watched (idle; default 60)."
+                    "How long the plugin floods the daemon (load; default 10) or the idle daemon is watched (idle, mqtt; default 60)."
             ),
             OptionSpec(
                 long: "netrules", valueName: "path",
                 help:
-                    "The netrules executable whose daemon is measured (daemon, load, idle; default: the one beside netrules-bench)."
+                    "The netrules executable whose daemon is measured (daemon, load, idle, mqtt; default: the one beside netrules-bench)."
             ),
             .json,
         ]
@@ -93,8 +99,10 @@ package enum BenchCommandLine {
             return ExitCode.success
         case "idle":
             return try await IdleBenchmark.command(arguments, io, netrules: try BenchProcess.checked(netrules))
+        case "mqtt":
+            return try await MQTTBenchmark.command(arguments, io, netrules: try BenchProcess.checked(netrules))
         default:
-            throw CommandError.runtime("unknown benchmark '\(which)'; available: engine, daemon, load, idle")
+            throw CommandError.runtime("unknown benchmark '\(which)'; available: engine, daemon, load, idle, mqtt")
         }
     }
 }

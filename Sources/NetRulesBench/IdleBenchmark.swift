@@ -67,14 +67,17 @@ enum IdleBenchmark {
 
     // MARK: - Measuring
 
-    static func measure(seconds: Int, environment: [String: String], netrules: String) async throws -> Report {
+    /// Measures the daemon on ``rules`` with `extraRules` (top-level sections such as `mqtt:`) after them.
+    static func measure(seconds: Int, environment: [String: String], netrules: String, extraRules: String = "")
+        async throws -> Report
+    {
         let directory = try makeDirectory()
         // Dropping is right: the benchmark's own scratch directory; what cannot be removed stays under /tmp and changes
         // no figure.
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socket = directory + "/control.sock"
         try FileManager.default.createDirectory(atPath: directory + "/rules", withIntermediateDirectories: true)
-        try Data(rules.utf8).write(to: URL(fileURLWithPath: directory + "/rules/idle.yaml"))
+        try Data((rules + extraRules).utf8).write(to: URL(fileURLWithPath: directory + "/rules/idle.yaml"))
 
         var argv = [
             netrules, "run", directory + "/rules/idle.yaml", "--state-dir", directory + "/state", "--socket", socket,
@@ -141,7 +144,7 @@ enum IdleBenchmark {
         throw CommandError.runtime("the daemon did not answer on \(socket) within 30s:\n\(daemon.logTail())")
     }
 
-    private static func makeDirectory() throws -> String {
+    static func makeDirectory() throws -> String {
         var template = Array("/tmp/netrules-bench-idle-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw CommandError.runtime("cannot create a temporary directory in /tmp (errno \(errno))")

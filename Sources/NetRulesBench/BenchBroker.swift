@@ -1,0 +1,68 @@
+internal import Glibc
+import NetRulesCLI
+import NetRulesCore
+internal import NetRulesSystem
+
+/// A mosquitto the MQTT benchmark starts on a unix socket in its work directory (no TCP listener,
+/// so nothing but this machine's processes can reach it), anonymous and without persistence.
+/// `stop()` ends it and `start()` starts it again on the same socket.
+final class BenchBroker: @unchecked Sendable {
+    // Confined to the benchmark that made it (no concurrent use).
+    let socketPath: String
+    let log: String
+    private let configuration: String
+    private var process: BackgroundProcess?
+
+    /// The broker as `mqtt:` writes it.
+    var url: String { "unix:" + socketPath }
+
+    /// Writes the configuration under `directory` and starts the broker.
+    /// - Throws: `CommandError.runtime` when mosquitto is not installed or does not start.
+    init(directory: String) async throws {
+        socketPath = directory + "/mqtt.sock"
+        log = directory + "/mosquitto.log"
+        configuration = directory + "/mosquitto.conf"
+        let lines = [
+            "listener 0 \(socketPath)", "allow_anonymous true", "persistence false", "log_dest stderr",
+            "log_type error", "log_type warning", "log_type notice", "log_type information",
+            // It runs as root here: without this it would switch to the mosquitto user, who cannot
+            // enter the benchmark's 0700 directory.
+            "user root",
+        ]
+        guard BenchProcess.writeFile(configuration, Array((lines.joined(separator: "\n") + "\n").utf8)) else {
+            throw CommandError.runtime("cannot write \(configuration)")
+        }
+        try await start()
+    }
+
+    /// Starts the broker and waits (at most 10 s) until its socket accepts connections.
+    func start() async throws {
+        guard let mosquitto = BenchProcess.resolve("mosquitto") else {
+            throw CommandError.runtime("the MQTT benchmark needs mosquitto (apt-get install mosquitto)")
+        }
+        // Dropping is right: a socket left by a broker that was killed is replaced; none is the usual case.
+        _ = try? sys_unlink(socketPath).get()
+        do {
+            process = try BackgroundProcess(
+                [mosquitto, "-c", configuration], environment: ["PATH=/usr/bin:/bin"], log: log)
+        } catch {
+            throw CommandError.runtime("cannot start mosquitto: \(error.errno.message)")
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let ended = process?.termination {
+                throw CommandError.runtime(
+                    "mosquitto ended (\(ended)): \(TerminalText.escaped(BenchProcess.readText(log) ?? ""))")
+            }
+            if case .success = sys_access(socketPath, F_OK) { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw CommandError.runtime("mosquitto did not listen on \(socketPath) within 10 s; see \(log)")
+    }
+
+    /// Stops the broker (SIGTERM, SIGKILL after 5 s) and waits for it.
+    func stop() {
+        process?.stop(grace: .seconds(5))
+        process = nil
+    }
+}
