@@ -96,7 +96,7 @@ struct DoctorMQTTTests {
         #expect(
             wrong.check["detail"] as? String
                 == "the broker \(broker.url) refused the connection: Not authorized "
-                + "(doctor connected as laptop-2-doctor (user laptop-2))")
+                + "(tried as laptop-2-doctor, user laptop-2)")
         #expect(
             wrong.check["fix"] as? String
                 == "check username: laptop-2 and the password in MQTT_PASSWORD against the broker's password file and ACL"
@@ -149,7 +149,7 @@ struct DoctorMQTTTests {
         #expect(
             r.check["detail"] as? String
                 == "cannot connect to mqtt://127.0.0.1:\(port): (111) Connection refused "
-                + "(doctor connected as laptop-4-doctor)")
+                + "(tried as laptop-4-doctor)")
         #expect(r.check["fix"] as? String == "start the broker, or correct broker: in mqtt:")
         #expect(r.seconds < 5, "took \(r.seconds) s")
         #expect(r.code == 1)
@@ -178,7 +178,7 @@ struct DoctorMQTTTests {
         #expect(r.check["status"] as? String == "error")
         #expect(
             r.check["detail"] as? String
-                == "no answer from the broker mqtt://127.0.0.1:\(port) within 5 s (doctor connected as laptop-5-doctor)"
+                == "no answer from the broker mqtt://127.0.0.1:\(port) within 5 s (tried as laptop-5-doctor)"
         )
         #expect(r.seconds >= 5 && r.seconds < 7.5, "took \(r.seconds) s")
         #expect(r.code == 1)

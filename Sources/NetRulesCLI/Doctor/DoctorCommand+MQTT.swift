@@ -53,7 +53,7 @@ extension DoctorCommand {
                 name, "cannot check the broker \(settings.broker): \(error)",
                 fix: "install libmosquitto1 (apt-get install libmosquitto1); the daemon needs it for mqtt: too")
         }
-        let who = clientID + (settings.username.map { " (user \($0))" } ?? "")
+        let who = clientID + (settings.username.map { ", user \($0)" } ?? "")
         switch answer {
         case .connected:
             return .ok(
@@ -61,12 +61,12 @@ extension DoctorCommand {
                 "the broker \(settings.broker) accepted a connection as \(who); doctor connected beside the daemon "
                     + "(client id \(daemonID)), with no Will and publishing nothing")
         case .failed(let reason):
-            return .error(name, reason + " (doctor connected as \(who))", fix: mqttFix(for: reason, settings))
+            return .error(name, reason + " (tried as \(who))", fix: mqttFix(for: reason, settings))
         case .timedOut:
             return .error(
                 name,
                 "no answer from the broker \(settings.broker) within \(mqttTimeLimit.components.seconds) s "
-                    + "(doctor connected as \(who))",
+                    + "(tried as \(who))",
                 fix: "check that the broker runs and answers MQTT there, and that no firewall drops the connection")
         }
     }
