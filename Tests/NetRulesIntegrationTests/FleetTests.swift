@@ -177,7 +177,9 @@ extension FleetTests {
             // Delivered once: the outbox is empty and nothing more arrives.
             let again = try await broker.subscribe("fleet/#", count: 1, seconds: 2)
             #expect(try await again.wait() == [])
-            #expect(((try? FileManager.default.contentsOfDirectory(atPath: outbox)) ?? []).filter { $0.hasSuffix(".json") } == [])
+            #expect(
+                ((try? FileManager.default.contentsOfDirectory(atPath: outbox)) ?? []).filter { $0.hasSuffix(".json") }
+                    == [])
             #expect(try await testbed.stop(daemon) == .exited(0))
         }
     }
