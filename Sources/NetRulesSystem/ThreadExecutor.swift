@@ -60,6 +60,7 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// A descriptor to watch and what to do when it is readable.
     private struct Watched {
         var descriptor: CInt
+        var events: Int16
         var handler: @Sendable () -> Void
     }
 
@@ -122,21 +123,24 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
         if waiting { wake.signal() }
     }
 
-    /// Calls `handler` on the executor's thread each time `descriptor` is readable (or reports an
-    /// error or hang-up), until ``unwatch(_:)``.
+    /// Calls `handler` on the executor's thread each time `descriptor` is readable (or ready for
+    /// `events`, or reports an error or hang-up), until ``unwatch(_:)``.
     ///
     /// The watch is level-triggered: the handler must read what is there (a non-blocking descriptor,
     /// read until `EAGAIN`) or stop watching, or it is called again at once. It must not block.
     /// The caller keeps `descriptor` open until `unwatch` returned.
     /// - Parameters:
     ///   - descriptor: The descriptor to watch.
+    ///   - events: `POLLIN` (the default), `POLLOUT`…
     ///   - handler: What to do when it is readable; runs between jobs, never beside one.
     /// - Returns: The watch, for `unwatch`.
-    package func watch(_ descriptor: CInt, _ handler: @escaping @Sendable () -> Void) -> DescriptorWatch {
+    package func watch(
+        _ descriptor: CInt, events: Int16 = Int16(POLLIN), _ handler: @escaping @Sendable () -> Void
+    ) -> DescriptorWatch {
         pthread_mutex_lock(mutex)
         let watch = DescriptorWatch(id: nextWatch)
         nextWatch += 1
-        watches[watch] = Watched(descriptor: descriptor, handler: handler)
+        watches[watch] = Watched(descriptor: descriptor, events: events, handler: handler)
         let waiting = isWaiting
         isWaiting = false
         pthread_mutex_unlock(mutex)
@@ -245,13 +249,13 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
             }
             if isStopping { break }
             let deadline = timers.values.map(\.deadline).min()
-            let watched = watches.map { ($0.key, $0.value.descriptor) }
+            let watched = watches.map { ($0.key, $0.value.descriptor, $0.value.events) }
             isWaiting = true
             pthread_mutex_unlock(mutex)
 
             descriptors.removeAll(keepingCapacity: true)
-            for (_, descriptor) in watched {
-                descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+            for (_, descriptor, events) in watched {
+                descriptors.append(pollfd(fd: descriptor, events: events, revents: 0))
             }
             let outcome: WaitOutcome
             do {
@@ -272,7 +276,7 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
             }
             if outcome == .woken { wake.reset() }
             ready.removeAll(keepingCapacity: true)
-            for (entry, (watch, _)) in zip(descriptors, watched) where entry.revents != 0 { ready.append(watch) }
+            for (entry, (watch, _, _)) in zip(descriptors, watched) where entry.revents != 0 { ready.append(watch) }
 
             pthread_mutex_lock(mutex)
             isWaiting = false
