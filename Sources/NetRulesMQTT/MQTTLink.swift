@@ -13,7 +13,8 @@ import Synchronization
 ///
 /// - Connecting is mosquitto_connect (blocking: DNS and TCP) on the loop's own thread, never on
 ///   the daemon's; work handed over meanwhile waits in `pending`.
-/// - After a refused or lost connection it tries again after 1 s, doubling to 60 s; at once when
+/// - After a refused or lost connection it tries again after 1 s, doubling to 60 s (a broker on
+///   this machine: every second); at once when
 ///   `networkChanged()` says the network may now help; not at all while `setRoute(false)` says
 ///   there is no route to the broker.
 /// - On each connection it publishes `<prefix>/availability` `online` (retained, the Will says
@@ -131,6 +132,9 @@ package final class MQTTLink: Sendable {
     let stateBox = Mutex<(State, ContinuousClock.Instant)>((.connecting, .now))
     /// Messages that are not retained wait at most this many while the loop is busy.
     static let messageQueueLimit = 1000
+    /// The longest wait between two attempts to reach a broker on this machine (`isLocal`): a
+    /// refused local connection costs nothing, and its return is noticed within this.
+    package static let localRetry: Duration = .seconds(1)
     /// The shortest time between two publications of a coalesced topic.
     package static let coalescing: Duration = .milliseconds(100)
 
@@ -425,7 +429,7 @@ private final class Loop {
         link.answer(nil, with: .notConnected)
         report(.disconnected(reason))
         nextAttempt = .now + backoff
-        backoff = min(backoff * 2, .seconds(60))
+        backoff = min(backoff * 2, configuration.broker.isLocal ? MQTTLink.localRetry : .seconds(60))
     }
 
     /// Reports a state change once: the same failure again is not logged nor reported again.

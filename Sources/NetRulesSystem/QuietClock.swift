@@ -9,8 +9,12 @@ import Synchronization
 /// minutes between probes must not wake at all in between, so this clock parks its sleepers on
 /// one dedicated thread that blocks in `pthread_cond_timedwait` until the earliest deadline.
 ///
-/// `now` is `ContinuousClock`'s, so instants mix freely with it. Thread-safe; one timer thread
-/// per process, started on first use.
+/// In the daemon, whose tasks prefer its `ThreadExecutor` (`TaskPlacement`), a sleep is a timer
+/// of that loop instead (``ThreadExecutor/at(_:_:)``): its `poll` waits until the earliest one,
+/// and no timer thread is started.
+///
+/// `now` is `ContinuousClock`'s, so instants mix freely with it. Thread-safe; without the
+/// daemon's loop, one timer thread per process, started on first use.
 package struct QuietClock: Clock {
     package typealias Instant = ContinuousClock.Instant
     package typealias Duration = Swift.Duration
@@ -23,6 +27,10 @@ package struct QuietClock: Clock {
 
     package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         if deadline <= now { return }
+        if let loop = TaskPlacement.preferred as? ThreadExecutor {
+            try await LoopSleep(loop).sleep(until: deadline)
+            return
+        }
         let timer = SleepTimer.shared
         let id = timer.nextID()
         try await withTaskCancellationHandler {
@@ -35,7 +43,47 @@ package struct QuietClock: Clock {
     }
 }
 
-/// The timer thread behind `QuietClock`.
+/// One sleep on the daemon's loop: a timer that resumes the sleeper, cancelled with its task.
+///
+/// Cancellation may come before the continuation exists (`cancelled`), while the timer is
+/// pending, or after it fired; whichever comes first resumes the sleeper, once.
+private final class LoopSleep: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Void, any Error>?
+        var timer: LoopTimer?
+        var cancelled = false
+    }
+
+    private let loop: ThreadExecutor
+    private let state = Mutex(State())
+
+    init(_ loop: ThreadExecutor) { self.loop = loop }
+
+    func sleep(until deadline: ContinuousClock.Instant) async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let refused = state.withLock { state -> Bool in
+                    guard !state.cancelled else { return true }
+                    state.continuation = continuation
+                    state.timer = loop.at(deadline) { [self] in
+                        self.state.withLock { $0.continuation.take() }?.resume()
+                    }
+                    return false
+                }
+                if refused { continuation.resume(throwing: CancellationError()) }
+            }
+        } onCancel: {
+            let waiting = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                state.cancelled = true
+                if let timer = state.timer { loop.cancel(timer) }
+                return state.continuation.take()
+            }
+            waiting?.resume(throwing: CancellationError())
+        }
+    }
+}
+
+/// The timer thread behind `QuietClock` outside the daemon's loop.
 ///
 /// `@unchecked Sendable`: `sleepers` and the pthread mutex/condition are only touched with
 /// `mutex` held; the mutex and condition are allocated once and never freed (the timer lives as

@@ -10,6 +10,10 @@
 /// when something happens. Structured child tasks and default actors follow a task's preference;
 /// unstructured tasks do not, so each one on the daemon's path names `TaskPlacement.preferred`.
 ///
+/// Why it keeps timers: a sleep on `QuietClock` while this loop runs the daemon is a deadline
+/// here (``at(_:_:)``), and `poll`'s timeout is the earliest one, so waiting for a probe interval
+/// costs one wake-up when it is due and no thread of its own.
+///
 /// Why it watches descriptors: an observer whose reader runs here (the netlink observer, see
 /// ``watch(_:_:)``) reads a kernel event, and the daemon's tasks it wakes (the engine, the journal
 /// line, the action's spawn) run right after on the same thread. A reader on a thread of its own
@@ -34,6 +38,10 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private var idleWork: [@Sendable () -> Void] = []
     private var watches: [DescriptorWatch: Watched] = [:]
     private var nextWatch = 0
+    /// Deadlines and what to do at each (``at(_:_:)``). Few at a time (one per sleeping task):
+    /// the earliest is found by a scan before each wait.
+    private var timers: [LoopTimer: Timer] = [:]
+    private var nextTimer = 0
     /// The watch whose handler runs now, so `unwatch` can wait for it to return.
     private var runningWatch: DescriptorWatch?
     /// Whether ``run()`` waits in `poll`, so `enqueue` writes to the eventfd only when someone waits.
@@ -44,9 +52,15 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// The kernel id of the thread in ``run()``, 0 before it started.
     private var loopThread: pid_t = 0
 
+    private struct Timer {
+        var deadline: ContinuousClock.Instant
+        var handler: @Sendable () -> Void
+    }
+
     /// A descriptor to watch and what to do when it is readable.
     private struct Watched {
         var descriptor: CInt
+        var events: Int16
         var handler: @Sendable () -> Void
     }
 
@@ -109,21 +123,24 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
         if waiting { wake.signal() }
     }
 
-    /// Calls `handler` on the executor's thread each time `descriptor` is readable (or reports an
-    /// error or hang-up), until ``unwatch(_:)``.
+    /// Calls `handler` on the executor's thread each time `descriptor` is readable (or ready for
+    /// `events`, or reports an error or hang-up), until ``unwatch(_:)``.
     ///
     /// The watch is level-triggered: the handler must read what is there (a non-blocking descriptor,
     /// read until `EAGAIN`) or stop watching, or it is called again at once. It must not block.
     /// The caller keeps `descriptor` open until `unwatch` returned.
     /// - Parameters:
     ///   - descriptor: The descriptor to watch.
+    ///   - events: `POLLIN` (the default), `POLLOUT`…
     ///   - handler: What to do when it is readable; runs between jobs, never beside one.
     /// - Returns: The watch, for `unwatch`.
-    package func watch(_ descriptor: CInt, _ handler: @escaping @Sendable () -> Void) -> DescriptorWatch {
+    package func watch(
+        _ descriptor: CInt, events: Int16 = Int16(POLLIN), _ handler: @escaping @Sendable () -> Void
+    ) -> DescriptorWatch {
         pthread_mutex_lock(mutex)
         let watch = DescriptorWatch(id: nextWatch)
         nextWatch += 1
-        watches[watch] = Watched(descriptor: descriptor, handler: handler)
+        watches[watch] = Watched(descriptor: descriptor, events: events, handler: handler)
         let waiting = isWaiting
         isWaiting = false
         pthread_mutex_unlock(mutex)
@@ -148,8 +165,35 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
         if waiting { wake.signal() }
     }
 
-    /// Runs jobs on the calling thread until ``stop()``, and between them waits for a job or a
-    /// watched descriptor, without a timeout: an idle loop never wakes up.
+    /// Calls `handler` on the executor's thread once `deadline` has passed, between jobs; it must
+    /// not block.
+    /// - Returns: The timer, for ``cancel(_:)``.
+    package func at(_ deadline: ContinuousClock.Instant, _ handler: @escaping @Sendable () -> Void) -> LoopTimer {
+        pthread_mutex_lock(mutex)
+        let timer = LoopTimer(id: nextTimer)
+        nextTimer += 1
+        timers[timer] = Timer(deadline: deadline, handler: handler)
+        let waiting = isWaiting
+        isWaiting = false
+        pthread_mutex_unlock(mutex)
+        // A loop already in poll waits with the old timeout: make it look again.
+        if waiting { wake.signal() }
+        return timer
+    }
+
+    /// Cancels `timer`.
+    /// - Returns: Whether it was still pending: then its handler never runs; otherwise it has run
+    ///   or is about to.
+    @discardableResult
+    package func cancel(_ timer: LoopTimer) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        // A later deadline only: the loop's timeout may stay as it was (it finds nothing due then).
+        return timers.removeValue(forKey: timer) != nil
+    }
+
+    /// Runs jobs on the calling thread until ``stop()``, and between them waits for a job, a
+    /// watched descriptor or the earliest timer: an idle loop without timers never wakes up.
     ///
     /// Returns once `stop()` was called and no job is left. Call it from one thread at a time.
     package func run() {
@@ -188,18 +232,34 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                 pthread_mutex_lock(mutex)
                 continue
             }
+            if !timers.isEmpty {
+                let now = ContinuousClock.now
+                let due = timers.filter { $0.value.deadline <= now }
+                if !due.isEmpty {
+                    for timer in due.keys { timers[timer] = nil }
+                    pthread_mutex_unlock(mutex)
+                    for timer in due.values.sorted(by: { $0.deadline < $1.deadline }) {
+                        let start = LoopBudget.configured?.start()
+                        timer.handler()
+                        if let start { LoopBudget.configured?.end(start) }
+                    }
+                    pthread_mutex_lock(mutex)
+                    continue
+                }
+            }
             if isStopping { break }
-            let watched = watches.map { ($0.key, $0.value.descriptor) }
+            let deadline = timers.values.map(\.deadline).min()
+            let watched = watches.map { ($0.key, $0.value.descriptor, $0.value.events) }
             isWaiting = true
             pthread_mutex_unlock(mutex)
 
             descriptors.removeAll(keepingCapacity: true)
-            for (_, descriptor) in watched {
-                descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+            for (_, descriptor, events) in watched {
+                descriptors.append(pollfd(fd: descriptor, events: events, revents: 0))
             }
             let outcome: WaitOutcome
             do {
-                outcome = try waitReady(&descriptors, wake: wake, deadline: nil)
+                outcome = try waitReady(&descriptors, wake: wake, deadline: deadline)
                 pollFailing = false
             } catch {
                 // poll(2) itself failed (ENOMEM, or EINVAL past RLIMIT_NOFILE): nothing can be read
@@ -216,7 +276,7 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
             }
             if outcome == .woken { wake.reset() }
             ready.removeAll(keepingCapacity: true)
-            for (entry, (watch, _)) in zip(descriptors, watched) where entry.revents != 0 { ready.append(watch) }
+            for (entry, (watch, _, _)) in zip(descriptors, watched) where entry.revents != 0 { ready.append(watch) }
 
             pthread_mutex_lock(mutex)
             isWaiting = false
@@ -247,6 +307,11 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
         pthread_mutex_unlock(mutex)
         if waiting { wake.signal() }
     }
+}
+
+/// A deadline a `ThreadExecutor` keeps, returned by `at` and ended by `cancel`.
+package struct LoopTimer: Hashable, Sendable {
+    fileprivate let id: Int
 }
 
 /// A descriptor a `ThreadExecutor` watches, returned by `watch` and ended by `unwatch`.

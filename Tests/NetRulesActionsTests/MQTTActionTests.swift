@@ -152,3 +152,30 @@ struct MQTTActionTests {
         await connection.stop()
     }
 }
+
+/// What `simulate` shows of an `mqtt:` action: the topic the firing makes and the payload,
+/// secrets masked, escaped for the terminal; or why no topic can be made.
+@Suite(.timeLimit(.minutes(1)))
+struct MQTTActionPreviewTests {
+    @Test func thePreviewShowsTheTopicAndPayloadWithSecretsMasked() throws {
+        let spec = ActionSpec(
+            MQTTAction(
+                topic: Fixtures.template("office/{{ssid}}"),
+                payload: .json(
+                    .object([
+                        ConfigMember("ssid", .string("{{ssid}}")), ConfigMember("token", .string("{{env.TOKEN}}")),
+                    ]))))
+        let firing = Fixtures.firing(facts: [.ssid: .string("Off\u{1b}]0;x\u{7}ice")], actions: [spec])
+        let preview = ActionPreview.render(spec, of: firing, wallTime: "2026-12-02T10:00:00Z", utcOffset: { _ in 0 })
+        #expect(preview.kind == "mqtt")
+        #expect(preview.summary.hasPrefix("mqtt: "))
+        #expect(!preview.summary.unicodeScalars.contains("\u{1b}"))
+        // The control characters refuse the topic; the preview says so instead of a topic.
+        #expect(preview.summary.contains("control character"), "\(preview.summary)")
+
+        let plain = Fixtures.firing(facts: [.ssid: .string("Office")], actions: [spec])
+        let shown = ActionPreview.render(spec, of: plain, wallTime: "2026-12-02T10:00:00Z", utcOffset: { _ in 0 })
+        #expect(shown.summary == "mqtt: office/Office (qos 1)")
+        #expect(shown.details == [#"{"ssid":"Office","token":"<secret>"}"#])
+    }
+}

@@ -107,6 +107,94 @@ struct FleetTests {
     }
 }
 
+extension FleetTests {
+    /// The issue's outage: the broker stopped for 30 s while three firings publish QoS 1
+    /// messages; started again, the daemon is back within 2 s, republishes its state, and every
+    /// message arrives once, with its firing's id.
+    @Test func aBrokerAwayFor30SecondsGetsEveryQoS1MessageOnceWithinTwoSecondsOfItsReturn() async throws {
+        try await Testbed.run { testbed in
+            let broker = try await TestBroker(unixSocket: true)
+            defer { broker.remove() }
+            let wifi = try WiFiPlugin(in: testbed)
+            try wifi.report(ssid: "Home", bssid: "11:11:11:11:11:11")
+            let rules = try testbed.write(
+                """
+                version: 1
+                \(wifi.observersYAML)
+                mqtt:
+                  broker: \(broker.url)
+                  client_id: e2e-3
+                  keepalive: 15s
+                  publish: [ssid]
+                  discovery: false
+                rules:
+                  - name: office
+                    when: { ssid: Office }
+                    on: [enter, exit]
+                    do:
+                      - mqtt: { topic: "fleet/{{rule}}/checkins", payload: "{{edge}} {{ssid}}", qos: 1 }
+
+                """, to: "outage.yaml")
+            let daemon = try await testbed.startDaemon(rules: [rules])
+            _ = try await retained(broker, "netrules/e2e-3/availability", "online", testbed) { $0.hasSuffix(" online") }
+
+            broker.stop()
+            let stopped = ContinuousClock.now
+            let outbox = testbed.path("state/outbox")
+            for (n, ssid) in ["Office", "Home", "Office"].enumerated() {
+                try wifi.report(ssid: ssid, bssid: "11:11:11:11:11:11")
+                try await eventually("\(n + 1) messages in the outbox", testbed) {
+                    // Dropping is right: no outbox directory yet means no message in it.
+                    ((try? FileManager.default.contentsOfDirectory(atPath: outbox)) ?? []).filter {
+                        $0.hasSuffix(".json")
+                    }.count == n + 1
+                }
+            }
+            try await Task.sleep(until: stopped + .seconds(30))
+
+            try await broker.start()
+            let returned = ContinuousClock.now
+            let messages = try await broker.subscribe("fleet/#", count: 3, seconds: 15, format: "%t %P %p")
+            let state = try await retained(broker, "netrules/e2e-3/availability", "online again", testbed) {
+                $0.hasSuffix(" online")
+            }
+            let back = ContinuousClock.now - returned
+            print("FleetTests: reconnected \(back) after the broker's return (\(state))")
+            #expect(back <= .seconds(2))
+            _ = try await retained(broker, "netrules/e2e-3/state", "the republished state", testbed) {
+                $0.contains(#""ssid":"Office""#)
+            }
+            let lines = try await messages.wait()
+            // `TOPIC firing-id:ID PAYLOAD`
+            let fields = lines.map { $0.split(separator: " ", maxSplits: 2).map(String.init) }
+            #expect(
+                fields.map { $0.count == 3 ? "\($0[0]) \($0[2])" : $0.joined(separator: " ") } == [
+                    "fleet/office/checkins enter Office", "fleet/office/checkins exit Home",
+                    "fleet/office/checkins enter Office",
+                ], "\(lines)\n\(testbed.logTail())")
+            let ids = fields.compactMap { $0.count == 3 && $0[1].hasPrefix("firing-id:") ? $0[1] : nil }
+            #expect(Set(ids).count == 3, "each message carries its own firing's id: \(lines)")
+            // Delivered once: the outbox is empty and nothing more arrives.
+            let again = try await broker.subscribe("fleet/#", count: 1, seconds: 2)
+            #expect(try await again.wait() == [])
+            #expect(
+                ((try? FileManager.default.contentsOfDirectory(atPath: outbox)) ?? []).filter { $0.hasSuffix(".json") }
+                    == [])
+            #expect(try await testbed.stop(daemon) == .exited(0))
+        }
+    }
+}
+
+/// Polls `condition` every 50 ms for up to 20 s.
+private func eventually(_ what: String, _ testbed: Testbed, _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while ContinuousClock.now < deadline {
+        if condition() { return }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    throw TestError("timed out waiting for \(what); log:\n\(testbed.logTail())")
+}
+
 /// The retained message on `topic` as `TOPIC PAYLOAD`, once `matches` accepts it (within 20 s).
 private func retained(
     _ broker: TestBroker, _ topic: String, _ what: String, _ testbed: Testbed, _ matches: (String) -> Bool

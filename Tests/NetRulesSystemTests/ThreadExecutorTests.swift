@@ -119,4 +119,29 @@ struct ThreadExecutorTests {
         #expect(try await eventually { order.all.count == 3 })
         #expect(order.all == ["job", "later job", "idle"])
     }
+
+    /// The loop's timers: each handler runs on the loop's thread once its deadline passed, in
+    /// deadline order, and a cancelled one never runs.
+    @Test func timersRunOnTheLoopAtTheirDeadlinesAndACancelledOneNever() async throws {
+        let executor = try ThreadExecutor.spawn(name: "nr-test-timer")
+        defer { executor.stop() }
+        let fired = Mutex<[(Int, ContinuousClock.Instant, Bool)]>([])
+        let start = ContinuousClock.now
+        let loopThread = await Task(executorPreference: executor) { pthread_self() }.value
+        for (n, delay) in [(2, 60), (1, 30), (3, 90)] {
+            _ = executor.at(start + .milliseconds(delay)) {
+                fired.withLock { $0.append((n, .now, pthread_equal(pthread_self(), loopThread) != 0)) }
+            }
+        }
+        let cancelled = executor.at(start + .milliseconds(45)) { fired.withLock { $0.append((99, .now, false)) } }
+        #expect(executor.cancel(cancelled))
+        try await Task.sleep(for: .milliseconds(400))
+        let runs = fired.withLock { $0 }
+        #expect(runs.map(\.0) == [1, 2, 3])
+        for (n, at, onLoop) in runs {
+            #expect(at >= start + .milliseconds(30 * n), "timer \(n) ran before its deadline")
+            #expect(onLoop, "timer \(n) ran off the loop's thread")
+        }
+        #expect(!executor.cancel(cancelled))
+    }
 }

@@ -17,6 +17,15 @@ public struct MQTTSettings: Hashable, Sendable {
             return false
         }
 
+        /// Whether the broker runs on this machine (a unix socket, `localhost` or a loopback
+        /// address): it needs no route, and trying it costs nothing.
+        public var isLocal: Bool {
+            switch self {
+            case .unix: true
+            case .tcp(let host, _, _): host == "localhost" || host.hasPrefix("127.") || host == "::1"
+            }
+        }
+
         /// The broker as written in `broker:` (with the default port filled in).
         public var description: String {
             switch self {

@@ -4,7 +4,7 @@ import NetRulesLinux
 import NetRulesSystem
 
 /// One accepted connection's reads and writes: lines in, JSON lines out, each wait bounded and
-/// done off the cooperative pool (`ControlThread.wait`).
+/// done off the cooperative pool (`Readiness.wait`).
 struct ControlChannel: Sendable {
     /// What reading a request line produced.
     enum LineOutcome: Equatable {
@@ -55,7 +55,7 @@ struct ControlChannel: Sendable {
                 let left = clock.now.duration(to: deadline)
                 guard left > .zero else { return .timedOut }
                 let fd = try descriptor.withFileDescriptor { $0 }
-                if try await ControlThread.wait(for: fd, events: Int16(POLLIN), timeout: left) == .timedOut {
+                if try await Readiness.wait(for: fd, events: Int16(POLLIN), timeout: left) == .timedOut {
                     return .timedOut
                 }
             }
@@ -74,7 +74,7 @@ struct ControlChannel: Sendable {
                 continue
             }
             let fd = try descriptor.withFileDescriptor { $0 }
-            if try await ControlThread.wait(for: fd, events: Int16(POLLOUT), timeout: writeTimeout) == .timedOut {
+            if try await Readiness.wait(for: fd, events: Int16(POLLOUT), timeout: writeTimeout) == .timedOut {
                 throw WriteTimeout()
             }
         }
@@ -85,7 +85,7 @@ struct ControlChannel: Sendable {
         var scratch = [UInt8](repeating: 0, count: 4096)
         while true {
             let fd = try descriptor.withFileDescriptor { $0 }
-            _ = try await ControlThread.wait(for: fd, events: Int16(POLLIN), timeout: nil)
+            _ = try await Readiness.wait(for: fd, events: Int16(POLLIN), timeout: nil)
             do {
                 if try scratch.withUnsafeMutableBytes({ try descriptor.read(into: $0) }) == .endOfFile { return }
             } catch is SystemCallError {

@@ -97,7 +97,7 @@ package struct ControlServer: Sendable {
             while !Task.isCancelled {
                 do {
                     let fd = try listener.withFileDescriptor { $0 }
-                    _ = try await ControlThread.wait(for: fd, events: Int16(POLLIN), timeout: nil)
+                    _ = try await Readiness.wait(for: fd, events: Int16(POLLIN), timeout: nil)
                     while let connection = try accept(listener) {
                         let admitted = active.value.withLock { count in
                             guard count < maximumConnections else { return false }

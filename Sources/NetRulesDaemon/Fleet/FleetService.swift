@@ -213,10 +213,7 @@ final class Session {
     /// Pauses reconnects while there is no default route (both gateways known absent), and tries
     /// at once when one comes back. A broker on loopback or a unix socket needs no route.
     func updateRoute(old: (FactState, FactState)) {
-        if case .unix = settings.broker { return }
-        if case .tcp(let host, _, _) = settings.broker, host == "localhost" || host.hasPrefix("127.") || host == "::1" {
-            return
-        }
+        if settings.broker.isLocal { return }
         let hadRoute = !(old.0 == .absent && old.1 == .absent)
         let hasRoute = !(lastGateway.0 == .absent && lastGateway.1 == .absent)
         link.setRoute(hasRoute)

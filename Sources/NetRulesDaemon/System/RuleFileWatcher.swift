@@ -14,9 +14,10 @@ import Synchronization
 /// still reported after `maximumDelay`. The report is a `Void`: the daemon re-reads everything,
 /// so which file changed does not matter.
 ///
-/// No polling and no timers while nothing changes: a dedicated thread sleeps in a `FileWatcher`
-/// wait, which cancellation ends through a `WakeEvent`; it wakes with a timeout only while a burst
-/// is being coalesced.
+/// No polling and no timers while nothing changes: the task waits for the inotify descriptor
+/// (`Readiness`: the daemon's loop, no thread of its own), with a deadline only while a burst is
+/// being coalesced; re-planning the watches after a relevant event (stat, realpath) runs on the
+/// blocking pool, never on the loop.
 ///
 /// The watches are in place when `init` returns, so a change made right after it is seen even if
 /// `run` starts later. One `run` per watcher; its descriptors are closed when `run` returns.
@@ -28,7 +29,6 @@ package final class RuleFileWatcher: Sendable {
 
     private let paths: [String]
     private let files: FileWatcher
-    private let wake: WakeEvent
     private let watchSet: Mutex<RuleWatchSet>
     private let started = Atomic<Bool>(false)
 
@@ -47,7 +47,6 @@ package final class RuleFileWatcher: Sendable {
         self.debounce = debounce
         self.maximumDelay = max(maximumDelay, debounce)
         files = try FileWatcher()
-        wake = try WakeEvent()
         var set = RuleWatchSet()
         set.planned = RuleWatchSet.plan(paths)
         for directory in set.unwatched {
@@ -68,36 +67,26 @@ package final class RuleFileWatcher: Sendable {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else {
             throw SystemCallError(call: "RuleFileWatcher.run", errno: .badFileDescriptor)
         }
-        defer {
-            files.close()
-            wake.close()
-        }
-        try await withTaskCancellationHandler {
-            try await DedicatedThread.spawnAndWait(
-                name: "netrules-rules", stackSize: DedicatedThread.compactStackSize
-            ) { [self] in
-                try watch(changes)
-            }
-        } onCancel: {
-            wake.signal()
-        }
-    }
-
-    private func watch(_ changes: AsyncStream<Void>.Continuation) throws {
+        defer { files.close() }
         let clock = ContinuousClock()
         var burstStart: ContinuousClock.Instant?
         var deadline: ContinuousClock.Instant?
         while true {
-            switch try files.wait(wake: wake, deadline: deadline) {
-            case .woken: return
-            case .timedOut: break
-            case .events(let events):
-                if isRelevant(events) {
-                    let now = clock.now
-                    let start = burstStart ?? now
-                    burstStart = start
-                    deadline = min(now + debounce, start + maximumDelay)
+            let outcome: WaitOutcome
+            do {
+                outcome = try await files.withDescriptor { fd in
+                    try await Readiness.wait(for: fd, deadline: deadline, threadName: "netrules-rules")
                 }
+            } catch is CancellationError {
+                return
+            }
+            if outcome == .ready, isRelevant(try files.readEvents()) {
+                // A directory recreated or a symlink retargeted: watch what the paths mean now.
+                await BlockingPool.shared.run { self.refreshWatches() }
+                let now = clock.now
+                let start = burstStart ?? now
+                burstStart = start
+                deadline = min(now + debounce, start + maximumDelay)
             }
             if let due = deadline, clock.now >= due {
                 changes.yield(())
@@ -107,10 +96,9 @@ package final class RuleFileWatcher: Sendable {
         }
     }
 
-    /// Whether some of `events` matter. Re-adds watches for planned directories that lost theirs
-    /// or appeared (a rule directory recreated, a symlink retargeted).
+    /// Whether some of `events` matter; forgets the watches the kernel ended.
     private func isRelevant(_ events: [InotifyEvent]) -> Bool {
-        let relevant = watchSet.withLock { set in
+        watchSet.withLock { set in
             var relevant = false
             for event in events {
                 if set.isRelevant(event) { relevant = true }
@@ -118,8 +106,6 @@ package final class RuleFileWatcher: Sendable {
             }
             return relevant
         }
-        if relevant { refreshWatches() }
-        return relevant
     }
 
     private func refreshWatches() {

@@ -3,8 +3,10 @@ internal import CNetRulesLinux
 import NetRulesSystem
 import Synchronization
 
-/// Hands caught signals to the live `SignalEvents`: one thread per process, blocked in `poll(2)`
-/// on the eventfd that `CNetRulesLinux_signal_handler` writes to, so it wakes only for a signal.
+/// Hands caught signals to the live `SignalEvents`, from the eventfd that
+/// `CNetRulesLinux_signal_handler` writes to: watched by the daemon's loop (`TaskPlacement`'s
+/// `ThreadExecutor`) when there is one, else by one thread per process blocked in `poll(2)`; either
+/// wakes only for a signal.
 ///
 /// Started by the first registration and never stopped (a signal handler may still fire after
 /// the last registration ended; the descriptor it writes to must stay valid).
@@ -29,13 +31,19 @@ enum SignalRelay {
         try state.withLock { state throws(SystemCallError) -> UInt64 in
             if state.wake == nil {
                 let wake = try WakeEvent()
-                do throws(SystemCallError) {
-                    try DedicatedThread.spawn(name: "netrules-signal", stackSize: DedicatedThread.compactStackSize) {
-                        relay(wake)
+                if let loop = TaskPlacement.preferred as? ThreadExecutor {
+                    // Never unwatched: the handler may fire after the last registration ended.
+                    _ = loop.watch(wake.fd) { deliver(wake) }
+                } else {
+                    do throws(SystemCallError) {
+                        try DedicatedThread.spawn(name: "netrules-signal", stackSize: DedicatedThread.compactStackSize)
+                        {
+                            relay(wake)
+                        }
+                    } catch {
+                        wake.close()
+                        throw error
                     }
-                } catch {
-                    wake.close()
-                    throw error
                 }
                 CNetRulesLinux_signal_set_wake_fd(wake.fd)
                 state.wake = wake
@@ -59,16 +67,22 @@ enum SignalRelay {
     private static func relay(_ wake: WakeEvent) {
         while true {
             wake.wait()
-            // Reset before taking the pending set: a signal in between sets its bit and wakes the
-            // next poll, so none is lost (at worst one extra wake-up finds nothing pending).
-            wake.reset()
-            let pending = CNetRulesLinux_signal_take_pending()
-            guard pending != 0 else { continue }
-            let registrations = state.withLock { Array($0.registrations.values) }
-            for event in SignalEvent.allCases where pending & (1 << UInt64(event.signalNumber)) != 0 {
-                for registration in registrations where registration.signals.contains(event) {
-                    registration.continuation.yield(event)
-                }
+            deliver(wake)
+        }
+    }
+
+    /// Takes the signals caught since the last time and yields each to its registrations; does
+    /// not block.
+    private static func deliver(_ wake: WakeEvent) {
+        // Reset before taking the pending set: a signal in between sets its bit and wakes the
+        // next poll, so none is lost (at worst one extra wake-up finds nothing pending).
+        wake.reset()
+        let pending = CNetRulesLinux_signal_take_pending()
+        guard pending != 0 else { return }
+        let registrations = state.withLock { Array($0.registrations.values) }
+        for event in SignalEvent.allCases where pending & (1 << UInt64(event.signalNumber)) != 0 {
+            for registration in registrations where registration.signals.contains(event) {
+                registration.continuation.yield(event)
             }
         }
     }

@@ -2,12 +2,15 @@ internal import CNetRulesLinux
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import Synchronization
 
 /// Reports the `dns` fact from resolv.conf, re-reading it when it changes.
 ///
 /// Changes arrive through inotify on the file's directory (and, when the file is a symlink such as
 /// systemd-resolved's, on the target's directory too), because resolvers replace the file by
-/// renaming a new one over it, which a watch on the old inode would miss. No polling.
+/// renaming a new one over it, which a watch on the old inode would miss. No polling, and no
+/// thread of its own: the task waits for the inotify descriptor (`Readiness`, the daemon's loop),
+/// and reads the file on the blocking pool.
 package struct ResolverObserver: Observer {
     /// `dns`.
     package let name = "dns"
@@ -28,47 +31,47 @@ package struct ResolverObserver: Observer {
     /// Reports `dns` now and after every change, until cancelled.
     /// - Throws: `SystemCallError` when inotify cannot be set up.
     package func run(reporting updates: FactReporter) async throws {
-        let wake = try WakeEvent()
+        let files = try FileWatcher()
+        defer { files.close() }
         let path = self.path
-        try await withTaskCancellationHandler {
-            try await DedicatedThread.spawnAndWait(name: "netrules-dns") {
-                try ResolverObserver.watch(path: path, wake: wake, updates: updates)
+        let watched = Mutex<Set<String>>([])
+        /// Watches the file's directory and its symlink target's (readlink: on the pool).
+        @Sendable func addWatches() throws {
+            for directory in [Self.directoryName(path), Self.readLinkTarget(path).map(Self.directoryName)].compactMap({
+                $0
+            })
+            where !watched.withLock({ $0.contains(directory) }) {
+                _ = try files.addWatch(directory, mask: Self.mask)
+                watched.withLock { _ = $0.insert(directory) }
             }
-        } onCancel: {
-            wake.signal()
+        }
+        try await BlockingPool.shared.run { Result { try addWatches() } }.get()
+        var last: FactState = .unknown
+        while true {
+            let fact = await BlockingPool.shared.run {
+                // A new symlink target may live in a directory we do not watch yet.
+                // Dropping is right: a directory that cannot be watched yet (the new symlink target's directory does
+                // not exist, or ENOSPC) is tried again on the next event; the content is re-read either way.
+                try? addWatches()
+                return Self.currentFact(path: path)
+            }
+            if fact != last {
+                last = fact
+                updates.yield(FactUpdate([.dns: fact]))
+            }
+            // Which events arrived does not matter, only the file's content does.
+            do {
+                _ = try await files.withDescriptor {
+                    try await Readiness.wait(for: $0, deadline: nil, threadName: "netrules-dns")
+                }
+            } catch is CancellationError {
+                return
+            }
+            _ = try files.readEvents()
         }
     }
 
-    private static func watch(path: String, wake: WakeEvent, updates: FactReporter) throws {
-        let files = try FileWatcher()
-        defer { files.close() }
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE)
-        var watched: Set<String> = []
-        func addWatches() throws {
-            for directory in [directoryName(path), readLinkTarget(path).map(directoryName)].compactMap({ $0 })
-            where !watched.contains(directory) {
-                _ = try files.addWatch(directory, mask: mask)
-                watched.insert(directory)
-            }
-        }
-        try addWatches()
-        var last: FactState = .unknown
-        func report() {
-            let fact = currentFact(path: path)
-            guard fact != last else { return }
-            last = fact
-            updates.yield(FactUpdate([.dns: fact]))
-        }
-        report()
-        // Which events arrived does not matter, only the file's content does.
-        while try files.wait(wake: wake, deadline: nil) != .woken {
-            // A new symlink target may live in a directory we do not watch yet.
-            // Dropping is right: a directory that cannot be watched yet (the new symlink target's directory does not
-            // exist, or ENOSPC) is tried again on the next event; the content is re-read by report() either way.
-            try? addWatches()
-            report()
-        }
-    }
+    private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE)
 
     private static func directoryName(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

@@ -52,6 +52,13 @@ package final class FileWatcher: Sendable {
         }
     }
 
+    /// Calls `body` with the inotify descriptor, for a wait that is not `wait`'s (`Readiness`).
+    /// - Throws: `EBADF` once closed, or what `body` throws.
+    package func withDescriptor<T>(_ body: (CInt) async throws -> T) async throws -> T {
+        let fd = try inotify.withFileDescriptor { $0 }
+        return try await body(fd)
+    }
+
     /// Reads every queued event without blocking; empty when none is queued.
     /// - Throws: `SystemCallError` from read(2), or `EBADF` once closed.
     package func readEvents() throws(SystemCallError) -> [InotifyEvent] {

@@ -1,0 +1,111 @@
+@preconcurrency import Glibc
+import Synchronization
+
+/// Waits, without blocking any thread of Swift's, until a descriptor is ready: the one way the
+/// daemon's sources wait for the kernel (control connections, inotify, …).
+///
+/// In the daemon, whose tasks prefer its `ThreadExecutor` (`TaskPlacement`), the wait is a watch
+/// of that loop (and a timer of it for the deadline): no thread of its own, and the waiting task
+/// resumes on the loop right after `poll` said so. Elsewhere (tests, the command line) it is a
+/// `poll(2)` on a dedicated thread with a `WakeEvent` that cancellation signals.
+package enum Readiness {
+    /// Waits until `fd` is ready for `events`, `deadline` passes, or the task is cancelled.
+    /// - Parameters:
+    ///   - fd: the descriptor; its owner keeps it open until this returns.
+    ///   - events: `POLLIN`, `POLLOUT`…
+    ///   - deadline: nil waits without limit.
+    ///   - threadName: the dedicated thread's name outside the daemon's loop (as `ps -L` shows it).
+    /// - Returns: `.ready` or `.timedOut`.
+    /// - Throws: `CancellationError` when the task was cancelled, or a `SystemCallError`.
+    package static func wait(
+        for fd: CInt, events: Int16 = Int16(POLLIN), deadline: ContinuousClock.Instant?,
+        threadName: String = "netrules-wait"
+    ) async throws -> WaitOutcome {
+        try Task.checkCancellation()
+        let outcome: WaitOutcome
+        if let loop = TaskPlacement.preferred as? ThreadExecutor {
+            outcome = await LoopWait(loop).wait(fd, events: events, deadline: deadline)
+        } else {
+            let wake = try WakeEvent()
+            defer { wake.close() }
+            outcome = try await withTaskCancellationHandler {
+                try await DedicatedThread.spawnAndWait(name: threadName) {
+                    try waitReadable(fd, events: events, wake: wake, deadline: deadline)
+                }
+            } onCancel: {
+                wake.signal()
+            }
+        }
+        if outcome == .woken { throw CancellationError() }
+        return outcome
+    }
+
+    /// `wait(for:events:deadline:)` with a timeout from now; nil waits without limit.
+    package static func wait(for fd: CInt, events: Int16 = Int16(POLLIN), timeout: Duration?) async throws
+        -> WaitOutcome
+    {
+        try await wait(for: fd, events: events, deadline: timeout.map { ContinuousClock.now + $0 })
+    }
+}
+
+/// One wait on the daemon's loop: a watch and maybe a timer; the first of readiness, the deadline
+/// and cancellation ends it (`.woken` stands for cancellation), once, and removes both.
+private final class LoopWait: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<WaitOutcome, Never>?
+        var watch: DescriptorWatch?
+        var timer: LoopTimer?
+        var ended = false
+    }
+
+    private let loop: ThreadExecutor
+    private let state = Mutex(State())
+
+    init(_ loop: ThreadExecutor) { self.loop = loop }
+
+    func wait(_ fd: CInt, events: Int16, deadline: ContinuousClock.Instant?) async -> WaitOutcome {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<WaitOutcome, Never>) in
+                let cancelledAlready = state.withLock { state -> Bool in
+                    guard !state.ended else { return true }
+                    state.continuation = continuation
+                    return false
+                }
+                if cancelledAlready {
+                    continuation.resume(returning: .woken)
+                    return
+                }
+                let watch = loop.watch(fd, events: events) { [self] in end(.ready) }
+                let timer = deadline.map { loop.at($0) { [self] in end(.timedOut) } }
+                // Ended meanwhile (cancelled from another thread): remove what was just added.
+                let keep = state.withLock { state -> Bool in
+                    guard !state.ended else { return false }
+                    state.watch = watch
+                    state.timer = timer
+                    return true
+                }
+                if !keep {
+                    loop.unwatch(watch)
+                    if let timer { loop.cancel(timer) }
+                }
+            }
+        } onCancel: {
+            end(.woken)
+        }
+    }
+
+    private func end(_ outcome: WaitOutcome) {
+        let (continuation, watch, timer) = state.withLock { state in
+            state.ended = true
+            defer {
+                state.watch = nil
+                state.timer = nil
+            }
+            return (state.continuation.take(), state.watch, state.timer)
+        }
+        guard let continuation else { return }
+        if let watch { loop.unwatch(watch) }
+        if let timer { loop.cancel(timer) }
+        continuation.resume(returning: outcome)
+    }
+}
