@@ -253,6 +253,16 @@ public struct RuleLoader: Sendable {
             }
         }
 
+        // The facts `mqtt.NAME` rules may read: those `subscribe:` declares, even when `mqtt:`
+        // failed validation (its own errors say why; its rules are not also refused).
+        var subscribedNames = mqtt?.subscriptions.map(\.name) ?? []
+        for (_, root) in roots {
+            for (key, _) in root["mqtt"]?.mapping?["subscribe"]?.mapping?.entries ?? []
+            where !subscribedNames.contains(key.text) {
+                subscribedNames.append(key.text)
+            }
+        }
+
         // Stage 3: rules and observers, each validated alone.
         var rules: [Rule] = []
         var ruleOrigins: [String: String] = [:]
@@ -278,6 +288,7 @@ public struct RuleLoader: Sendable {
                         own.programProblem = programProblem
                         own.userProblem = userProblem
                         own.hasMQTTSection = mqttOrigin != nil
+                        own.subscribedNames = subscribedNames
                         var parser = RuleParser(
                             context: own, registry: registry, namedHosts: namedHosts,
                             findPlugin: { findAction($0, dirs) })
