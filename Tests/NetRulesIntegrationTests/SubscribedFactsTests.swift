@@ -140,6 +140,12 @@ struct SubscribedFactsTests {
                 DaemonProcess.executable, "facts", "--socket", testbed.path("control.sock"), rules)
             #expect(!table.utf8.contains(0x1B) && !table.utf8.contains(0x07), "\(table.debugDescription)")
             #expect(table.contains(#"\x1b]0;x\x07\r$(touch"#), "\(table)")
+            for command in [["status"], ["explain", "note"]] {
+                let text = try TestNamespace.shell(
+                    [DaemonProcess.executable] + command + ["--socket", testbed.path("control.sock")])
+                #expect(!text.utf8.contains(0x1B) && !text.utf8.contains(0x07), "\(command): \(text.debugDescription)")
+                #expect(text.contains(#"\x1b]0;x\x07\r$(touch"#), "\(command): \(text)")
+            }
 
             // Not UTF-8: kept as exact bytes, which the action gets byte for byte.
             let invalid: [UInt8] = [0x6F, 0xFF, 0xFE, 0x0A, 0x80]
