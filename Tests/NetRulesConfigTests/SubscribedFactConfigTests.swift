@@ -69,6 +69,19 @@ struct SubscribedFactConfigTests {
         #expect(result.ruleSet.rules.isEmpty)
     }
 
+    @Test func aPlaceMayReadADeclaredFactOnly() {
+        let result = Self.load(
+            """
+            places:
+              office: { when: { mqtt.door: open } }
+              lab: { when: { mqtt.lab: open } }
+            rules: []
+            """)
+        let text = result.renderedDiagnostics()
+        #expect(text.contains("f.yaml:7:18: error: 'mqtt.lab' is not a fact 'mqtt: subscribe:' declares"), "\(text)")
+        #expect(result.ruleSet.places.map(\.name) == ["office"], "\(text)")
+    }
+
     @Test func withoutSubscribeTheHintSaysHowToDeclareIt() {
         let result = Self.load(
             """
