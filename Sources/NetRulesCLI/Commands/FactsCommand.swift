@@ -13,7 +13,7 @@ enum FactsCommand: Command {
         discussion: """
             Built-in facts, one per interface and per host, and the facts plugins report (from the rule \
             files given, else the default rule directory when it is readable), and every key the running \
-            daemon's rules can read (hosts.NAME, places.NAME, plugin facts), reported or not. Values come from \
+            daemon's rules can read (hosts.NAME, places.NAME, mqtt.NAME, plugin facts), reported or not. Values come from \
             the running daemon, else from the system directly; in text a known absent value is none and a fact \
             nobody reported is unknown. With --json: \
             {"version":1,"facts":[{"key":…,"type":…,"meaning":…,"source":…,"state":"value"|"absent"|"unknown","value":…}]}.
