@@ -119,6 +119,51 @@ struct SubscribedFactsTests {
         }
     }
 
+    @Test func aReloadThatChangesSubscribeForgetsTheOldValuesAndOneThatDoesNotKeepsThem() async throws {
+        try await Testbed.run { testbed in
+            let broker = try await TestBroker(unixSocket: true)
+            defer { broker.remove() }
+            let first = Self.rules(broker: broker, in: testbed)
+            let rules = try testbed.write(first, to: "fleet.yaml")
+            let daemon = try await testbed.startDaemon(rules: [rules])
+            try await Self.publishUntil("mqtt.door open", testbed) {
+                try await Self.publish(broker, "office/door/state", "open")
+            } done: {
+                testbed.daemonFacts().contains(#""mqtt.door":"open""#)
+            }
+            // Only a rule changes: the link and its facts stay.
+            try testbed.write(first.replacingOccurrences(of: "name: note", with: "name: note2"), to: "fleet.yaml")
+            try await Self.reload(testbed)
+            #expect(testbed.daemonFacts().contains(#""mqtt.door":"open""#), "\(testbed.daemonFacts())")
+            // subscribe: changes: a new link, and mqtt.door unknown until its new topic says.
+            try testbed.write(
+                first.replacingOccurrences(of: "door: office/door/state", with: "door: office/door/other"),
+                to: "fleet.yaml")
+            try await Self.reload(testbed)
+            try await eventually("mqtt.door unknown after the reload (\(testbed.daemonFacts()))") {
+                !testbed.daemonFacts().contains(#""mqtt.door":"#)
+            }
+            try await Self.publishUntil("mqtt.door from the new topic", testbed) {
+                try await Self.publish(broker, "office/door/other", "ajar")
+            } done: {
+                testbed.daemonFacts().contains(#""mqtt.door":"ajar""#)
+            }
+            // Two connections: at start and after the reload that changed subscribe:, none for the other.
+            let connections = testbed.log.components(separatedBy: "mqtt: connected to").count - 1
+            #expect(connections == 2, "\(testbed.logTail())")
+            #expect(try await testbed.stop(daemon) == .exited(0))
+        }
+    }
+
+    static func reload(_ testbed: Testbed) async throws {
+        let out = BufferedOutputSink()
+        let err = BufferedOutputSink()
+        let code = await NetRulesCommandLine.run(
+            arguments: ["reload", "--socket", testbed.path("control.sock")], stdout: out, stderr: err,
+            environment: ["PATH": "/usr/bin:/bin"])
+        guard code == 0 else { throw TestError("reload exited \(code): \(out.text)\(err.text)") }
+    }
+
     @Test func hostilePayloadsAreBoundedEscapedAndNeverRun() async throws {
         try await Testbed.run { testbed in
             let broker = try await TestBroker(unixSocket: true)
