@@ -9,7 +9,7 @@ import NetRulesCore
 /// - A payload that is one JSON scalar becomes that value: a number, `true`/`false`, a string
 ///   (`"open"` is `open`); `null` is known absent.
 /// - An empty payload is known absent too: it is how MQTT clears a retained topic.
-/// - Any other payload (`open`, `{"a":1}`, `[1,2]`, bytes that are not UTF-8) is its text.
+/// - Any other payload (`open`, `{"a":1}`, `[1,2]`, `1e999`, bytes that are not UTF-8) is its text.
 /// - A payload over `limit` bytes is refused: the fact is unknown until a message within the
 ///   limit arrives, since the last message is what the fact promises and that one was not kept.
 package enum SubscribedPayload {
@@ -38,7 +38,12 @@ package enum SubscribedPayload {
             switch json {
             case .null: return .success(.absent)
             case .bool, .number, .literal, .string, .bytes:
-                if let value = FactValue(json: json) { return .success(.value(value)) }
+                // A number too large for a Double (`1e999`) stays its text, never infinity.
+                switch FactValue(json: json) {
+                case .number(let n) where !n.isFinite: break
+                case let value?: return .success(.value(value))
+                case nil: break
+                }
             case .array, .object:
                 break
             }

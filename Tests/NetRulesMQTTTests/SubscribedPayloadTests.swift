@@ -16,6 +16,9 @@ struct SubscribedPayloadTests {
         ("", .absent),
         ("{\"state\":\"open\"}", .value(.string("{\"state\":\"open\"}"))),
         ("[1,2]", .value(.string("[1,2]"))),
+        ("1e999", .value(.string("1e999"))),
+        ("\"inf\"", .value(.string("inf"))),
+        ("-1e3", .value(.number(-1000))),
         ("\"unterminated", .value(.string("\"unterminated"))),
         ("\u{1b}]0;x\u{7}\r$(reboot)", .value(.string("\u{1b}]0;x\u{7}\r$(reboot)"))),
     ])
