@@ -40,6 +40,17 @@ package enum Readiness {
         return outcome
     }
 
+    /// Returns once the task is cancelled, holding no thread meanwhile (a source that has nothing
+    /// to watch, and must not end, waits here).
+    package static func untilCancelled() async {
+        let gate = CancellationGate()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { gate.park($0) }
+        } onCancel: {
+            gate.open()
+        }
+    }
+
     /// `wait(for:events:deadline:)` with a timeout from now; nil waits without limit.
     package static func wait(for fd: CInt, events: Int16 = Int16(POLLIN), timeout: Duration?) async throws
         -> WaitOutcome
@@ -107,5 +118,26 @@ private final class LoopWait: Sendable {
         if let watch { loop.unwatch(watch) }
         if let timer { loop.cancel(timer) }
         continuation.resume(returning: outcome)
+    }
+}
+
+/// A continuation that cancellation resumes, whichever of parking and cancelling comes first.
+private final class CancellationGate: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, open: Bool)>((nil, false))
+
+    func park(_ continuation: CheckedContinuation<Void, Never>) {
+        let resume = state.withLock { state -> Bool in
+            if state.open { return true }
+            state.continuation = continuation
+            return false
+        }
+        if resume { continuation.resume() }
+    }
+
+    func open() {
+        state.withLock { state in
+            state.open = true
+            return state.continuation.take()
+        }?.resume()
     }
 }

@@ -51,6 +51,23 @@ struct DoctorCommandTests {
         #expect(checks["state-dir"]?["status"] as? String == "ok")
     }
 
+    @Test func aSubscribedFactHasTheBrokerAsItsSourceAndAnotherDottedOneNone() async throws {
+        let (directory, file) = try Self.rules(
+            """
+            version: 1
+            mqtt: { broker: "unix:/nonexistent/mqtt.sock", subscribe: { door: office/door } }
+            rules:
+              - { name: r, when: { mqtt.door: open }, do: [ { run: x } ] }
+              - { name: s, when: { fact: { key: x.nobody, equals: z } }, do: [ { run: x } ] }
+            """)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let r = await Self.run(
+            ["doctor", file, "--json", "--state-dir", directory.path], bus: "unix:path=/nonexistent/bus")
+        let checks = try Self.checks(r.stdout)
+        #expect(checks["fact mqtt.door"] == nil, "\(checks)")
+        #expect(checks["fact x.nobody"]?["status"] as? String == "error", "\(checks)")
+    }
+
     @Test(.enabled(if: NetworkManagerMock.isAvailable, "\(NetworkManagerMock.unavailableReason)"))
     func withNetworkManagerOnTheBusItServesWiFiAndConnections() async throws {
         let mock = try NetworkManagerMock()
@@ -106,6 +123,24 @@ struct StatusFromNetworkManagerTests {
 /// `netrules facts` (issue 15).
 @Suite(.timeLimit(.minutes(1)))
 struct FactsCommandTests {
+    @Test func aSubscribedFactIsListedWithItsTopicAsSource() async throws {
+        let (directory, file) = try DoctorCommandTests.rules(
+            """
+            version: 1
+            mqtt: { broker: "unix:/nonexistent/mqtt.sock", subscribe: { door: "office/+/door" } }
+            rules: []
+            """)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let r = await CommandTests.run(["facts", file, "--json", "--socket", directory.path + "/none.sock"])
+        #expect(r.code == 0, "\(r.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let rows = try #require(document["facts"] as? [[String: Any]])
+        let door = try #require(rows.first { $0["key"] as? String == "mqtt.door" }, "\(rows)")
+        #expect(door["source"] as? String == "mqtt office/+/door")
+        #expect(door["type"] as? String == "text, number or true/false")
+        #expect(door["state"] as? String == "unknown")
+    }
+
     @Test func listsBuiltInHostAndPluginFactsWithTypeSourceAndState() async throws {
         let (directory, file) = try DoctorCommandTests.rules(
             """

@@ -13,7 +13,7 @@ enum FactsCommand: Command {
         discussion: """
             Built-in facts, one per interface and per host, and the facts plugins report (from the rule \
             files given, else the default rule directory when it is readable), and every key the running \
-            daemon's rules can read (hosts.NAME, places.NAME, plugin facts), reported or not. Values come from \
+            daemon's rules can read (hosts.NAME, places.NAME, mqtt.NAME, plugin facts), reported or not. Values come from \
             the running daemon, else from the system directly; in text a known absent value is none and a fact \
             nobody reported is unknown. With --json: \
             {"version":1,"facts":[{"key":…,"type":…,"meaning":…,"source":…,"state":"value"|"absent"|"unknown","value":…}]}.
@@ -52,8 +52,10 @@ enum FactsCommand: Command {
         // What the running daemon's rules can read, reported or not (its rules may not be these files).
         keys += daemonReads.union(ruleSet.factKeysRead).filter {
             $0.namespace == "hosts" || $0.namespace == "places" || $0.namespace == "interfaces"
+                || $0.namespace == "mqtt"
         }.sorted()
         keys += ruleSet.observers.flatMap(\.provides).filter { !$0.isBuiltIn }.sorted()
+        keys += ruleSet.mqtt?.subscriptions.map(\.factKey) ?? []
         let pluginKeys = ruleSet.factKeysRead.union(values.keys).union(daemonReads).filter {
             FactCatalog.entry(for: $0) == nil && !$0.isEngineInternal
         }
@@ -64,6 +66,10 @@ enum FactsCommand: Command {
         func source(_ key: FactKey) -> String {
             let declaring = ruleSet.observers.filter { $0.provides.contains(key) }.map { "plugin \($0.name)" }
             if !declaring.isEmpty { return declaring.joined(separator: ", ") }
+            if key.namespace == "mqtt" {
+                let topic = ruleSet.mqtt?.subscriptions.first { $0.factKey == key }?.topic
+                return topic.map { "mqtt \($0)" } ?? "mqtt (subscribe:)"
+            }
             return switch key {
             case .ssid, .bssid, .frequency, .interface: wifiProvider
             case .signal: kernelWiFi ? "nl80211" : "none (nl80211 only)"

@@ -244,9 +244,10 @@ enum DoctorCommand: Command {
         let wifiServed = kernelWiFi || networkManager
         var missing: [(FactKey, String)] = []
         let declared = Set(result.ruleSet.observers.flatMap(\.provides))
+        let subscribed = Set(result.ruleSet.mqtt?.subscriptions.map(\.factKey) ?? [])
         for key in read.sorted() {
-            if declared.contains(key) {
-                continue  // an observer plugin says it reports it (`provides:`)
+            if declared.contains(key) || subscribed.contains(key) {
+                continue  // an observer plugin says it reports it (`provides:`), or `mqtt:` subscribes to it
             } else if wifiKeys.contains(key) && !wifiServed {
                 missing.append((key, "neither nl80211 nor NetworkManager is available"))
             } else if key == .signal && !kernelWiFi {

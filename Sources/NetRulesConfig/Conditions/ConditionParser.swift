@@ -54,6 +54,10 @@ public struct ConditionParser: Sendable {
             }
         }
         for (key, value) in mapping.entries where key.text != "if_unknown" {
+            if key.text.hasPrefix("mqtt."), registry.conditionKind(key.text) == nil {
+                if let c = subscribedFact(key, value, at: path.key(key.text)) { parts.append(c) } else { ok = false }
+                continue
+            }
             guard let kind = registry.conditionKind(key.text) else {
                 if Self.ruleKeys.contains(key.text) {
                     context.error(
@@ -72,6 +76,23 @@ public struct ConditionParser: Sendable {
         guard ok else { return nil }
         let condition = parts.count == 1 ? parts[0] : AllCondition(parts)
         return whenUnknown.map { UnknownDefaultCondition(condition, whenUnknown: $0) } ?? condition
+    }
+
+    /// `mqtt.NAME: VALUE` (or a list of values): the last message on `subscribe:`'s topic for
+    /// NAME is VALUE (compared as `fact:`'s `equals` compares); NAME must be declared.
+    mutating func subscribedFact(_ key: YAMLScalar, _ value: YAMLNode, at path: KeyPath) -> (any Condition)? {
+        let factKey = FactKey(key.text)
+        let name = key.text.dropFirst("mqtt.".count)
+        guard !name.isEmpty, MQTTSettings.isValidClientID(String(name)) else {
+            context.error(
+                "'\(key.text)' is not a fact name", at: key.mark, path: path,
+                hint: "a subscribed fact is mqtt.NAME, NAME of a-z, A-Z, 0-9, '_' and '-'")
+            return nil
+        }
+        guard context.subscribed(factKey, at: key.mark, path) else { return nil }
+        guard let items = context.oneOrMany(value, path, what: "a value") else { return nil }
+        let values = items.map { FactValue.string($0.text) }
+        return FactTestCondition(key: factKey, tests: [values.count == 1 ? .equals(values[0]) : .oneOf(values)])
     }
 
     /// Keys of a rule, which a user may indent under `when:` by mistake.

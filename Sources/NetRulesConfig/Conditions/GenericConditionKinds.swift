@@ -40,6 +40,9 @@ struct FactConditionKind: ConditionKind {
         }
         guard let keyText = parser.context.text(keyNode, path.key("key"), what: "a fact key") else { return nil }
         let factKey = FactKey(keyText)
+        if factKey.namespace == "mqtt", !parser.context.subscribed(factKey, at: keyNode.mark, path.key("key")) {
+            return nil
+        }
         if !FactKey.vocabulary.contains(factKey), !FactKey.vocabularyNamespaces.contains(String(factKey.namespace)),
             let near = EditDistance.closest(to: keyText, among: FactKey.vocabulary.map(\.rawValue)), near != keyText
         {

@@ -222,6 +222,16 @@ public struct RuleLoader: Sendable {
             diagnostics += context.diagnostics
         }
 
+        // The facts `mqtt.NAME` rules and places may read: those `subscribe:` declares, even when `mqtt:`
+        // failed validation (its own errors say why; its rules are not also refused).
+        var subscribedNames = mqtt?.subscriptions.map(\.name) ?? []
+        for (_, root) in roots {
+            for (key, _) in root["mqtt"]?.mapping?["subscribe"]?.mapping?.entries ?? []
+            where !subscribedNames.contains(key.text) {
+                subscribedNames.append(key.text)
+            }
+        }
+
         // Stage 2b: places, whose conditions may name the hosts of any file.
         var places: [PlaceDefinition] = []
         var placeOrigins: [String: String] = [:]
@@ -230,6 +240,7 @@ public struct RuleLoader: Sendable {
             guard let node = root["places"] else { continue }
             var context = ValidationContext(file: file)
             context.source = texts[file]
+            context.subscribedNames = subscribedNames
             let read = context.places(node, .root.key("places"), registry: registry, namedHosts: namedHosts)
             for (name, host) in read.inlineHosts where namedHosts[name] == nil { inlineHosts[name] = host }
             for (place, mark) in read.places {
@@ -278,6 +289,7 @@ public struct RuleLoader: Sendable {
                         own.programProblem = programProblem
                         own.userProblem = userProblem
                         own.hasMQTTSection = mqttOrigin != nil
+                        own.subscribedNames = subscribedNames
                         var parser = RuleParser(
                             context: own, registry: registry, namedHosts: namedHosts,
                             findPlugin: { findAction($0, dirs) })

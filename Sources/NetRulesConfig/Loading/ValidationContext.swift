@@ -33,6 +33,10 @@ public struct ValidationContext: Sendable {
     /// publishes to), when the caller knows: false makes each `mqtt:` action an error. Nil checks
     /// nothing (a rule read alone).
     public var hasMQTTSection: Bool?
+    /// The names `mqtt:`'s `subscribe:` declares: a condition or template may read `mqtt.NAME`
+    /// only for one of them, else it is an error. Nil checks nothing (a lone condition or
+    /// template read outside a rule file).
+    public var subscribedNames: [String]?
 
     /// Creates an empty context for `file`, the file's name as the user gave it; diagnostics print it.
     public init(file: String) {

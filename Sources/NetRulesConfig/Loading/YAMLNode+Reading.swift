@@ -174,6 +174,12 @@ extension ValidationContext {
             self.error(error.message, at: mark(ofOffset: error.offset, in: scalar), path: path, hint: error.hint)
             return nil
         }
+        var ok = true
+        for (name, offset) in zip(template.names, template.placeholderOffsets) {
+            guard case .fact(let key) = name, key.namespace == "mqtt" else { continue }
+            if !subscribed(key, at: mark(ofOffset: offset, in: scalar), path) { ok = false }
+        }
+        guard ok else { return nil }
         if let environment {
             for (name, offset) in zip(template.names, template.placeholderOffsets) {
                 guard case .environment(let variable) = name, (environment[variable] ?? "").isEmpty else { continue }
@@ -182,6 +188,21 @@ extension ValidationContext {
             }
         }
         return template
+    }
+
+    /// Whether `key` (`mqtt.NAME`) is a fact `subscribe:` declares; an error at `mark`, with the
+    /// closest declared name, when it is not. True when nothing is known of `subscribe:`.
+    public mutating func subscribed(_ key: FactKey, at mark: SourceMark, _ path: KeyPath) -> Bool {
+        guard let names = subscribedNames else { return true }
+        let name = String(key.rawValue.dropFirst("mqtt.".count))
+        if names.contains(name) { return true }
+        let hint =
+            EditDistance.closest(to: name, among: names).map { "did you mean 'mqtt.\($0)'?" }
+            ?? (names.isEmpty
+                ? "declare it under 'mqtt:' as 'subscribe: { \(name): TOPIC }'"
+                : "subscribed: \(names.map { "mqtt.\($0)" }.joined(separator: ", "))")
+        error("'\(key)' is not a fact 'mqtt: subscribe:' declares", at: mark, path: path, hint: hint)
+        return false
     }
 
     /// The warning for `{{env.NAME}}` when `NAME` is unset or empty where the rules are checked:

@@ -23,6 +23,21 @@ public enum RuleFileSchema {
             ("type", .string("object")),
             ("description", .string("A condition; several keys in one mapping must all hold.")),
             ("properties", .object(conditionProperties)),
+            (
+                "patternProperties",
+                .object([
+                    (
+                        "^mqtt\\.[A-Za-z0-9_-]{1,64}$",
+                        Schema.anyOf([
+                            Schema.scalar("The last message on subscribe:'s topic for NAME is this value."),
+                            .object([
+                                ("type", .string("array")), ("minItems", .number(1)),
+                                ("items", Schema.scalar("One of the values the last message may be.")),
+                            ]),
+                        ])
+                    )
+                ])
+            ),
             ("additionalProperties", .bool(false)),
             ("minProperties", .number(1)),
         ])

@@ -44,6 +44,9 @@ public enum FactCatalog {
             key: "places.NAME.proof", type: "pending | passed | failed",
             meaning: "where the place NAME's proofs stand (null while its condition is false)"),
         Entry(key: "places.NAME.reason", type: "text", meaning: "why the place NAME's last proof failed"),
+        Entry(
+            key: "mqtt.NAME", type: "text, number or true/false",
+            meaning: "the last message on the topic mqtt: subscribe: names for NAME (unknown while disconnected)"),
     ]
 
     /// The fixed keys of the catalog, in its order (`interfaces.NAME` and `hosts.NAME` left out):

@@ -1,7 +1,8 @@
 /// What a `{{placeholder}}` stands for.
 ///
 /// Known names: every built-in fact of `FactCatalog` (`ssid`, `bssid`, `gateway`, `connection`, …),
-/// `hosts.NAME`, `interfaces.NAME`, `fact.KEY` for any fact a plugin reports, `rule`, `edge`,
+/// `hosts.NAME`, `interfaces.NAME`, `mqtt.NAME` (a message of `mqtt:`'s `subscribe:`), `fact.KEY`
+/// for any fact a plugin reports, `rule`, `edge`,
 /// `time` (RFC 3339 in local time with its offset, `TZ` honoured), `time.utc` (RFC 3339 in UTC) and
 /// `env.NAME` (the daemon's environment, for secrets).
 public enum TemplateName: Hashable, Sendable, CustomStringConvertible {
@@ -26,6 +27,8 @@ public enum TemplateName: Hashable, Sendable, CustomStringConvertible {
                 self = .environment(rest)
             } else if let rest = text.dropPrefix("fact."), TemplateName.isIdentifier(rest, allowDots: true) {
                 self = .fact(FactKey(rest))
+            } else if let rest = text.dropPrefix("mqtt."), TemplateName.isIdentifier(rest, allowDots: false) {
+                self = .fact(FactKey(text))
             } else if FactCatalog.fixedKeys.contains(FactKey(text)) {
                 self = .fact(FactKey(text))
             } else if let ns = FactKey.vocabularyNamespaces.first(where: { text.hasPrefix($0 + ".") }),
@@ -59,7 +62,8 @@ public enum TemplateName: Hashable, Sendable, CustomStringConvertible {
     /// A "did you mean" for a misspelt name.
     public static func suggestion(for text: String) -> String? {
         guard let best = EditDistance.closest(to: text, among: fixedNames) else {
-            return "known names: \(fixedNames.joined(separator: ", ")), hosts.NAME, interfaces.NAME, fact.KEY, env.NAME"
+            return
+                "known names: \(fixedNames.joined(separator: ", ")), hosts.NAME, interfaces.NAME, mqtt.NAME, fact.KEY, env.NAME"
         }
         return "did you mean '\(best)'?"
     }

@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// Between an event and its action the daemon only appends one line, with one write(2), holding
 /// what changed (the rules whose state changed and the in-flight firings); the page cache keeps it
-/// through a SIGKILL of the daemon. A thread of its own then makes it durable with fdatasync(2),
-/// batching the appends that arrive while a flush runs, so no disk flush sits between an event
+/// through a SIGKILL of the daemon. A job on the blocking pool then makes it durable with
+/// fdatasync(2), batching the appends that arrive while a flush runs, so no disk flush sits between an event
 /// and its action: the daemon asks for the flush once the event's actions have started
 /// (`requestFlush()`), so the flush does not compete with them for the CPU either. `state.json`
 /// is rewritten (and fsynced) only when the journal is compacted: at start, when it has grown past
@@ -41,7 +41,7 @@ final class StateJournal {
     }
 
     deinit {
-        // The flusher thread flushes once more, then closes the descriptor itself.
+        // The flusher flushes once more, then closes the descriptor itself.
         flusher.stop()
     }
 
@@ -58,7 +58,7 @@ final class StateJournal {
         lineCount += 1
     }
 
-    /// Asks the journal's thread to flush what was appended to the disk (fdatasync), without waiting.
+    /// Asks for what was appended to be flushed to the disk (fdatasync, on the pool), without waiting.
     func requestFlush() {
         flusher.request()
     }
@@ -89,35 +89,65 @@ final class StateJournal {
         return lines
     }
 
-    /// The thread that runs fdatasync(2) for the journal: it sleeps on a `WakeEvent` (so an
-    /// idle daemon has no wake-up from it), and flushes once per wake-up, however many appends
-    /// asked for one meanwhile. It owns the descriptor's end: after `stop()` it flushes a last
-    /// time and closes it, so no flush can reach a descriptor number the process has reused.
+    /// Runs fdatasync(2) for the journal on the blocking pool: one job at a time, which flushes
+    /// until no request came in meanwhile, however many appends asked (no thread of its own, and
+    /// no wake-up while idle). It owns the descriptor's end: after `stop()` the last job flushes
+    /// once more and closes it, so no flush can reach a descriptor number the process has reused.
     private final class Flusher: Sendable {
-        private let wake: WakeEvent
-        private let stopping = Atomic<Bool>(false)
+        private struct State {
+            /// A flush was asked for since the running job last started one.
+            var requested = false
+            /// A job is queued or flushing.
+            var running = false
+            var stopping = false
+            /// The descriptor is closed: nothing flushes any more.
+            var closed = false
+        }
+
+        private let fd: CInt
+        private let state = Mutex(State())
 
         init(fd: CInt) throws(SystemCallError) {
-            wake = try WakeEvent()
-            DedicatedThread.start(name: "netrules-journal") { [self] in
-                while true {
-                    wake.wait()
-                    wake.reset()
-                    _ = sys_fdatasync(fd)
-                    if stopping.load(ordering: .acquiring) {
-                        _ = sys_close(fd)
-                        wake.close()
-                        return
-                    }
-                }
+            self.fd = fd
+        }
+
+        func request() { schedule { $0.requested = true } }
+
+        func stop() {
+            schedule { state in
+                state.requested = true
+                state.stopping = true
             }
         }
 
-        func request() { wake.signal() }
+        private func schedule(_ change: (inout State) -> Void) {
+            let start = state.withLock { state -> Bool in
+                change(&state)
+                guard !state.running, !state.closed else { return false }
+                state.running = true
+                return true
+            }
+            if start { BlockingPool.shared.spawn { [self] in flush() } }
+        }
 
-        func stop() {
-            stopping.store(true, ordering: .releasing)
-            wake.signal()
+        /// The job: flushes while requests keep coming, then closes the descriptor if stopping.
+        private func flush() {
+            while true {
+                let (again, close) = state.withLock { state -> (Bool, Bool) in
+                    if state.requested {
+                        state.requested = false
+                        return (true, false)
+                    }
+                    state.running = false
+                    state.closed = state.stopping
+                    return (false, state.stopping)
+                }
+                guard again else {
+                    if close { _ = sys_close(fd) }
+                    return
+                }
+                _ = sys_fdatasync(fd)
+            }
         }
     }
 }

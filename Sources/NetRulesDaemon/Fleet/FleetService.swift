@@ -70,7 +70,9 @@ package final class FleetService: Sendable {
                         session = nil
                         current.withLock { $0 = nil }
                         if let settings = ruleSet.mqtt {
-                            session = start(settings, facts: await daemon.facts(), feed: feed)
+                            session = start(
+                                settings, facts: await daemon.facts(), feed: feed,
+                                report: daemon.reportSubscribedFacts)
                         }
                         await daemon.brokerChanged(session?.link)
                     }
@@ -93,7 +95,10 @@ package final class FleetService: Sendable {
     }
 
     /// Makes the link for `settings` and starts it; nil (logged) when it cannot be made.
-    func start(_ settings: MQTTSettings, facts: FactStore, feed: AsyncStream<Input>.Continuation) -> Session? {
+    func start(
+        _ settings: MQTTSettings, facts: FactStore, feed: AsyncStream<Input>.Continuation,
+        report: @escaping @Sendable (FactUpdate) -> Void = { _ in }
+    ) -> Session? {
         let clientID: String
         do {
             clientID = try settings.clientID ?? MachineClientID.derive()
@@ -116,7 +121,8 @@ package final class FleetService: Sendable {
             broker: settings.broker, clientID: clientID, username: settings.username, password: password,
             caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile,
             insecure: settings.insecure, keepalive: settings.keepalive, prefix: prefix,
-            subscriptions: settings.discovery == nil ? [] : ["homeassistant/status"])
+            subscriptions: (settings.discovery == nil ? [] : ["homeassistant/status"])
+                + settings.subscriptions.map(\.topic))
         let link: MQTTLink
         do {
             link = try MQTTLink(configuration: configuration, logger: logger) { feed.yield(.link($0)) }
@@ -134,7 +140,8 @@ package final class FleetService: Sendable {
         current.withLock { $0 = (link, (.now, WallClock.rfc3339(Date()))) }
         let session = Session(
             settings: settings, link: link, task: task, clientID: clientID, facts: facts, version: version,
-            hostName: Self.hostName())
+            hostName: Self.hostName(), subscribed: SubscribedFacts(settings.subscriptions, logger: logger),
+            report: report)
         session.publishState()
         return session
     }
@@ -174,11 +181,17 @@ final class Session {
     var facts: [FactKey: FactState] = [:]
     var device: FleetDocuments.Device?
     var lastGateway: (FactState, FactState) = (.unknown, .unknown)
+    /// The facts `mqtt.NAME` of `subscribe:`, and where their updates go (the daemon).
+    var subscribed: SubscribedFacts
+    let report: @Sendable (FactUpdate) -> Void
 
     init(
         settings: MQTTSettings, link: MQTTLink, task: Task<Void, Never>, clientID: String, facts: FactStore,
-        version: String, hostName: String
+        version: String, hostName: String, subscribed: SubscribedFacts,
+        report: @escaping @Sendable (FactUpdate) -> Void
     ) {
+        self.subscribed = subscribed
+        self.report = report
         self.settings = settings
         self.link = link
         self.task = task
@@ -239,6 +252,7 @@ final class Session {
     }
 
     func linkEvent(_ event: MQTTLink.Event) {
+        subscriptionEvent(event)
         guard case .message(let topic, let payload, _) = event else { return }
         if topic == "homeassistant/status", payload == Array("online".utf8), let device {
             // Home Assistant restarted: it forgets devices whose config it does not hear again.
@@ -250,5 +264,6 @@ final class Session {
     func stop() async {
         link.stop()
         await task.value
+        if let update = subscribed.forgetAll() { report(update) }
     }
 }

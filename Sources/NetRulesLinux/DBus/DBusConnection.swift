@@ -156,7 +156,18 @@ final class DBusConnection {
     /// Blocks until the bus has something to process or `wake` is signalled.
     /// - Returns: false when woken (the caller should stop).
     func wait(wake: WakeEvent) throws(Failure) -> Bool {
-        guard let bus else { return false }
+        guard let (fd, events, deadline) = try readiness() else { return false }
+        do {
+            return try waitReadable(fd, events: events, wake: wake, deadline: deadline) != .woken
+        } catch {
+            throw Failure(call: "poll", message: error.errno.message)
+        }
+    }
+
+    /// What to wait for before the next `receive()`: the bus's descriptor, its poll events, and
+    /// sd-bus's own deadline (a method call's timeout), at most a minute away; nil once closed.
+    func readiness() throws(Failure) -> (fd: CInt, events: Int16, deadline: ContinuousClock.Instant?)? {
+        guard let bus else { return nil }
         let fd = netrules_sd_bus_get_fd(bus)
         let events = netrules_sd_bus_get_events(bus)
         guard fd >= 0, events >= 0 else { throw Failure(call: "sd_bus_get_fd", message: Self.text(min(fd, events))) }
@@ -167,11 +178,7 @@ final class DBusConnection {
             let left = timeoutUsec <= nowUsec ? 0 : min(timeoutUsec - nowUsec, 60_000_000)
             deadline = ContinuousClock.now + .microseconds(left)
         }
-        do {
-            return try waitReadable(fd, events: Int16(events), wake: wake, deadline: deadline) != .woken
-        } catch {
-            throw Failure(call: "poll", message: error.errno.message)
-        }
+        return (fd, Int16(events), deadline)
     }
 
     static func text(_ result: CInt) -> String { Errno(rawValue: -result).message }

@@ -50,72 +50,105 @@ package struct NetworkManagerObserver: Observer {
         return (try? NetworkManagerReader.isRunning(bus)) ?? false
     }
 
+    /// Follows NetworkManager until cancelled. The task waits for the bus's descriptor
+    /// (`Readiness`: the daemon's loop, no thread of its own); connecting, reading the signals and
+    /// asking NetworkManager for its state (blocking D-Bus round trips) run on the blocking pool.
     package func run(reporting updates: FactReporter) async throws {
-        let wake = try WakeEvent()
         let (reportsWiFi, address, logger) = (self.reportsWiFi, self.busAddress, self.logger)
-        try await withTaskCancellationHandler {
-            try await DedicatedThread.spawnAndWait(name: "netrules-nm") {
-                try Self.follow(
-                    reportsWiFi: reportsWiFi, address: address, wake: wake, updates: updates, logger: logger)
+        let connected = await BlockingPool.shared.run { Result { try NetworkManagerFollower(address: address) } }
+        let follower: NetworkManagerFollower
+        switch connected {
+        case .success(let made): follower = made
+        case .failure(let error):
+            logger.warning("networkmanager: no system bus (\(error)); its facts stay unknown")
+            await Readiness.untilCancelled()
+            return
+        }
+        defer { follower.close() }
+        var report = await BlockingPool.shared.run {
+            follower.report(reportsWiFi: reportsWiFi, logger: logger)
+        }
+        while true {
+            if let update = report { updates.yield(update) }
+            guard let (fd, events, deadline) = try follower.readiness() else { return }
+            do {
+                _ = try await Readiness.wait(for: fd, events: events, deadline: deadline, threadName: "netrules-nm")
+            } catch is CancellationError {
+                return
             }
-        } onCancel: {
-            wake.signal()
+            report = try await BlockingPool.shared.run {
+                Result { () throws(DBusConnection.Failure) -> FactUpdate? in
+                    guard try follower.receiveSignals() else { return nil }
+                    return follower.report(reportsWiFi: reportsWiFi, logger: logger)
+                }
+            }.get()
         }
     }
+}
 
-    private static func follow(
-        reportsWiFi: Bool, address: String?, wake: WakeEvent, updates: FactReporter,
-        logger: Logger
-    ) throws {
-        let bus: DBusConnection
+/// The observer's connection to the bus and what it last reported.
+///
+/// `@unchecked Sendable`: confined to the observer's task, which calls it one step at a time,
+/// each on a thread of the blocking pool or the loop; the pool's queue orders the hand-overs.
+private final class NetworkManagerFollower: @unchecked Sendable {
+    let bus: DBusConnection
+    var reported: [FactKey: FactState] = [:]
+    /// Whether NetworkManager was on the bus at the last report: its leaving and returning are
+    /// said once each, at notice (they change what rules may read), its first state at info.
+    var onBus: Bool?
+
+    /// Connects and subscribes to NetworkManager's signals and to its name's owner (blocking).
+    init(address: String?) throws {
+        bus = try DBusConnection(address: address)
         do {
-            bus = try DBusConnection(address: address)
             try bus.addMatch("type='signal',sender='\(NetworkManagerReader.service)'")
             try bus.addMatch(
                 "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
                     + "member='NameOwnerChanged',arg0='\(NetworkManagerReader.service)'")
         } catch {
-            logger.warning("networkmanager: no system bus (\(error)); its facts stay unknown")
-            wake.wait()
-            return
+            bus.close()
+            throw error
         }
-        defer { bus.close() }
-        var reported: [FactKey: FactState] = [:]
-        // Whether NetworkManager was on the bus at the last report: its leaving and returning are
-        // said once each, at notice (they change what rules may read), its first state at info.
-        var onBus: Bool?
-        func report() {
-            let facts: [FactKey: FactState]
-            let snapshot =
-                // Dropping is right: a read that fails is taken as NetworkManager not being there: its facts become
-                // unknown and the presence change below is logged; the next signal reads again.
-                (try? NetworkManagerReader.isRunning(bus)) == true ? try? NetworkManagerReader.read(bus) : nil
-            let present = snapshot != nil
-            switch (onBus, present) {
-            case (nil, true): logger.info("networkmanager: NetworkManager is on the bus")
-            case (nil, false):
-                logger.info("networkmanager: NetworkManager is not on the bus; its facts stay unknown until it is")
-            case (true?, false):
-                logger.notice("networkmanager: NetworkManager left the bus; its facts are unknown until it returns")
-            case (false?, true): logger.notice("networkmanager: NetworkManager is on the bus again")
-            default: break
-            }
-            onBus = present
-            if let snapshot {
-                facts = snapshot.facts(reportsWiFi: reportsWiFi)
-            } else {
-                // Only what this observer said before turns unknown: a fact it never reported may
-                // come from elsewhere (an observer plugin), and unknown would erase it.
-                facts = reported.mapValues { _ in .unknown }
-            }
-            let update = NetworkTable.changes(from: reported, to: facts)
-            guard !update.isEmpty else { return }
-            for (key, state) in update.changes { reported[key] = state }
-            updates.yield(update)
+    }
+
+    func close() { bus.close() }
+
+    func readiness() throws(DBusConnection.Failure) -> (fd: CInt, events: Int16, deadline: ContinuousClock.Instant?)? {
+        try bus.readiness()
+    }
+
+    /// Reads what arrived (without blocking); whether a signal was among it.
+    func receiveSignals() throws(DBusConnection.Failure) -> Bool { !(try bus.receive()).isEmpty }
+
+    /// Asks NetworkManager for its state (blocking) and returns what changed since the last
+    /// report, or nil when nothing did.
+    func report(reportsWiFi: Bool, logger: Logger) -> FactUpdate? {
+        let facts: [FactKey: FactState]
+        let snapshot =
+            // Dropping is right: a read that fails is taken as NetworkManager not being there: its facts become
+            // unknown and the presence change below is logged; the next signal reads again.
+            (try? NetworkManagerReader.isRunning(bus)) == true ? try? NetworkManagerReader.read(bus) : nil
+        let present = snapshot != nil
+        switch (onBus, present) {
+        case (nil, true): logger.info("networkmanager: NetworkManager is on the bus")
+        case (nil, false):
+            logger.info("networkmanager: NetworkManager is not on the bus; its facts stay unknown until it is")
+        case (true?, false):
+            logger.notice("networkmanager: NetworkManager left the bus; its facts are unknown until it returns")
+        case (false?, true): logger.notice("networkmanager: NetworkManager is on the bus again")
+        default: break
         }
-        report()
-        while try bus.wait(wake: wake) {
-            if !(try bus.receive()).isEmpty { report() }
+        onBus = present
+        if let snapshot {
+            facts = snapshot.facts(reportsWiFi: reportsWiFi)
+        } else {
+            // Only what this observer said before turns unknown: a fact it never reported may
+            // come from elsewhere (an observer plugin), and unknown would erase it.
+            facts = reported.mapValues { _ in .unknown }
         }
+        let update = NetworkTable.changes(from: reported, to: facts)
+        guard !update.isEmpty else { return nil }
+        for (key, state) in update.changes { reported[key] = state }
+        return update
     }
 }
