@@ -57,7 +57,7 @@ let package = Package(
             dependencies: ["NetRulesCore", "NetRulesSystem", "NetRulesHTTP", "CNetRulesLinux"],
             swiftSettings: swiftSettings
         ),
-        // The MQTT client of `mqtt:` on libmosquitto, driven by a poll loop of its own (docs/mqtt.md).
+        // The MQTT client of `mqtt:` on libmosquitto, driven from the daemon's loop (docs/mqtt.md).
         .target(
             name: "NetRulesMQTT",
             dependencies: ["NetRulesCore", "NetRulesSystem", "CMosquitto", "CSystemd"],

@@ -4,15 +4,16 @@ import NetRulesCore
 import NetRulesSystem
 import Synchronization
 
-/// One MQTT connection on libmosquitto, driven by a poll loop on a thread of its own.
+/// One MQTT connection on libmosquitto, driven by `run()`'s task: in the daemon, on its event loop.
 ///
-/// The loop owns the `struct mosquitto` and makes every libmosquitto call, callbacks included;
-/// other threads only hand it work through `pending` and signal `wake`. It polls the client's
-/// socket and the wake event with the time to the next keepalive as its timeout, so an idle,
-/// connected link wakes once per keepalive (libmosquitto's `loop_misc` sends the PINGREQ then).
+/// That task (`Loop`) owns the `struct mosquitto` and makes every libmosquitto call, callbacks
+/// included; other threads only hand it work through `pending` and signal `wake`. It waits for the
+/// client's socket and the wake event (`Readiness`) with the time to the next keepalive as the
+/// deadline, so an idle, connected link wakes once per keepalive (libmosquitto's `loop_misc`
+/// sends the PINGREQ then).
 ///
-/// - Connecting is mosquitto_connect (blocking: DNS and TCP) on the loop's own thread, never on
-///   the daemon's; work handed over meanwhile waits in `pending`.
+/// - Connecting is mosquitto_connect (blocking: DNS and TCP) on a short-lived thread of its own,
+///   never on the loop; work handed over meanwhile waits in `pending`.
 /// - After a refused or lost connection it tries again after 1 s, doubling to 60 s (a broker on
 ///   this machine: every second); at once when
 ///   `networkChanged()` says the network may now help; not at all while `setRoute(false)` says
@@ -159,10 +160,7 @@ package final class MQTTLink: Sendable {
 
     /// Runs the loop until `stop()`; returns once it published `offline` and disconnected.
     package func run() async throws {
-        try await DedicatedThread.spawnAndWait(name: "netrules-mqtt") { [self] in
-            let loop = Loop(link: self)
-            loop.run()
-        }
+        await Loop(link: self).run()
         wake.close()
     }
 
@@ -255,9 +253,14 @@ package final class MQTTLink: Sendable {
     }
 }
 
-/// The loop's own state; lives on the loop thread only (libmosquitto's callbacks reach it
-/// through their `userdata`).
-private final class Loop {
+/// The link's own state and its steps, driven by `run()`'s task: on the daemon's loop, which
+/// waits for the client's socket and the wake event (`Readiness`) with the time to the next
+/// keepalive as the deadline; the blocking connect (DNS and TCP in libmosquitto) on a thread of
+/// its own for as long as it takes. libmosquitto's callbacks reach it through their `userdata`.
+///
+/// `@unchecked Sendable`: confined to `run()`'s task, one step at a time; the connecting thread
+/// runs while that task waits for it, so no two threads touch it (or the `struct mosquitto`) at once.
+private final class Loop: @unchecked Sendable {
     let link: MQTTLink
     var handle: OpaquePointer?
     /// Whether the TCP connection is up (CONNECT sent); `connected` once the broker accepted it.
@@ -279,7 +282,7 @@ private final class Loop {
 
     var configuration: MQTTLink.Configuration { link.configuration }
 
-    func run() {
+    func run() async {
         defer {
             if let handle { netrules_mosquitto_destroy(handle) }
             handle = nil
@@ -304,18 +307,27 @@ private final class Loop {
                 }
                 if !route {
                     report(.disconnected("no route to the broker: waiting for the network"))
-                    wait(deadline: nil)
+                    await wait(deadline: nil)
                     continue
                 }
                 if ContinuousClock.now >= nextAttempt {
-                    attempt()
+                    await connect()
                 } else {
-                    wait(deadline: nextAttempt)
+                    await wait(deadline: nextAttempt)
                 }
                 continue
             }
             if connected { flush() }
-            serviceSocket()
+            await serviceSocket()
+        }
+    }
+
+    /// One attempt, off the daemon's loop: mosquitto_connect resolves and connects blocking.
+    func connect() async {
+        do {
+            try await DedicatedThread.spawnAndWait(name: "netrules-mqtt") { [self] in attempt() }
+        } catch {
+            failed("cannot start a thread to connect to \(configuration.broker): \(error)")
         }
     }
 
@@ -491,7 +503,8 @@ private final class Loop {
         }
         inflight = [:]
         link.answer(nil, with: .notConnected)
-        if wasConnected {
+        // 0: our own mosquitto_disconnect (a clean stop, `goOffline`), which is no loss to report.
+        if wasConnected, rc != Int(MOSQ_ERR_SUCCESS.rawValue) {
             let reason =
                 rc == Int(MOSQ_ERR_KEEPALIVE.rawValue) ? "the broker stopped answering" : Self.describe(Int32(rc))
             failed("lost the connection to \(configuration.broker): \(reason)")
@@ -590,7 +603,7 @@ private final class Loop {
         }
     }
 
-    func serviceSocket() {
+    func serviceSocket() async {
         guard let handle else { return }
         let fd = netrules_mosquitto_socket(handle)
         guard fd >= 0 else {
@@ -599,20 +612,26 @@ private final class Loop {
         }
         var events = Int16(POLLIN)
         if netrules_mosquitto_want_write(handle) { events |= Int16(POLLOUT) }
-        var descriptors = [pollfd(fd: fd, events: events, revents: 0)]
+        var descriptors = [
+            pollfd(fd: fd, events: events, revents: 0), pollfd(fd: link.wake.fd, events: Int16(POLLIN), revents: 0),
+        ]
         // The next keepalive (libmosquitto counts whole seconds, so a moment after it), or a
         // coalesced publication that waits.
         var deadline = lastActivity + configuration.keepalive + .milliseconds(5)
         if let due = coalescedDue { deadline = min(deadline, due) }
         let outcome: WaitOutcome
         do {
-            outcome = try waitReady(&descriptors, wake: link.wake, deadline: deadline)
+            outcome = try await Readiness.wait(for: &descriptors, deadline: deadline, threadName: "netrules-mqtt")
+        } catch is CancellationError {
+            link.stop()
+            return
         } catch {
             link.logger.error("mqtt: \(error)")
-            sys_sleep(milliseconds: 100)
+            // Dropping is right: a pause before looking again, so a failing poll is not a busy loop.
+            try? await QuietClock().sleep(for: .milliseconds(100))
             return
         }
-        if outcome == .woken { link.wake.reset() }
+        if descriptors[1].revents != 0 { link.wake.reset() }
         let revents = descriptors[0].revents
         var rc = MOSQ_ERR_SUCCESS.rawValue
         if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
@@ -644,9 +663,19 @@ private final class Loop {
         }
     }
 
-    func wait(deadline: ContinuousClock.Instant?) {
-        var none: [pollfd] = []
-        if (try? waitReady(&none, wake: link.wake, deadline: deadline)) == .woken { link.wake.reset() }
+    /// Waits for the wake event (work handed over, a network change, `stop()`) or `deadline`.
+    func wait(deadline: ContinuousClock.Instant?) async {
+        do {
+            if try await Readiness.wait(for: link.wake.fd, deadline: deadline, threadName: "netrules-mqtt") == .ready {
+                link.wake.reset()
+            }
+        } catch is CancellationError {
+            link.stop()
+        } catch {
+            link.logger.error("mqtt: \(error)")
+            // Dropping is right: a pause before looking again, so a failing poll is not a busy loop.
+            try? await QuietClock().sleep(for: .milliseconds(100))
+        }
     }
 
     func goOffline() {

@@ -21,20 +21,39 @@ package enum Readiness {
         for fd: CInt, events: Int16 = Int16(POLLIN), deadline: ContinuousClock.Instant?,
         threadName: String = "netrules-wait"
     ) async throws -> WaitOutcome {
+        var descriptors = [pollfd(fd: fd, events: events, revents: 0)]
+        return try await wait(for: &descriptors, deadline: deadline, threadName: threadName)
+    }
+
+    /// Waits until one of `descriptors` is ready, `deadline` passes, or the task is cancelled;
+    /// sets the `revents` of the ready ones (on the daemon's loop: of the first one poll reported).
+    /// - Returns: `.ready` or `.timedOut`.
+    /// - Throws: `CancellationError` when the task was cancelled, or a `SystemCallError`.
+    package static func wait(
+        for descriptors: inout [pollfd], deadline: ContinuousClock.Instant?, threadName: String = "netrules-wait"
+    ) async throws -> WaitOutcome {
         try Task.checkCancellation()
+        for index in descriptors.indices { descriptors[index].revents = 0 }
         let outcome: WaitOutcome
         if let loop = TaskPlacement.preferred as? ThreadExecutor {
-            outcome = await LoopWait(loop).wait(fd, events: events, deadline: deadline)
+            let (ended, ready) = await LoopWait(loop).wait(descriptors, deadline: deadline)
+            if let (index, revents) = ready { descriptors[index].revents = revents }
+            outcome = ended
         } else {
             let wake = try WakeEvent()
             defer { wake.close() }
-            outcome = try await withTaskCancellationHandler {
-                try await DedicatedThread.spawnAndWait(name: threadName) {
-                    try waitReadable(fd, events: events, wake: wake, deadline: deadline)
+            let asked = descriptors
+            let (ended, answered) = try await withTaskCancellationHandler {
+                try await DedicatedThread.spawnAndWait(name: threadName) { () throws -> (WaitOutcome, [pollfd]) in
+                    var entries = asked
+                    let outcome = try waitReady(&entries, wake: wake, deadline: deadline)
+                    return (outcome, entries)
                 }
             } onCancel: {
                 wake.signal()
             }
+            descriptors = answered
+            outcome = ended
         }
         if outcome == .woken { throw CancellationError() }
         return outcome
@@ -59,12 +78,15 @@ package enum Readiness {
     }
 }
 
-/// One wait on the daemon's loop: a watch and maybe a timer; the first of readiness, the deadline
-/// and cancellation ends it (`.woken` stands for cancellation), once, and removes both.
+/// One wait on the daemon's loop: a watch per descriptor and maybe a timer; the first of
+/// readiness, the deadline and cancellation ends it (`.woken` stands for cancellation), once, and
+/// removes them all.
 private final class LoopWait: Sendable {
+    typealias Answer = (outcome: WaitOutcome, ready: (index: Int, revents: Int16)?)
+
     private struct State {
-        var continuation: CheckedContinuation<WaitOutcome, Never>?
-        var watch: DescriptorWatch?
+        var continuation: CheckedContinuation<Answer, Never>?
+        var watches: [DescriptorWatch] = []
         var timer: LoopTimer?
         var ended = false
     }
@@ -74,50 +96,52 @@ private final class LoopWait: Sendable {
 
     init(_ loop: ThreadExecutor) { self.loop = loop }
 
-    func wait(_ fd: CInt, events: Int16, deadline: ContinuousClock.Instant?) async -> WaitOutcome {
+    func wait(_ descriptors: [pollfd], deadline: ContinuousClock.Instant?) async -> Answer {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<WaitOutcome, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
                 let cancelledAlready = state.withLock { state -> Bool in
                     guard !state.ended else { return true }
                     state.continuation = continuation
                     return false
                 }
                 if cancelledAlready {
-                    continuation.resume(returning: .woken)
+                    continuation.resume(returning: (.woken, nil))
                     return
                 }
-                let watch = loop.watch(fd, events: events) { [self] in end(.ready) }
-                let timer = deadline.map { loop.at($0) { [self] in end(.timedOut) } }
+                let watches = descriptors.enumerated().map { index, entry in
+                    loop.watch(entry.fd, events: entry.events) { [self] revents in end((.ready, (index, revents))) }
+                }
+                let timer = deadline.map { loop.at($0) { [self] in end((.timedOut, nil)) } }
                 // Ended meanwhile (cancelled from another thread): remove what was just added.
                 let keep = state.withLock { state -> Bool in
                     guard !state.ended else { return false }
-                    state.watch = watch
+                    state.watches = watches
                     state.timer = timer
                     return true
                 }
                 if !keep {
-                    loop.unwatch(watch)
+                    watches.forEach(loop.unwatch)
                     if let timer { loop.cancel(timer) }
                 }
             }
         } onCancel: {
-            end(.woken)
+            end((.woken, nil))
         }
     }
 
-    private func end(_ outcome: WaitOutcome) {
-        let (continuation, watch, timer) = state.withLock { state in
+    private func end(_ answer: Answer) {
+        let (continuation, watches, timer) = state.withLock { state in
             state.ended = true
             defer {
-                state.watch = nil
+                state.watches = []
                 state.timer = nil
             }
-            return (state.continuation.take(), state.watch, state.timer)
+            return (state.continuation.take(), state.watches, state.timer)
         }
         guard let continuation else { return }
-        if let watch { loop.unwatch(watch) }
+        watches.forEach(loop.unwatch)
         if let timer { loop.cancel(timer) }
-        continuation.resume(returning: outcome)
+        continuation.resume(returning: answer)
     }
 }
 

@@ -61,7 +61,8 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private struct Watched {
         var descriptor: CInt
         var events: Int16
-        var handler: @Sendable () -> Void
+        /// Called with the `revents` poll reported.
+        var handler: @Sendable (Int16) -> Void
     }
 
     /// Creates an executor; jobs run once some thread calls ``run()``.
@@ -137,6 +138,13 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     package func watch(
         _ descriptor: CInt, events: Int16 = Int16(POLLIN), _ handler: @escaping @Sendable () -> Void
     ) -> DescriptorWatch {
+        watch(descriptor, events: events, reporting: { _ in handler() })
+    }
+
+    /// ``watch(_:events:_:)``, its handler told which events `poll` reported (`revents`).
+    package func watch(
+        _ descriptor: CInt, events: Int16, reporting handler: @escaping @Sendable (Int16) -> Void
+    ) -> DescriptorWatch {
         pthread_mutex_lock(mutex)
         let watch = DescriptorWatch(id: nextWatch)
         nextWatch += 1
@@ -199,7 +207,7 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     package func run() {
         var batch: [UnownedJob] = []
         var descriptors: [pollfd] = []
-        var ready: [DescriptorWatch] = []
+        var ready: [(DescriptorWatch, Int16)] = []
         pthread_mutex_lock(mutex)
         loopThread = sys_gettid()
         while true {
@@ -276,17 +284,19 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
             }
             if outcome == .woken { wake.reset() }
             ready.removeAll(keepingCapacity: true)
-            for (entry, (watch, _, _)) in zip(descriptors, watched) where entry.revents != 0 { ready.append(watch) }
+            for (entry, (watch, _, _)) in zip(descriptors, watched) where entry.revents != 0 {
+                ready.append((watch, entry.revents))
+            }
 
             pthread_mutex_lock(mutex)
             isWaiting = false
-            for watch in ready {
+            for (watch, revents) in ready {
                 // Removed while the loop waited: its descriptor may be closed, or another by now.
                 guard let handler = watches[watch]?.handler else { continue }
                 runningWatch = watch
                 pthread_mutex_unlock(mutex)
                 let start = LoopBudget.configured?.start()
-                handler()
+                handler(revents)
                 if let start { LoopBudget.configured?.end(start) }
                 pthread_mutex_lock(mutex)
                 runningWatch = nil
