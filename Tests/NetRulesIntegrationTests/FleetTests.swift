@@ -105,9 +105,7 @@ struct FleetTests {
             print("FleetTests: the Will arrived \(ContinuousClock.now - killed) after SIGKILL")
         }
     }
-}
 
-extension FleetTests {
     /// The outage: the broker stopped for 30 s while three firings publish QoS 1
     /// messages; started again, the daemon is back within 2 s, republishes its state, and every
     /// message arrives once, with its firing's id.
