@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesSystem
 import Synchronization
 
 extension MQTTLink {
@@ -30,7 +31,7 @@ extension MQTTLink {
         let (events, feed) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
         let link = try MQTTLink(configuration: configuration, logger: .disabled) { feed.yield($0) }
         let ended = EndFlag()
-        Task {
+        Task(executorPreference: TaskPlacement.preferred) {
             do {
                 try await link.run()
             } catch {

@@ -83,15 +83,7 @@ struct WebhookDelivery: Sendable {
                 if (200..<300).contains(response.status) {
                     // Delivered; if the removal fails the entry is sent again later, which the
                     // idempotency key makes harmless.
-                    let (outbox, delivered) = (self.outbox, entry)
-                    let removal = await DedicatedThread.run { () -> ActionError? in
-                        do throws(ActionError) { try outbox.remove(delivered) } catch { return error }
-                        return nil
-                    }
-                    if let removal {
-                        logger.log(
-                            .warning, "a delivered webhook stays in the outbox and will be sent again", error: removal)
-                    }
+                    await removeDelivered(entry)
                     return (.delivered(status: response.status), made, entry)
                 }
                 lastProblem = "HTTP \(response.status)"
@@ -171,20 +163,26 @@ struct WebhookDelivery: Sendable {
             retain: publication.retain, userProperties: MQTTRendering.userProperties(of: entry))
         switch answer {
         case .delivered:
-            let (outbox, delivered) = (self.outbox, entry)
-            let removal = await DedicatedThread.run { () -> ActionError? in
-                do throws(ActionError) { try outbox.remove(delivered) } catch { return error }
-                return nil
-            }
-            if let removal {
-                logger.log(
-                    .warning, "a published mqtt message stays in the outbox and will be sent again", error: removal)
-            }
+            // A removal that fails sends it again later: at least once, `firing-id` tells.
+            await removeDelivered(entry)
             return (.published, 1, entry)
         case .refused(let reason):
             return (await fail(entry, .brokerRefused, reason, status: nil), 1, entry)
         case .notConnected:
             return (.parked, 0, entry)
+        }
+    }
+
+    /// Removes a delivered entry from the outbox (off the loop); one that cannot be removed stays
+    /// and is sent again later, which is logged.
+    private func removeDelivered(_ entry: OutboxEntry) async {
+        let outbox = self.outbox
+        let removal = await DedicatedThread.run { () -> ActionError? in
+            do throws(ActionError) { try outbox.remove(entry) } catch { return error }
+            return nil
+        }
+        if let removal {
+            logger.log(.warning, "a delivered \(entry.kind) stays in the outbox and will be sent again", error: removal)
         }
     }
 
