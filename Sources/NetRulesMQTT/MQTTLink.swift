@@ -136,6 +136,9 @@ package final class MQTTLink: Sendable {
     /// The longest wait between two attempts to reach a broker on this machine (`isLocal`): a
     /// refused local connection costs nothing, and its return is noticed within this.
     package static let localRetry: Duration = .seconds(1)
+    /// The largest packet the broker may send this client (CONNECT's Maximum Packet Size): a
+    /// subscribed fact takes at most 1 KiB, Home Assistant's status a word.
+    package static let maximumIncomingPacket: UInt32 = 64 * 1024
     /// The shortest time between two publications of a coalesced topic.
     package static let coalescing: Duration = .milliseconds(100)
 
@@ -403,8 +406,14 @@ private final class Loop: @unchecked Sendable {
             case .unix(let path): (path, 0)
             }
         let keepalive = Int32(configuration.keepalive.components.seconds)
+        // MQTT 5's Maximum Packet Size: the broker must drop, not send, a bigger message to this
+        // client, so what any publisher on a subscribed topic sends cannot cost more memory here.
+        var properties: OpaquePointer?
+        defer { netrules_mosquitto_property_free_all(&properties) }
+        netrules_mosquitto_property_add_int32(
+            &properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), MQTTLink.maximumIncomingPacket)
         errno = 0
-        let rc = netrules_mosquitto_connect_bind_v5(handle, host, port, keepalive, nil, nil)
+        let rc = netrules_mosquitto_connect_bind_v5(handle, host, port, keepalive, nil, properties)
         if rc == MOSQ_ERR_SUCCESS.rawValue {
             socketUp = true
             lastActivity = .now

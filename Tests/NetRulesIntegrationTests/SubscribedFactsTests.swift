@@ -207,18 +207,31 @@ struct SubscribedFactsTests {
                 Self.contents(testbed.path("note.txt")) == invalid
             }
 
-            // 1 MB: refused with one log line, the fact unknown; the daemon's log stays small.
+            // 1 MB: beyond the Maximum Packet Size the link's CONNECT declares, so the broker drops
+            // it for this client and the daemon never holds it; a message sent after it arrives.
+            let huge = testbed.path("huge.bin")
+            try Data(repeating: 0x61, count: 1 << 20).write(to: URL(fileURLWithPath: huge))
+            try await Self.publish(broker, "notes/c", file: huge)
+            _ = try await TestBroker.run(
+                "/usr/bin/mosquitto_pub", broker.clientArguments + ["-t", "notes/a", "-m", "after"])
+            try await eventually("mqtt.note after the dropped 1 MB message (\(testbed.daemonFacts()))") {
+                testbed.daemonFacts().contains(#""mqtt.note":"after""#)
+            }
+            #expect(!testbed.log.contains("1048576 bytes long"), "the 1 MB message reached the daemon")
+
+            // 32 KiB: within the packet size, over the fact's 1 KiB: refused with one log line, the
+            // fact unknown; the daemon's log stays small.
             let big = testbed.path("big.bin")
-            try Data(repeating: 0x61, count: 1 << 20).write(to: URL(fileURLWithPath: big))
+            try Data(repeating: 0x61, count: 32 * 1024).write(to: URL(fileURLWithPath: big))
             try await Self.publish(broker, "notes/c", file: big)
             try await Self.publish(broker, "notes/c", file: big)
             try await eventually("the refusal in the log (log: \(testbed.logTail()))") {
-                testbed.log.contains("1048576 bytes long")
+                testbed.log.contains("32768 bytes long")
             }
             try await eventually("mqtt.note unknown after the refused message (\(testbed.daemonFacts()))") {
                 !testbed.daemonFacts().contains(#""mqtt.note":"#)
             }
-            let refusals = testbed.log.components(separatedBy: "1048576 bytes long").count - 1
+            let refusals = testbed.log.components(separatedBy: "32768 bytes long").count - 1
             for line in testbed.log.split(separator: "\n") where line.contains("refused a message") {
                 print("SubscribedFactsTests: \(line)")
             }
