@@ -165,4 +165,19 @@ struct MQTTSettingsTests {
     func publishTopics(topic: String, problem: String?) {
         #expect(MQTTSettings.publishTopicProblem(topic) == problem)
     }
+
+    /// `publish:` may name `mqtt.NAME` only for a NAME `subscribe:` declares.
+    @Test func publishingAnUndeclaredSubscribedFactIsAnError() {
+        let declared = Self.load(
+            "  broker: mqtt://127.0.0.1\n  subscribe: { door: office/door }\n  publish: [ssid, mqtt.door]")
+        #expect(!declared.hasErrors, "\(declared.renderedDiagnostics())")
+        #expect(declared.ruleSet.mqtt?.published == ["ssid", "mqtt.door"])
+        let misspelt = Self.load(
+            "  broker: mqtt://127.0.0.1\n  subscribe: { door: office/door }\n  publish: [mqtt.dor]")
+        #expect(
+            Self.headlines(misspelt) == [
+                "f0.yaml:5:13: error: 'mqtt.dor' is not a fact of this section: 'subscribe:' declares no 'dor'"
+            ])
+        #expect(misspelt.renderedDiagnostics().contains("did you mean 'mqtt.door'?"))
+    }
 }

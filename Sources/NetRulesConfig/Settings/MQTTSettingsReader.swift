@@ -123,7 +123,14 @@ extension ValidationContext {
             }
         }
         if let n = m["publish"] {
-            if let keys = mqttPublished(n, path.key("publish")) { settings.published = keys } else { ok = false }
+            // The names `subscribe:` declares, as written (a broken entry still counts: it is
+            // reported there, not again here).
+            let declared = Set((m["subscribe"]?.mapping?.entries ?? []).map { $0.key.text })
+            if let keys = mqttPublished(n, path.key("publish"), subscribed: declared) {
+                settings.published = keys
+            } else {
+                ok = false
+            }
         }
         if let n = m["discovery"] {
             if let s = n.scalar, !s.isNull, s.text == "false" {
@@ -247,7 +254,8 @@ extension ValidationContext {
     }
 
     /// `publish: [FACT, ...]`: built-in facts or `hosts.NAME`/`interfaces.NAME`/`places.NAME`.
-    private mutating func mqttPublished(_ node: YAMLNode, _ path: KeyPath) -> [FactKey]? {
+    /// An `mqtt.NAME` must be a NAME of `subscribe`.
+    private mutating func mqttPublished(_ node: YAMLNode, _ path: KeyPath, subscribed: Set<String>) -> [FactKey]? {
         guard let list = sequence(node, path, what: "a list of fact names") else { return nil }
         var keys: [FactKey] = []
         var ok = true
@@ -265,6 +273,16 @@ extension ValidationContext {
                     EditDistance.closest(to: name, among: known).map { "did you mean '\($0)'?" }
                     ?? "see 'netrules facts' for the facts there are"
                 error("'\(name)' is not a fact netrules knows", at: item.mark, path: path.index(i), hint: hint)
+                ok = false
+                continue
+            }
+            if namespace == "mqtt", case let own = String(name.dropFirst("mqtt.".count)), !subscribed.contains(own) {
+                let hint =
+                    EditDistance.closest(to: own, among: subscribed.sorted()).map { "did you mean 'mqtt.\($0)'?" }
+                    ?? "declare it in 'subscribe: { \(own): TOPIC }'"
+                error(
+                    "'\(name)' is not a fact of this section: 'subscribe:' declares no '\(own)'", at: item.mark,
+                    path: path.index(i), hint: hint)
                 ok = false
                 continue
             }
