@@ -1,6 +1,7 @@
 import NetRulesCLI
 import NetRulesCore
 import NetRulesDaemon
+internal import NetRulesSystem
 
 /// A network namespace of the benchmark's own, with the daemon and the processes started in it,
 /// all removed by `tearDown()` however the benchmark ends. Nothing in it reaches outside: it holds
@@ -47,7 +48,7 @@ final class BenchNamespace: @unchecked Sendable {
     func start(_ argv: [String], log: String, environment: [String: String] = [:]) {
         let command = ["ip", "netns", "exec", name] + argv
         tasks.append(
-            Task {
+            Task(executorPreference: TaskPlacement.preferred) {
                 _ = await BenchProcess.run(command, environment: environment, log: log, timeout: .seconds(24 * 3600))
             })
     }

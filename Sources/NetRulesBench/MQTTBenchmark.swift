@@ -134,7 +134,7 @@ enum MQTTBenchmark {
                 }
             }
             self.link = link
-            task = Task {
+            task = Task(executorPreference: TaskPlacement.preferred) {
                 do {
                     try await link.run()
                 } catch {

@@ -44,6 +44,16 @@ struct MQTTActionTests {
             }
         }
 
+        /// Waits until the broker accepted the link (at most 5 s), then tells `runner`.
+        func connected(runner: ActionRunner) async throws {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !link.isConnected {
+                guard ContinuousClock.now < deadline else { throw TestBrokerError("the link did not connect in 5 s") }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            await runner.brokerChanged(link)
+        }
+
         func stop() async {
             link.stop()
             await task.value
@@ -102,8 +112,7 @@ struct MQTTActionTests {
         defer { broker.remove() }
         let harness = RunnerHarness()
         let connection = try Connection(broker, runner: harness.runner)
-        for _ in 0..<500 where !connection.link.isConnected { try await Task.sleep(for: .milliseconds(10)) }
-        await harness.runner.brokerChanged(connection.link)
+        try await connection.connected(runner: harness.runner)
         let subscriber = try await broker.subscribe("t/#", count: 1)
         await harness.runner.submit(
             Fixtures.firing(actions: [Self.mqtt("t/zero", payload: "now", qos: 0)]), wallTime: "t")
@@ -130,8 +139,7 @@ struct MQTTActionTests {
         defer { broker.remove() }
         let harness = RunnerHarness()
         let connection = try Connection(broker, runner: harness.runner)
-        for _ in 0..<500 where !connection.link.isConnected { try await Task.sleep(for: .milliseconds(10)) }
-        await harness.runner.brokerChanged(connection.link)
+        try await connection.connected(runner: harness.runner)
         let subscriber = try await broker.subscribe("#", count: 2, seconds: 2)
         let hostile = ["../other", "+", "#", "", "x\u{1b}]0;t\u{7}"]
         for ssid in hostile {
