@@ -27,16 +27,20 @@ package enum Readiness {
 
     /// Waits until one of `descriptors` is ready, `deadline` passes, or the task is cancelled;
     /// sets the `revents` of the ready ones (on the daemon's loop: of the first one poll reported).
+    /// - Parameters:
+    ///   - cancellable: false for a wait that cancellation does not end: a child process being
+    ///     stopped because its task was cancelled must still be waited for until it is reaped.
     /// - Returns: `.ready` or `.timedOut`.
-    /// - Throws: `CancellationError` when the task was cancelled, or a `SystemCallError`.
+    /// - Throws: `CancellationError` when the task was cancelled (and `cancellable`), or a `SystemCallError`.
     package static func wait(
-        for descriptors: inout [pollfd], deadline: ContinuousClock.Instant?, threadName: String = "netrules-wait"
+        for descriptors: inout [pollfd], deadline: ContinuousClock.Instant?, threadName: String = "netrules-wait",
+        cancellable: Bool = true
     ) async throws -> WaitOutcome {
-        try Task.checkCancellation()
+        if cancellable { try Task.checkCancellation() }
         for index in descriptors.indices { descriptors[index].revents = 0 }
         let outcome: WaitOutcome
         if let loop = TaskPlacement.preferred as? ThreadExecutor {
-            let (ended, ready) = await LoopWait(loop).wait(descriptors, deadline: deadline)
+            let (ended, ready) = await LoopWait(loop).wait(descriptors, deadline: deadline, cancellable: cancellable)
             if let (index, revents) = ready { descriptors[index].revents = revents }
             outcome = ended
         } else {
@@ -50,7 +54,7 @@ package enum Readiness {
                     return (outcome, entries)
                 }
             } onCancel: {
-                wake.signal()
+                if cancellable { wake.signal() }
             }
             descriptors = answered
             outcome = ended
@@ -96,7 +100,7 @@ private final class LoopWait: Sendable {
 
     init(_ loop: ThreadExecutor) { self.loop = loop }
 
-    func wait(_ descriptors: [pollfd], deadline: ContinuousClock.Instant?) async -> Answer {
+    func wait(_ descriptors: [pollfd], deadline: ContinuousClock.Instant?, cancellable: Bool) async -> Answer {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
                 let cancelledAlready = state.withLock { state -> Bool in
@@ -125,7 +129,7 @@ private final class LoopWait: Sendable {
                 }
             }
         } onCancel: {
-            end((.woken, nil))
+            if cancellable { end((.woken, nil)) }
         }
     }
 

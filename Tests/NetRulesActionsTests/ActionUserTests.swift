@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -50,12 +51,8 @@ struct ActionUserTests {
 
         @discardableResult
         static func shell(_ command: String) -> Int32 {
-            let process = ChildProcess(
-                executablePath: "/bin/sh", arguments: [Array("sh".utf8), Array("-c".utf8), Array(command.utf8)],
-                environment: [Array("PATH=/usr/sbin:/usr/bin:/sbin:/bin".utf8)], timeout: .seconds(30))
-            guard case .success(let outcome) = process.runBlocking(), case .exited(let status) = outcome.termination
-            else { return -1 }
-            return status
+            // Synchronous, for init and deinit: one command at a time, in a test that waits for it anyway.
+            (try? TestNamespace.shell("sh", "-c", command)) == nil ? 1 : 0
         }
     }
 

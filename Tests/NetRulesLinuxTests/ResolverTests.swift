@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesLinux
@@ -16,7 +17,7 @@ struct ResolverTests {
     @Test func rereadsTheFileWhenItIsReplaced() async throws {
         let directory = "/tmp/nrl-resolv-\(UInt32.random(in: 0...UInt32.max))"
         mkdir(directory, 0o700)
-        defer { _ = try? ChildProcess.run(["rm", "-rf", directory]) }
+        defer { _ = try? TestNamespace.shell("rm", "-rf", directory) }
         let path = directory + "/resolv.conf"
         try write("nameserver 10.0.0.53\n", to: path)
 

@@ -13,13 +13,21 @@ import Testing
             workingDirectory: directory, standardInput: Array("input\n".utf8), timeout: .seconds(10))
     }
 
-    private func output(_ path: String, _ arguments: [String], directory: String? = nil) throws -> String {
-        let outcome = try process(path, arguments, directory: directory).runBlocking().get()
+    private func ended(_ process: ChildProcess) async -> Result<ChildProcessOutcome, SystemCallError> {
+        do throws(SystemCallError) {
+            return .success(try await process.run())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func output(_ path: String, _ arguments: [String], directory: String? = nil) async throws -> String {
+        let outcome = try await process(path, arguments, directory: directory).run()
         #expect(outcome.termination == .exited(0), "\(arguments) exited with \(outcome.termination)")
         return String(decoding: outcome.standardOutput.bytes, as: UTF8.self)
     }
 
-    @Test func theProgramGetsAProcessOfItsOwn() throws {
+    @Test func theProgramGetsAProcessOfItsOwn() async throws {
         // An ignored signal and a handled one here: neither may reach the program.
         let previousPipe = signal(SIGPIPE, SIG_IGN)
         let previousUser = signal(SIGUSR2, { _ in })
@@ -27,7 +35,7 @@ import Testing
             signal(SIGPIPE, previousPipe)
             signal(SIGUSR2, previousUser)
         }
-        let status = try output("/bin/cat", ["cat", "/proc/self/status"])
+        let status = try await output("/bin/cat", ["cat", "/proc/self/status"])
         let signals = status.split(separator: "\n").filter { $0.hasPrefix("Sig") && !$0.hasPrefix("SigQ") }
             .map(String.init)
         #expect(signals.contains("SigBlk:\t0000000000000000"), "\(signals)")
@@ -35,21 +43,21 @@ import Testing
         #expect(signals.contains { $0.hasPrefix("SigIgn:") && $0.hasSuffix("0000") }, "SIGPIPE inherited: \(signals)")
 
         // /proc/self/stat: "pid (comm) state ppid pgrp …": the program leads a group of its own.
-        let stat = try output("/bin/cat", ["cat", "/proc/self/stat"])
+        let stat = try await output("/bin/cat", ["cat", "/proc/self/stat"])
         let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
         let pid = stat.split(separator: " ").first.map(String.init)
         #expect(fields.count > 3 && String(fields[2]) == pid, "not a group leader: \(stat)")
 
         // ls sees its own directory descriptor (3) and nothing of ours.
-        #expect(try output("/bin/ls", ["ls", "/proc/self/fd"]) == "0\n1\n2\n3\n")
-        #expect(try output("/bin/pwd", ["pwd", "-P"], directory: "/usr") == "/usr\n")
-        #expect(try output("/usr/bin/env", ["env"]) == "PATH=/usr/bin:/bin\nNETRULES_RULE=r 1\n")
-        #expect(try output("/bin/cat", ["cat"]) == "input\n")
+        #expect(try await output("/bin/ls", ["ls", "/proc/self/fd"]) == "0\n1\n2\n3\n")
+        #expect(try await output("/bin/pwd", ["pwd", "-P"], directory: "/usr") == "/usr\n")
+        #expect(try await output("/usr/bin/env", ["env"]) == "PATH=/usr/bin:/bin\nNETRULES_RULE=r 1\n")
+        #expect(try await output("/bin/cat", ["cat"]) == "input\n")
     }
 
-    @Test func aProgramThatCannotStartIsReportedWithTheExecsError() throws {
+    @Test func aProgramThatCannotStartIsReportedWithTheExecsError() async throws {
         for (path, expected) in [("/nonexistent/program", ENOENT), ("/usr", EACCES)] {
-            let ended = process(path, ["program"]).runBlocking()
+            let ended = await ended(process(path, ["program"]))
             guard case .failure(let error) = ended else {
                 Issue.record("\(path) started")
                 continue
@@ -57,7 +65,7 @@ import Testing
             #expect(error.errno == Errno(rawValue: expected), "\(path): \(error)")
         }
         let missing = process("/bin/true", ["true"], directory: "/nonexistent-directory")
-        guard case .failure(let error) = missing.runBlocking() else {
+        guard case .failure(let error) = await ended(missing) else {
             Issue.record("started in a missing directory")
             return
         }

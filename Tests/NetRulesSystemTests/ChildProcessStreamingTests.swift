@@ -3,7 +3,7 @@ import NetRulesSystem
 import Testing
 
 /// The parts of `ChildProcess` observer plugins use: a streaming stdout reader, no timeout, a stop
-/// through a `WakeEvent`, and stderr passed through.
+/// by cancelling the supervising task, and stderr passed through.
 @Suite(.timeLimit(.minutes(1)))
 struct ChildProcessStreamingTests {
     private func shell(_ script: String, standardErrorPassesThrough: Bool = false) -> ChildProcess {
@@ -13,19 +13,19 @@ struct ChildProcessStreamingTests {
             standardErrorPassesThrough: standardErrorPassesThrough)
     }
 
-    @Test func aStreamingReaderSeesOutputWhileTheChildRunsAndAStopEndsIt() async throws {
-        let stop = try WakeEvent()
-        defer { stop.close() }
+    @Test func aStreamingReaderSeesOutputWhileTheChildRunsAndCancellingItsTaskEndsIt() async throws {
         let process = shell("echo first; exec sleep 600")
         let started = ContinuousClock.now
-        let (outcome, seen) = try await DedicatedThread.spawnAndWait { () throws -> (ChildProcessOutcome, [UInt8]) in
+        let task = Task { () async throws -> (ChildProcessOutcome, [UInt8]) in
             var seen: [UInt8] = []
-            let ended = process.runBlocking(stop: stop) { chunk in
+            let outcome = try await process.run { chunk in
                 seen += chunk
-                if seen.contains(UInt8(ascii: "\n")) { stop.signal() }
+                // The reader runs in the supervising task: cancelling it is the plugin's stop.
+                if seen.contains(UInt8(ascii: "\n")) { withUnsafeCurrentTask { $0?.cancel() } }
             }
-            return (try ended.get(), seen)
+            return (outcome, seen)
         }
+        let (outcome, seen) = try await task.value
         #expect(seen == Array("first\n".utf8))
         #expect(outcome.stopped)
         #expect(outcome.termination == .signaled(SIGTERM))
@@ -33,22 +33,36 @@ struct ChildProcessStreamingTests {
         #expect(ContinuousClock.now - started < .seconds(5))
     }
 
-    @Test func withoutATimeoutTheChildRunsToItsEnd() throws {
-        let outcome = try shell("sleep 0.3; exit 4").runBlocking().get()
+    @Test func aChildThatIgnoresSIGTERMIsKilledAfterTheGraceOnceItsTaskIsCancelled() async throws {
+        let process = shell("trap '' TERM; echo ready; while :; do sleep 0.05; done")
+        let started = ContinuousClock.now
+        let task = Task { () async throws -> ChildProcessOutcome in
+            try await process.run { _ in withUnsafeCurrentTask { $0?.cancel() } }
+        }
+        let outcome = try await task.value
+        #expect(outcome.stopped)
+        #expect(outcome.termination == .signaled(SIGKILL))
+        // The grace is 300 ms: the wait went on after the cancellation, up to the SIGKILL.
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func withoutATimeoutTheChildRunsToItsEnd() async throws {
+        let outcome = try await shell("sleep 0.3; exit 4").run()
         #expect(outcome.termination == .exited(4))
         #expect(outcome.shellStatus == 4)
         #expect(!outcome.timedOut && !outcome.stopped)
         #expect(outcome.duration >= .milliseconds(300))
     }
 
-    @Test func aSignalledChildHasTheShellsStatus() throws {
-        let outcome = try shell("kill -KILL $$").runBlocking().get()
+    @Test func aSignalledChildHasTheShellsStatus() async throws {
+        let outcome = try await shell("kill -KILL $$").run()
         #expect(outcome.shellStatus == 128 + SIGKILL)
     }
 
-    @Test func standardErrorCanPassThroughToOurs() throws {
+    @Test func standardErrorCanPassThroughToOurs() async throws {
         let ours = try #require(Self.link("/proc/self/fd/2"))
-        let outcome = try shell("readlink /proc/self/fd/2", standardErrorPassesThrough: true).runBlocking().get()
+        let outcome = try await shell("readlink /proc/self/fd/2", standardErrorPassesThrough: true).run()
         #expect(String(decoding: outcome.standardOutput.bytes, as: UTF8.self) == ours + "\n")
         #expect(outcome.standardError.bytes.isEmpty)
     }

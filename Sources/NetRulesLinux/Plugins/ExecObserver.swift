@@ -37,7 +37,7 @@ package struct ExecObserver: Observer {
 
     /// Runs the plugin once, until it exits (throws ``Ended``) or the task is cancelled (returns).
     package func run(reporting updates: FactReporter) async throws {
-        let outcome = try await PluginRun.run(definition: definition, updates: updates, logger: logger)
+        let outcome = await PluginRun.run(definition: definition, updates: updates, logger: logger)
         if Task.isCancelled { return }
         if let failure = outcome.failure { throw Ended(description: "could not run: \(failure)") }
         throw Ended(description: "exited with status \(outcome.exitStatus ?? -1)")

@@ -13,20 +13,16 @@ enum PluginRun {
 
     /// How long a plugin has between SIGTERM and SIGKILL when it is stopped (docs/plugins.md).
     static let terminationGrace: Duration = .seconds(1)
+    /// The longest line read; the rest of a longer one is skipped up to its newline (docs/plugins.md),
+    /// so a plugin that never prints a newline cannot make the daemon hold its output.
+    static let maximumLineBytes = 64 * 1024
 
-    /// Runs the plugin once on a dedicated thread.
+    /// Runs the plugin once, reading its lines in this task as they arrive (in the daemon: on its
+    /// loop, with no thread of its own); cancelling the task stops the plugin.
     static func run(
         definition: ObserverDefinition, updates: FactReporter, logger: Logger
-    ) async throws -> Outcome {
-        let wake = try WakeEvent()
-        defer { wake.close() }
-        return try await withTaskCancellationHandler {
-            try await DedicatedThread.spawnAndWait(name: "netrules-plugin") {
-                readLines(definition: definition, wake: wake, updates: updates, logger: logger)
-            }
-        } onCancel: {
-            wake.signal()
-        }
+    ) async -> Outcome {
+        await readLines(definition: definition, updates: updates, logger: logger)
     }
 
     /// The plugin as a child process: its environment and working directory are ours, its stderr
@@ -41,9 +37,11 @@ enum PluginRun {
     }
 
     private static func readLines(
-        definition: ObserverDefinition, wake: WakeEvent, updates: FactReporter, logger: Logger
-    ) -> Outcome {
+        definition: ObserverDefinition, updates: FactReporter, logger: Logger
+    ) async -> Outcome {
         var pending: [UInt8] = []
+        var skippingLongLine = false
+        var warnedLongLine = false
         let provides = Set(definition.provides)
         // Each key is spoken of once a run, so a plugin repeating it cannot flood the log.
         var refused: Set<FactKey> = []
@@ -77,13 +75,37 @@ enum PluginRun {
                 )
             }
         }
-        // Called on this thread, while runBlocking runs.
-        let ended = process(for: definition).runBlocking(stop: wake) { chunk in
-            pending += chunk
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                handle(pending[..<newline])
-                pending.removeSubrange(...newline)
-            }
+        // Called by this task, while the plugin runs.
+        let ended: Result<ChildProcessOutcome, SystemCallError>
+        do throws(SystemCallError) {
+            ended = .success(
+                try await process(for: definition).run { chunk in
+                    pending += chunk
+                    // The chunk's lines, then one removal of what they used: removing each line
+                    // as it is handled moved the rest of a 16 KiB chunk once per line.
+                    var start = pending.startIndex
+                    while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                        if skippingLongLine {
+                            skippingLongLine = false
+                        } else {
+                            handle(pending[start..<newline])
+                        }
+                        start = newline + 1
+                    }
+                    pending.removeSubrange(..<start)
+                    if pending.count > maximumLineBytes {
+                        if !skippingLongLine, !warnedLongLine {
+                            warnedLongLine = true
+                            logger.warning(
+                                "observer plugin '\(definition.name)': skipped a line longer than \(maximumLineBytes / 1024) KiB (said once a run)"
+                            )
+                        }
+                        skippingLongLine = true
+                        pending.removeAll(keepingCapacity: true)
+                    }
+                })
+        } catch {
+            ended = .failure(error)
         }
         let outcome: ChildProcessOutcome
         switch ended {
@@ -91,7 +113,7 @@ enum PluginRun {
         case .failure(let error): return Outcome(exitStatus: nil, failure: "\(error)")
         }
         if outcome.stopped { return Outcome(exitStatus: nil) }
-        if !pending.isEmpty { handle(pending[...]) }
+        if !pending.isEmpty, !skippingLongLine { handle(pending[...]) }
         return Outcome(exitStatus: outcome.shellStatus)
     }
 }

@@ -7,9 +7,10 @@
 /// or with `sys_spawn_as_user` (the same clone, then the account's credentials) when `user` is set,
 /// in a new group it leads, with descriptors above 2 closed and default signal dispositions. It writes `standardInput` to a pipe, captures stdout
 /// and stderr up to `outputLimit` bytes each, and reaps the child with `waitpid(2)` once its pidfd
-/// says it exited. All of this happens on a dedicated thread that blocks in `poll(2)`, never on the
-/// cooperative pool. A long-lived child (an observer plugin) can instead hand its stdout to a
-/// streaming reader as it arrives (`runBlocking(stop:standardOutput:)`).
+/// says it exited. The spawn runs on `BlockingPool`; the waiting goes through `Readiness`, so in
+/// the daemon a running child costs no thread, and nothing blocks the cooperative pool. A
+/// long-lived child (an observer plugin) can instead hand its stdout to a streaming reader as it
+/// arrives (`run(standardOutput:)`).
 ///
 /// On timeout the whole group gets SIGTERM, then SIGKILL after `terminationGrace`; once the leader
 /// has exited after a timeout, the group gets a final SIGKILL so a grandchild that ignored SIGTERM
@@ -24,7 +25,7 @@ package struct ChildProcess: Sendable {
     package var environment: [[UInt8]]
     package var workingDirectory: String?
     package var standardInput: [UInt8] = []
-    /// Makes the bytes for stdin instead of `standardInput`, on the supervising thread once the
+    /// Makes the bytes for stdin instead of `standardInput`, by the supervising task once the
     /// program started: a document that is not needed to start it is not made before.
     package var makeStandardInput: (@Sendable () -> [UInt8])?
     /// How long the child may run before its group is stopped; nil for as long as it likes.
@@ -83,65 +84,38 @@ package struct ChildProcess: Sendable {
 
     /// Starts the process and waits, without blocking the caller's thread, until it has been reaped.
     ///
+    /// The spawn runs on `BlockingPool`: it returns only once the child has exec'd (vfork
+    /// semantics), which under load took 14–21 ms, and the caller may be the daemon's loop. The
+    /// child is then supervised by this task, through `Readiness`: on the daemon's loop that is
+    /// watches of its pipes and pidfd, with no thread of its own.
+    ///
     /// Cancelling the calling task (the daemon shutting down) stops the process as a timeout
     /// does: SIGTERM to its group, SIGKILL after `terminationGrace`; the outcome says `stopped`.
-    /// - Throws: `SystemCallError` when the pipes or the spawn fail (for example ENOENT).
-    package func run() async throws(SystemCallError) -> ChildProcessOutcome {
-        // Spawned on the supervising thread, not the caller's: the caller is the daemon's loop,
-        // and the spawn returns only once the child has exec'd (vfork semantics), which under load
-        // took 14-21 ms of the loop's time (LoopBudget); a hundred firings at once would spawn
-        // one after another. The stop event first: without one a cancelled process could not be
-        // stopped, so a process that cannot have one (out of descriptors) is not started at all.
-        let stop = try WakeEvent()
-        defer { stop.close() }
-        let started: Result<ChildProcessOutcome, SystemCallError> = await withTaskCancellationHandler {
-            await DedicatedThread.run {
-                Self.blockBrokenPipeSignal()
-                let start = ContinuousClock.now
-                let spawned: SpawnedChild
-                do throws(SystemCallError) {
-                    spawned = try spawn()
-                } catch {
-                    return .failure(error)
-                }
-                var supervisor = ChildProcessSupervisor(child: spawned, process: self, start: start, stop: stop)
-                return .success(supervisor.superviseUntilReaped())
-            }
-        } onCancel: {
-            stop.signal()
-        }
-        return try started.get()
-    }
-
-    /// The same, on the calling thread; `stop`, once signalled, ends the process early.
     ///
-    /// - Parameters:
-    ///   - stop: Signalled to end the process early (SIGTERM to its group, SIGKILL after
-    ///     `terminationGrace`); the outcome then says `stopped`.
-    ///   - standardOutput: Called on this thread with each chunk of stdout as it arrives, for a
-    ///     child that reports for its whole life; the outcome's `standardOutput` stays empty then.
-    ///     Nil to capture stdout up to `outputLimit`.
-    /// - Returns: How the child ended, or the error that kept it from starting.
-    package func runBlocking(
-        stop: WakeEvent? = nil, standardOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
-    ) -> Result<ChildProcessOutcome, SystemCallError> {
-        Self.blockBrokenPipeSignal()
+    /// - Parameter standardOutput: Called with each chunk of stdout as it arrives, for a child that
+    ///   reports for its whole life (an observer plugin); the outcome's `standardOutput` stays
+    ///   empty then. Nil to capture stdout up to `outputLimit`.
+    /// - Throws: `SystemCallError` when the pipes or the spawn fail (for example ENOENT).
+    package func run(
+        standardOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
+    ) async throws(SystemCallError) -> ChildProcessOutcome {
         let start = ContinuousClock.now
-        let spawned: SpawnedChild
-        do {
-            spawned = try spawn()
-        } catch {
-            return .failure(error)
+        let spawned = await BlockingPool.shared.run { () -> Result<SpawnedChild, SystemCallError> in
+            do throws(SystemCallError) {
+                return .success(try spawn())
+            } catch {
+                return .failure(error)
+            }
         }
         var supervisor = ChildProcessSupervisor(
-            child: spawned, process: self, start: start, stop: stop, streamingOutput: standardOutput)
-        return .success(supervisor.superviseUntilReaped())
+            child: try spawned.get(), process: self, start: start, streamingOutput: standardOutput)
+        return await supervisor.superviseUntilReaped()
     }
 
     /// A write to a pipe whose reader has gone raises SIGPIPE, which would kill the daemon. Blocking
-    /// it on this (dedicated) thread turns it into EPIPE without changing the process-wide
-    /// disposition; the child's mask is reset by the spawn attributes.
-    private static func blockBrokenPipeSignal() {
+    /// it on the writing thread (the supervisor's, before it feeds stdin) turns it into EPIPE without
+    /// changing the process-wide disposition; the child's mask is reset by the spawn attributes.
+    static func blockBrokenPipeSignal() {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGPIPE)
@@ -260,7 +234,7 @@ package struct ChildProcess: Sendable {
 }
 
 /// The parent's side of a started child.
-struct SpawnedChild {
+struct SpawnedChild: Sendable {
     var pid: pid_t
     var pidfd: FileDescriptor?
     var standardInput: FileDescriptor

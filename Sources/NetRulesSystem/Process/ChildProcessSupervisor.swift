@@ -1,9 +1,12 @@
 @preconcurrency import Glibc
 
-/// The poll loop that feeds, drains, times out and reaps one spawned child.
+/// The loop that feeds, drains, times out and reaps one spawned child.
 ///
-/// Confined to the dedicated thread that spawned the child: only this loop closes the child's
-/// descriptors, which is why it may hold their raw numbers across `poll`.
+/// It waits through `Readiness`: in the daemon, a watch of the daemon's loop for the child's pipes
+/// and pidfd (no thread per child); elsewhere, a poll on a dedicated thread per wait. It belongs to
+/// the one task that supervises the child: only that task closes the child's descriptors, which is
+/// why it may hold their raw numbers across a wait. Cancelling that task stops the child (SIGTERM
+/// to its group, SIGKILL after the grace period) and the supervision goes on until it is reaped.
 struct ChildProcessSupervisor {
     private let child: SpawnedChild
     private let process: ChildProcess
@@ -18,27 +21,25 @@ struct ChildProcessSupervisor {
     private var stopped = false
     private var deadline: ContinuousClock.Instant?
     private var status: CInt?
-    private let stop: WakeEvent?
     /// Receives stdout as it arrives instead of `output`, when set.
     private let streamingOutput: ((UnsafeRawBufferPointer) -> Void)?
 
     init(
-        child: SpawnedChild, process: ChildProcess, start: ContinuousClock.Instant, stop: WakeEvent? = nil,
+        child: SpawnedChild, process: ChildProcess, start: ContinuousClock.Instant,
         streamingOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) {
         self.child = child
         self.process = process
         self.start = start
-        self.stop = stop
         self.streamingOutput = streamingOutput
         deadline = process.timeout.map { start + $0 }
         input = process.makeStandardInput?() ?? process.standardInput
         if input.isEmpty { child.standardInput.closeDiscardingError() }
     }
 
-    mutating func superviseUntilReaped() -> ChildProcessOutcome {
+    mutating func superviseUntilReaped() async -> ChildProcessOutcome {
         while status == nil {
-            pollOnce()
+            await waitOnce()
         }
         child.standardInput.closeDiscardingError()
         // Whatever the child wrote before exiting is already in the pipes; a background
@@ -56,7 +57,7 @@ struct ChildProcessSupervisor {
         )
     }
 
-    private mutating func pollOnce() {
+    private mutating func waitOnce() async {
         var entries: [pollfd] = []
         var roles: [Role] = []
         func watch(_ descriptor: FileDescriptor?, _ events: CInt, _ role: Role) {
@@ -69,7 +70,6 @@ struct ChildProcessSupervisor {
         watch(child.standardOutput, CInt(POLLIN), .output)
         watch(child.standardError, CInt(POLLIN), .errors)
         watch(child.pidfd, CInt(POLLIN), .exit)
-        if !stopped { watch(stop?.descriptor, CInt(POLLIN), .stop) }
 
         var until = deadline
         if child.pidfd == nil {
@@ -77,19 +77,27 @@ struct ChildProcessSupervisor {
             let soon = ContinuousClock.now + .milliseconds(10)
             until = min(until ?? soon, soon)
         }
-        // Dropping is right: waitReady retries EINTR itself; its other errors (ENOMEM) are taken as a timeout, and the
-        // loop polls again at once, until the child's deadline.
-        if case .ready = (try? waitReady(&entries, wake: nil, deadline: until)) ?? .timedOut {
+        let outcome: WaitOutcome
+        do {
+            outcome = try await Readiness.wait(
+                for: &entries, deadline: until, threadName: "netrules-child", cancellable: !stopped)
+        } catch is CancellationError {
+            // Shutting down: end the process now, as its timeout would, and wait on for its end.
+            stopped = true
+            if !timedOut && status == nil { escalate() }
+            return
+        } catch {
+            // A wait that failed (ENOMEM, no thread for it outside the daemon) is taken as a timeout:
+            // the loop waits again, and the child's deadline still holds.
+            outcome = .timedOut
+        }
+        if outcome == .ready {
             for (entry, role) in zip(entries, roles) where entry.revents != 0 {
                 switch role {
                 case .input: feedInput()
                 case .output: _ = read(child.standardOutput, into: &output, streaming: streamingOutput)
                 case .errors: if let standardError = child.standardError { _ = read(standardError, into: &errors) }
                 case .exit: reapIfExited()
-                case .stop:
-                    // Shutting down: end the process now, as its timeout would.
-                    stopped = true
-                    if !timedOut && status == nil { escalate() }
                 }
             }
         }
@@ -97,7 +105,7 @@ struct ChildProcessSupervisor {
         if let deadline, ContinuousClock.now >= deadline, status == nil { escalate() }
     }
 
-    private enum Role { case input, output, errors, exit, stop }
+    private enum Role { case input, output, errors, exit }
 
     /// SIGTERM to the group at the timeout, SIGKILL after the grace period.
     private mutating func escalate() {
@@ -123,6 +131,7 @@ struct ChildProcessSupervisor {
     }
 
     private mutating func feedInput() {
+        ChildProcess.blockBrokenPipeSignal()
         while inputOffset < input.count {
             let result =
                 // Dropping is right: EBADF: stdin was already closed, so there is nothing left to feed; the failure
