@@ -65,6 +65,25 @@ struct ExecObserverTests {
         #expect(log.messages.contains { $0.contains("'vpn'") && $0.contains("malformed") && $0.contains("garbage") })
     }
 
+    /// A line without its newline is held only up to 64 KiB: the rest of it is skipped up to its
+    /// newline with one warning a run, and the lines after it still count.
+    @Test func aLineOverSixtyFourKiBIsSkippedWithOneWarningAndTheNextLinesCount() async throws {
+        // 200 KiB of one line (in several reads), a second long one, then a good line.
+        let script = """
+            head -c 204800 /dev/zero | tr '\\0' x; echo; head -c 100000 /dev/zero | tr '\\0' y; echo
+            echo '{"vpn.up": true}'; sleep 0.2; exit 0
+            """
+        let log = CapturingLogSink()
+        let observer = ExecObserver(
+            definition: ObserverDefinition(name: "long", command: ["/bin/sh", "-c", script]), logger: log.logger())
+        let facts = ObservedFacts(observer)
+        try await facts.waitUntil("the line after the long ones") { $0["vpn.up"] == .value(.bool(true)) }
+        _ = await facts.ending()
+        let warnings = log.messages.filter { $0.contains("longer than 64 KiB") }
+        #expect(warnings.count == 1, "\(log.messages)")
+        #expect(!log.messages.contains { $0.contains("malformed") }, "a piece of a long line was read as a line")
+    }
+
     @Test func aPluginThatCannotStartEndsSayingWhy() async throws {
         let observer = ExecObserver(
             definition: ObserverDefinition(name: "gone", command: ["/nonexistent/netrules-observer-gone"]),
