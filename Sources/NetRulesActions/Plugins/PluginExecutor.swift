@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
 
@@ -9,6 +10,28 @@ struct PluginExecutor: Sendable {
     var outputLimit = 16 * 1024
 
     func execute(_ action: PluginAction, in context: ActionContext, result: ActionResult) async -> ActionResult {
+        // Made on the blocking pool, off the daemon's loop: the plugin's search, the account's
+        // lookup, and the environment and input document of every known fact.
+        let prepared = await BlockingPool.shared.run { () -> Result<ChildProcess, Unstarted> in
+            prepare(action, in: context, result: result)
+        }
+        switch prepared {
+        case .failure(let unstarted): return unstarted.result
+        case .success(let process):
+            return await ProcessActionReport.run(
+                process, result: result, what: "plugin '\(action.name)'", secrets: context.secrets)
+        }
+    }
+
+    /// An action that does not start, with its result.
+    private struct Unstarted: Error {
+        var result: ActionResult
+    }
+
+    /// Blocking: searches the plugin directories and reads the account database.
+    private func prepare(
+        _ action: PluginAction, in context: ActionContext, result: ActionResult
+    ) -> Result<ChildProcess, Unstarted> {
         var result = result
         let executable =
             action.executablePath
@@ -17,10 +40,10 @@ struct PluginExecutor: Sendable {
             let name = ActionCatalog.executableName(for: action.name)
             result.outcome = .failed(
                 ActionError(.pluginNotFound, "no executable '\(name)' in the plugin directories or PATH"))
-            return result
+            return .failure(Unstarted(result: result))
         }
-        let account = await ActionAccount.resolve(action.user)
-        if let unstarted = account.unstarted(result) { return unstarted }
+        let account = action.user.map { ActionAccount.resolveBlocking($0, daemonUID: geteuid()) } ?? .daemon(nil)
+        if let unstarted = account.unstarted(result) { return .failure(Unstarted(result: unstarted)) }
         var process = ChildProcess(
             executablePath: executable, arguments: [Array(executable.utf8)],
             environment: account.environment(
@@ -30,7 +53,6 @@ struct PluginExecutor: Sendable {
             timeout: action.timeout, terminationGrace: terminationGrace, outputLimit: outputLimit
         )
         process.user = account.credentials
-        return await ProcessActionReport.run(
-            process, result: result, what: "plugin '\(action.name)'", secrets: context.secrets)
+        return .success(process)
     }
 }

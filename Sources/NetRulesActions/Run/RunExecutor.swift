@@ -40,25 +40,18 @@ struct RunExecutor: Sendable {
     }
 
     func execute(_ action: RunAction, in context: ActionContext, result: ActionResult) async -> ActionResult {
-        // `env:` values are not quoted: they reach the process as data, never as shell text.
-        let account = await ActionAccount.resolve(action.user)
-        if let unstarted = account.unstarted(result) { return unstarted }
-        let extra = action.environment.map { (name: $0.name, value: context.render($0.value)) }
-        // The login variables after `env:`: a rule cannot point another user's child at root's HOME.
-        let environment = account.environment(FiringEnvironment.entries(for: context, extra: extra))
-        let workingDirectory = action.workingDirectory.map(PathExpansion.expandingTilde)
-        var process = ChildProcess(
-            executablePath: shell,
-            arguments: [Array("sh".utf8), Array("-c".utf8), Self.commandLine(action, in: context)],
-            environment: environment,
-            workingDirectory: workingDirectory,
-            timeout: action.timeout, terminationGrace: terminationGrace, outputLimit: outputLimit
-        )
-        process.user = account.credentials
-        process.makeStandardInput = { FiringDocument.render(context) }
-        if case .direct(let direct) = start(
-            of: action, in: context, environment: environment, workingDirectory: workingDirectory)
-        {
+        // Made on the blocking pool, off the daemon's loop: the account's lookup, the environment
+        // of every known fact, and a direct start's PATH search and `cwd:` checks.
+        let prepared = await BlockingPool.shared.run { prepare(action, in: context, result: result) }
+        let process: ChildProcess
+        let direct: DirectCommand?
+        switch prepared {
+        case .unstarted(let unstarted): return unstarted
+        case .ready(let ready, let start):
+            process = ready
+            direct = start
+        }
+        if let direct {
             var directProcess = process
             directProcess.executablePath = direct.executablePath
             directProcess.arguments = direct.arguments
@@ -76,6 +69,37 @@ struct RunExecutor: Sendable {
             }
         }
         return await ProcessActionReport.run(process, result: result, what: "command", secrets: context.secrets)
+    }
+
+    /// What `execute` starts: the shell's process and, for a command of plain words, the direct start.
+    private enum Prepared: Sendable {
+        case unstarted(ActionResult)
+        case ready(ChildProcess, direct: DirectCommand?)
+    }
+
+    /// Blocking: reads the account database and stats PATH entries and the working directory.
+    private func prepare(_ action: RunAction, in context: ActionContext, result: ActionResult) -> Prepared {
+        let account = action.user.map { ActionAccount.resolveBlocking($0, daemonUID: geteuid()) } ?? .daemon(nil)
+        if let unstarted = account.unstarted(result) { return .unstarted(unstarted) }
+        // `env:` values are not quoted: they reach the process as data, never as shell text.
+        let extra = action.environment.map { (name: $0.name, value: context.render($0.value)) }
+        // The login variables after `env:`: a rule cannot point another user's child at root's HOME.
+        let environment = account.environment(FiringEnvironment.entries(for: context, extra: extra))
+        let workingDirectory = action.workingDirectory.map(PathExpansion.expandingTilde)
+        var process = ChildProcess(
+            executablePath: shell,
+            arguments: [Array("sh".utf8), Array("-c".utf8), Self.commandLine(action, in: context)],
+            environment: environment,
+            workingDirectory: workingDirectory,
+            timeout: action.timeout, terminationGrace: terminationGrace, outputLimit: outputLimit
+        )
+        process.user = account.credentials
+        process.makeStandardInput = { FiringDocument.render(context) }
+        guard
+            case .direct(let direct) = start(
+                of: action, in: context, environment: environment, workingDirectory: workingDirectory)
+        else { return .ready(process, direct: nil) }
+        return .ready(process, direct: direct)
     }
 }
 

@@ -14,13 +14,8 @@ enum ActionAccount: Sendable {
     /// to run as someone else).
     case failed(ActionError)
 
-    /// Looks `user` up on a thread of its own (NSS and sd-login may block), as seen by a daemon
-    /// running with effective uid `daemonUID`.
-    static func resolve(_ user: ActionUser?, daemonUID: uid_t = geteuid()) async -> ActionAccount {
-        guard let user else { return .daemon(nil) }
-        return await DedicatedThread.run { resolveBlocking(user, daemonUID: daemonUID) }
-    }
-
+    /// Looks `user` up (NSS and sd-login may block: callers run it on the blocking pool), as seen
+    /// by a daemon running with effective uid `daemonUID`.
     static func resolveBlocking(_ user: ActionUser, daemonUID: uid_t) -> ActionAccount {
         let account: UserAccount?
         do {

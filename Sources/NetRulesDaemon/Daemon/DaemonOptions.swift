@@ -30,7 +30,8 @@ package struct DaemonOptions: Sendable {
         ruleFiles: [String], paths: DaemonPaths, environment: [String: String], logger: Logger,
         notify: @escaping @Sendable (String) -> Void = { _ in },
         trustProblem: @escaping @Sendable (String, FileTrust.Kind) -> String? = { _, _ in nil },
-        shutdownGrace: Duration = .seconds(30), concurrency: Int = 4, historyLimit: Int = 1000,
+        shutdownGrace: Duration = .seconds(30), concurrency: Int = ActionRunner.defaultConcurrency,
+        historyLimit: Int = 1000,
         outboxLimits: OutboxLimits = .default
     ) {
         self.ruleFiles = ruleFiles

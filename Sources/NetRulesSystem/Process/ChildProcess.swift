@@ -25,8 +25,8 @@ package struct ChildProcess: Sendable {
     package var environment: [[UInt8]]
     package var workingDirectory: String?
     package var standardInput: [UInt8] = []
-    /// Makes the bytes for stdin instead of `standardInput`, by the supervising task once the
-    /// program started: a document that is not needed to start it is not made before.
+    /// Makes the bytes for stdin instead of `standardInput`, on the blocking pool once the program
+    /// started: a document that is not needed to start it is not made before.
     package var makeStandardInput: (@Sendable () -> [UInt8])?
     /// How long the child may run before its group is stopped; nil for as long as it likes.
     package var timeout: Duration?
@@ -100,15 +100,18 @@ package struct ChildProcess: Sendable {
         standardOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) async throws(SystemCallError) -> ChildProcessOutcome {
         let start = ContinuousClock.now
-        let spawned = await BlockingPool.shared.run { () -> Result<SpawnedChild, SystemCallError> in
+        // The input document is made there too, once the program started (it is not needed before).
+        let spawned = await BlockingPool.shared.run { () -> Result<(SpawnedChild, [UInt8]), SystemCallError> in
             do throws(SystemCallError) {
-                return .success(try spawn())
+                let child = try spawn()
+                return .success((child, makeStandardInput?() ?? standardInput))
             } catch {
                 return .failure(error)
             }
         }
+        let (child, input) = try spawned.get()
         var supervisor = ChildProcessSupervisor(
-            child: try spawned.get(), process: self, start: start, streamingOutput: standardOutput)
+            child: child, process: self, input: input, start: start, streamingOutput: standardOutput)
         return await supervisor.superviseUntilReaped()
     }
 

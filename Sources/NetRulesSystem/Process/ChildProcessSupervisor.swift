@@ -25,15 +25,15 @@ struct ChildProcessSupervisor {
     private let streamingOutput: ((UnsafeRawBufferPointer) -> Void)?
 
     init(
-        child: SpawnedChild, process: ChildProcess, start: ContinuousClock.Instant,
+        child: SpawnedChild, process: ChildProcess, input: [UInt8], start: ContinuousClock.Instant,
         streamingOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) {
         self.child = child
         self.process = process
+        self.input = input
         self.start = start
         self.streamingOutput = streamingOutput
         deadline = process.timeout.map { start + $0 }
-        input = process.makeStandardInput?() ?? process.standardInput
         if input.isEmpty { child.standardInput.closeDiscardingError() }
     }
 
