@@ -15,6 +15,9 @@ struct ActionContext: Sendable {
     var environment: [String: String]
     /// `environment` as processes inherit it, prepared once by the runner.
     var baseEnvironment: FiringEnvironment.Base
+    /// The firing's facts as variables and document members, shared with the other firings of
+    /// the same store.
+    var renderedFacts: RenderedFacts
     /// The values of the variables the firing's actions read with `{{env.NAME}}`, to mask in
     /// what they print.
     var secrets: SecretRedaction
@@ -23,7 +26,7 @@ struct ActionContext: Sendable {
     ///   (`TZ`, else `/etc/localtime`) unless a caller pins one (`simulate`'s virtual clock, tests).
     init(
         firing: Firing, wallTime: String, environment: [String: String],
-        baseEnvironment: FiringEnvironment.Base? = nil,
+        baseEnvironment: FiringEnvironment.Base? = nil, renderedFacts: RenderedFacts? = nil,
         utcOffset: (Int64) -> Int64 = { SystemTimeZone.utcOffset(atUnixTime: $0) }
     ) {
         self.firing = firing
@@ -33,6 +36,7 @@ struct ActionContext: Sendable {
             ?? wallTime
         self.environment = environment
         self.baseEnvironment = baseEnvironment ?? FiringEnvironment.Base(environment)
+        self.renderedFacts = renderedFacts.flatMap { $0.isFor(firing.facts) ? $0 : nil } ?? RenderedFacts(firing.facts)
         secrets = SecretRedaction(actions: firing.actions, environment: environment)
     }
 

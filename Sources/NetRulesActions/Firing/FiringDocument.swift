@@ -12,19 +12,20 @@ enum FiringDocument {
     static let version = 1
 
     static func render(_ context: ActionContext, options: ConfigValue? = nil) -> [UInt8] {
-        let known = context.firing.facts.known
-        var members: [(String, JSONValue)] = [
+        // The members before and after the facts; the facts' own are made once per store
+        // (`RenderedFacts`) and spliced in between.
+        let head = JSONValue.object([
             ("version", .number(Double(version))), ("rule", .string(context.firing.rule)),
             ("edge", .string(context.firing.edge.rawValue)), ("time", .string(context.wallTime)),
-            ("facts", .object(known.map { ($0.key.rawValue, JSONValue($0.state)) })),
-        ]
-        let raw = known.compactMap { fact -> (String, JSONValue)? in
-            guard case .value(.bytes(let bytes)) = fact.state else { return nil }
-            return (fact.key.rawValue, .string(bytes.map(FactValue.hexByte).joined()))
+        ]).compact
+        var document = Array(head.utf8.dropLast())
+        document += [UInt8(ascii: ",")] + context.renderedFacts.documentMembers
+        if let options {
+            let tail = JSONValue.object([("options", json(options, context: context))]).compact
+            document += [UInt8(ascii: ",")] + Array(tail.utf8.dropFirst().dropLast())
         }
-        if !raw.isEmpty { members.append(("facts_hex", .object(raw))) }
-        if let options { members.append(("options", json(options, context: context))) }
-        return Array((JSONValue.object(members).compact + "\n").utf8)
+        document += Array("}\n".utf8)
+        return document
     }
 
     /// A rule's JSON-shaped value; each string is rendered as a template, and the result

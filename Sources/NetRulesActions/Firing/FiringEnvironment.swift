@@ -24,38 +24,44 @@ enum FiringEnvironment {
 
     /// The `NAME=value` entries, sorted by name (byte order), each name once.
     static func entries(for context: ActionContext, extra: [(name: String, value: [UInt8])] = []) -> [[UInt8]] {
-        // The firing's own variables, the later winning as before: the rule, edge and time, the
-        // facts (two keys can share a variable name), the action's `env:`.
-        var firing: [[UInt8]: [UInt8]] = [:]
-        firing.reserveCapacity(context.firing.facts.keys.count + extra.count + 4)
-        firing[Array("NETRULES_RULE".utf8)] = Array(context.firing.rule.utf8)
-        firing[Array("NETRULES_EDGE".utf8)] = Array(context.firing.edge.rawValue.utf8)
-        firing[Array("NETRULES_TIME".utf8)] = Array(context.localTime.utf8)
-        firing[Array("NETRULES_TIME_UTC".utf8)] = Array(context.wallTime.utf8)
-        for (key, state) in context.firing.facts.known {
-            firing[key.environmentVariableBytes] = state.value?.plainBytes ?? []
+        // The firing's own variables, each list winning over those before it on the same name:
+        // the daemon's environment, the rule, edge and time, the facts (shared by the firings of
+        // one store: `RenderedFacts`), the action's `env:` (the last of one name winning).
+        func variable(_ name: String, _ value: [UInt8]) -> RenderedFacts.Variable {
+            (name: Array(name.utf8), entry: Array(name.utf8) + [UInt8(ascii: "=")] + value)
         }
-        for (name, value) in extra { firing[Array(name.utf8)] = value }
-        // Sorted as bytes: String's comparison is Unicode-aware and costs several times more, on
-        // the path between an event and its action.
-        let own = firing.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        let own = [
+            variable("NETRULES_EDGE", Array(context.firing.edge.rawValue.utf8)),
+            variable("NETRULES_RULE", Array(context.firing.rule.utf8)),
+            variable("NETRULES_TIME", Array(context.localTime.utf8)),
+            variable("NETRULES_TIME_UTC", Array(context.wallTime.utf8)),
+        ]
+        var actionOwn: [String: [UInt8]] = [:]
+        for (name, value) in extra { actionOwn[name] = value }
+        let action = actionOwn.map { variable($0.key, $0.value) }.sorted { $0.name.lexicographicallyPrecedes($1.name) }
+        return merge([context.baseEnvironment.entries, own, context.renderedFacts.variables, action])
+    }
 
-        // Merge the two sorted lists; on the same name the firing's entry wins.
-        let base = context.baseEnvironment.entries
+    /// Merges lists each sorted by name with each name once; on a name in several, the entry of the
+    /// last list holding it is kept.
+    static func merge(_ lists: [[RenderedFacts.Variable]]) -> [[UInt8]] {
+        var heads = [Int](repeating: 0, count: lists.count)
         var merged: [[UInt8]] = []
-        merged.reserveCapacity(base.count + own.count)
-        var b = 0
-        var o = 0
-        while b < base.count || o < own.count {
-            if o == own.count || (b < base.count && base[b].name.lexicographicallyPrecedes(own[o].key)) {
-                merged.append(base[b].entry)
-                b += 1
-                continue
+        merged.reserveCapacity(lists.reduce(0) { $0 + $1.count })
+        while true {
+            var smallest: [UInt8]?
+            for (index, list) in lists.enumerated() where heads[index] < list.count {
+                let name = list[heads[index]].name
+                if smallest.map({ name.lexicographicallyPrecedes($0) }) ?? true { smallest = name }
             }
-            if b < base.count && base[b].name == own[o].key { b += 1 }
-            merged.append(own[o].key + [UInt8(ascii: "=")] + own[o].value)
-            o += 1
+            guard let name = smallest else { return merged }
+            var kept: [UInt8] = []
+            for index in lists.indices
+            where heads[index] < lists[index].count && lists[index][heads[index]].name == name {
+                kept = lists[index][heads[index]].entry
+                heads[index] += 1
+            }
+            merged.append(kept)
         }
-        return merged
     }
 }

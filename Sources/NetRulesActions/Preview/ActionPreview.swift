@@ -24,9 +24,12 @@ package struct ActionPreview: Sendable {
 
     /// Renders `spec` for `firing` at `wallTime` (RFC 3339 in UTC; `{{time}}` shows it in the zone
     /// `utcOffset` gives, the machine's unless pinned).
+    /// - Parameter withEnvironment: false leaves `environment` empty (in `json` too), for a
+    ///   caller that keeps only the summary: the history, at every firing, where the variables of
+    ///   every known fact cost more than the rest of the firing.
     package static func render(
         _ spec: ActionSpec, of firing: Firing, wallTime: String,
-        utcOffset: (Int64) -> Int64 = { SystemTimeZone.utcOffset(atUnixTime: $0) }
+        utcOffset: (Int64) -> Int64 = { SystemTimeZone.utcOffset(atUnixTime: $0) }, withEnvironment: Bool = true
     ) -> ActionPreview {
         let context = ActionContext(firing: firing, wallTime: wallTime, environment: [:], utcOffset: utcOffset)
         var masked = context.templateContext
@@ -34,8 +37,11 @@ package struct ActionPreview: Sendable {
         switch spec.action {
         case .run(let run):
             let command = text(run.command.render(masked))
-            let variables = FiringEnvironment.entries(
-                for: context, extra: run.environment.map { (name: $0.name, value: $0.value.renderBytes(masked)) })
+            let variables =
+                withEnvironment
+                ? FiringEnvironment.entries(
+                    for: context, extra: run.environment.map { (name: $0.name, value: $0.value.renderBytes(masked)) })
+                : []
             return ActionPreview(
                 kind: "run", summary: "run: " + TerminalText.escaped(command), details: [],
                 environment: variables.map { TerminalText.escaped(bytes: $0) },
@@ -90,8 +96,10 @@ package struct ActionPreview: Sendable {
             return mqttPreview(mqtt, context: context)
         case .plugin(let plugin):
             let path = plugin.executablePath ?? "(not found)"
-            let variables = FiringEnvironment.entries(
-                for: context, extra: [(name: "NETRULES_ACTION", value: Array(plugin.name.utf8))])
+            let variables =
+                withEnvironment
+                ? FiringEnvironment.entries(
+                    for: context, extra: [(name: "NETRULES_ACTION", value: Array(plugin.name.utf8))]) : []
             return ActionPreview(
                 kind: plugin.name,
                 summary: TerminalText.escaped("\(plugin.name): the plugin \(path), the firing as JSON on its input"),

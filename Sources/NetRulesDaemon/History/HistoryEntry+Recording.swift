@@ -11,7 +11,7 @@ extension HistoryEntry {
     ///   - time: the firing's wall time, RFC 3339.
     static func fired(_ firing: Firing, id: String, time: String, readKeys: [FactKey]) -> HistoryEntry {
         let actions = firing.actions.map { spec in
-            let preview = ActionPreview.render(spec, of: firing, wallTime: time)
+            let preview = ActionPreview.render(spec, of: firing, wallTime: time, withEnvironment: false)
             // The summary reads `KIND: TEXT`; the entry keeps the kind apart.
             var rendered = Substring(preview.summary)
             if rendered.hasPrefix(preview.kind + ": ") { rendered = rendered.dropFirst(preview.kind.count + 2) }
