@@ -14,17 +14,17 @@ struct WiFiWatchTests {
     /// Runs the loop until the script stops it; returns the signals it reported.
     static func run(
         _ session: ScriptedNL80211Session, sampling: SignalSampling, stop: StopFlag
-    ) throws -> [FactState] {
+    ) async throws -> [FactState] {
         let wake = try WakeEvent()
         defer { wake.close() }
         var signals: [FactState] = []
-        try WiFiObserver.watch(
+        try await WiFiObserver.watch(
             session, wake: wake, stop: stop, sampling: sampling, now: { session.now },
             report: { update in if let signal = update.changes[.signal] { signals.append(signal) } })
         return signals
     }
 
-    @Test func withNoReaderItNeverSamplesAndWaitsWithoutATimeout() throws {
+    @Test func withNoReaderItNeverSamplesAndWaitsWithoutATimeout() async throws {
         let stop = StopFlag()
         let session = ScriptedNL80211Session(state: try F.associatedState(), signals: [-70, -80]) { wait, _ in
             // Three association events, then the stop.
@@ -32,14 +32,14 @@ struct WiFiWatchTests {
             stop.raise()
             return .wake
         }
-        let signals = try Self.run(session, sampling: SignalSampling(), stop: stop)
+        let signals = try await Self.run(session, sampling: SignalSampling(), stop: stop)
         #expect(session.timeouts == [-1, -1, -1, -1])
         #expect(session.stationRequests.isEmpty)
         #expect(session.dumps == 4)  // the start, then one per event
         #expect(signals == [.value(.number(-58))])
     }
 
-    @Test func aReaderGetsASampleEveryIntervalAndOnlyMovesPastTwoDB() throws {
+    @Test func aReaderGetsASampleEveryIntervalAndOnlyMovesPastTwoDB() async throws {
         let stop = StopFlag()
         let sampling = SignalSampling(interval: .seconds(5))
         let session = ScriptedNL80211Session(state: try F.associatedState(), signals: [-59, -60, -62, -61, -65]) {
@@ -48,7 +48,7 @@ struct WiFiWatchTests {
             stop.raise()
             return .wake
         }
-        let signals = try Self.run(session, sampling: sampling, stop: stop)
+        let signals = try await Self.run(session, sampling: sampling, stop: stop)
         #expect(session.timeouts == [5000, 5000, 5000, 5000, 5000, 5000])
         #expect(session.stationRequests.map(\.index) == Array(repeating: F.index, count: 5))
         #expect(session.stationRequests.allSatisfy { $0.mac == F.accessPoint })
@@ -56,7 +56,7 @@ struct WiFiWatchTests {
         #expect(signals == [.value(.number(-58)), .value(.number(-62)), .value(.number(-65))])
     }
 
-    @Test func readersComingAndGoingArmAndDisarmTheTimeout() throws {
+    @Test func readersComingAndGoingArmAndDisarmTheTimeout() async throws {
         let stop = StopFlag()
         let sampling = SignalSampling()
         let session = ScriptedNL80211Session(state: try F.associatedState(), signals: [-70, -71]) { wait, _ in
@@ -76,7 +76,7 @@ struct WiFiWatchTests {
                 return .wake
             }
         }
-        let signals = try Self.run(session, sampling: sampling, stop: stop)
+        let signals = try await Self.run(session, sampling: sampling, stop: stop)
         // The wake at wait 4 ends a 5 s wait early; from then on, no timeout.
         #expect(session.timeouts == [-1, 5000, 5000, 5000, -1, -1])
         #expect(session.stationRequests.count == 2)
@@ -84,7 +84,7 @@ struct WiFiWatchTests {
         #expect(signals == [.value(.number(-58)), .value(.number(-70)), .value(.number(-58))])
     }
 
-    @Test func nothingAssociatedNothingSampled() throws {
+    @Test func nothingAssociatedNothingSampled() async throws {
         let stop = StopFlag()
         var idle = WiFiState()
         idle.apply(try F.message("new-interface-idle.bin"))
@@ -93,7 +93,7 @@ struct WiFiWatchTests {
             stop.raise()
             return .wake
         }
-        let signals = try Self.run(session, sampling: SignalSampling(interval: .seconds(1)), stop: stop)
+        let signals = try await Self.run(session, sampling: SignalSampling(interval: .seconds(1)), stop: stop)
         #expect(session.timeouts == [-1, -1])
         #expect(session.stationRequests.isEmpty)
         #expect(signals == [.absent])

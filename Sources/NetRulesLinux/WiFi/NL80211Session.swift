@@ -10,8 +10,8 @@ protocol NL80211Session: AnyObject {
     func station(index: Int32, mac: MACAddress?) throws -> [NL80211Message]
     /// Waits for association events; true when some are queued, false when `timeout`
     /// milliseconds passed first (-1: no timeout).
-    /// - Throws: `CancellationError` when `wake` is signalled.
-    func waitForEvents(wake: WakeEvent, timeout: Int32) throws -> Bool
+    /// - Throws: `CancellationError` when `wake` is signalled or the task is cancelled.
+    func waitForEvents(wake: WakeEvent, timeout: Int32) async throws -> Bool
     /// Reads the queued events without blocking.
     func drainEvents() throws -> [NL80211Message]
 }

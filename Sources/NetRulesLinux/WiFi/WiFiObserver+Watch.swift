@@ -6,14 +6,14 @@ extension WiFiObserver {
     /// Reports the facts, then waits for association events and, while `sampling` has an
     /// interval, for each sample's deadline; returns once `stop` is raised.
     ///
-    /// The deadline is the timeout of the `poll` this thread blocks in anyway (`SignalSchedule`):
-    /// no second thread hands it a wake-up, and with no reader the timeout is -1, so no timer of
-    /// any kind is armed. Runs on the observer's thread; `now` is injected so a test can drive
-    /// the loop on virtual time through a scripted session.
+    /// The deadline is the timeout of the wait for events (`SignalSchedule`): no second timer
+    /// hands it a wake-up, and with no reader the timeout is -1, so no timer of any kind is armed.
+    /// Returns once `stop` is raised or the task is cancelled; `now` is injected so a test can
+    /// drive the loop on virtual time through a scripted session.
     static func watch(
         _ session: some NL80211Session, wake: WakeEvent, stop: StopFlag, sampling: SignalSampling,
         now: () -> ContinuousClock.Instant, report send: (FactUpdate) -> Void
-    ) throws {
+    ) async throws {
         var reported: [FactKey: FactState] = [:]
         func report(_ facts: [FactKey: FactState]) {
             let update = NetworkTable.changes(from: reported, to: facts)
@@ -29,9 +29,9 @@ extension WiFiObserver {
                 interval: sampling.interval, isAssociated: state.sampleTarget != nil, now: now())
             let readable: Bool
             do {
-                readable = try session.waitForEvents(wake: wake, timeout: timeout)
+                readable = try await session.waitForEvents(wake: wake, timeout: timeout)
             } catch is CancellationError {
-                if stop.isRaised { return }
+                if stop.isRaised || Task.isCancelled { return }
                 // A new interval: clear the wake-up and wait again with the new timeout. `stop` is
                 // raised before its signal, so a stop whose signal this reset swallowed is seen here.
                 wake.reset()
@@ -52,7 +52,7 @@ extension WiFiObserver {
     }
 }
 
-/// Raised once, when the observer's task is cancelled; read by its thread.
+/// Raised once, when the observer's task is cancelled; read by its loop.
 final class StopFlag: Sendable {
     private let raised = Atomic<Bool>(false)
 

@@ -8,7 +8,8 @@ import NetRulesSystem
 /// events (connect, roam, disconnect) and reads again. `signal` moves without events: while
 /// `signalSampling` has an interval (something reads `signal`), the access point is sampled at
 /// that interval (`GET_STATION`) and a move past `WiFiState.signalHysteresis` is reported; with
-/// none, the thread waits in `poll` without a timeout, so an idle observer never wakes. Where the
+/// none, it waits without a deadline, so an idle observer never wakes. The waits are `Readiness`'s:
+/// on the daemon's loop a watch of the event socket, no thread of its own. Where the
 /// kernel has no nl80211, it says so once through the logger, reports the Wi-Fi facts as unknown
 /// (not absent: nothing can tell), and idles until cancelled, so the other observers keep working.
 package struct WiFiObserver: Observer {
@@ -37,24 +38,20 @@ package struct WiFiObserver: Observer {
 
     /// Reports the Wi-Fi facts until cancelled.
     package func run(reporting updates: FactReporter) async throws {
-        // One wake event for both reasons to leave `poll`: cancellation (`stop` raised first) and
-        // a new sampling interval.
+        // Ends a wait when the sampling interval changes; cancellation ends it through `Readiness`.
         let wake = try WakeEvent()
+        defer { wake.close() }
         let stop = StopFlag()
         let sampling = signalSampling
         sampling.listen(wake)
         defer { sampling.stopListening(wake) }
         let available = try await withTaskCancellationHandler {
-            try await DedicatedThread.spawnAndWait(name: "netrules-wifi") { () throws -> Bool in
-                guard let client = try NL80211Client.open() else { return false }
-                try Self.watch(
-                    client, wake: wake, stop: stop, sampling: sampling, now: { .now },
-                    report: { updates.yield($0) })
-                return true
-            }
+            guard let client = try NL80211Client.open() else { return false }
+            try await Self.watch(
+                client, wake: wake, stop: stop, sampling: sampling, now: { .now }, report: { updates.yield($0) })
+            return true
         } onCancel: {
             stop.raise()
-            wake.signal()
         }
         guard !available else { return }
         logger.warning(

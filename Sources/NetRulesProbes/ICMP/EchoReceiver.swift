@@ -3,10 +3,10 @@ import NetRulesCore
 import NetRulesSystem
 import Synchronization
 
-/// The table of outstanding echo requests and the one thread that receives every reply.
+/// The table of outstanding echo requests and the one task that receives every reply.
 ///
-/// Senders add an entry and send on their own task; the receive thread polls the sockets and
-/// a `WakeEvent`, resolves entries on replies, and expires them at their deadlines. Whoever
+/// Senders add an entry and send on their own task; the receiving task waits for the sockets and
+/// a `WakeEvent` (`Readiness`), resolves entries on replies, and expires them at their deadlines. Whoever
 /// removes an entry from the table resumes its continuation, so each is resumed exactly once.
 final class EchoReceiver: Sendable {
     private typealias Outcome = Result<Duration?, ICMPError>
@@ -27,7 +27,7 @@ final class EchoReceiver: Sendable {
     private struct State {
         var entries: [Key: Entry] = [:]
         var nextSequence: [Bool: UInt16] = [false: .random(in: 0...UInt16.max), true: .random(in: 0...UInt16.max)]
-        /// When the receive thread will next wake on its own; nil while it waits without a deadline.
+        /// When the receiving task will next wake on its own; nil while it waits without a deadline.
         var sleepingUntil: ContinuousClock.Instant?
         var stopping = false
     }
@@ -45,7 +45,7 @@ final class EchoReceiver: Sendable {
         self.v6 = v6
         wakeUp = try WakeEvent()
         token = (0..<8).map { _ in UInt8.random(in: 0...255) } + Array("netrules".utf8)
-        startThread()
+        startReceiving()
     }
 
     func endpoint(v6 wantV6: Bool) -> ICMPEndpoint? { wantV6 ? v6 : v4 }
@@ -151,21 +151,22 @@ final class EchoReceiver: Sendable {
         wakeUp.signal()
     }
 
-    // MARK: The receive thread
+    // MARK: The receiving task
 
-    private func startThread() {
-        do {
-            try DedicatedThread.spawn { [self] in receiveLoop() }
-        } catch {
-            preconditionFailure("\(error)")
-        }
+    /// Starts the task that receives every reply: on the daemon's loop a watch of the sockets and
+    /// the wake event (no thread of its own), elsewhere a poll on a dedicated thread (`Readiness`).
+    /// It holds the receiver until `stop()` ends it.
+    private func startReceiving() {
+        Task(executorPreference: TaskPlacement.preferred) { [self] in await receiveLoop() }
     }
 
-    private func receiveLoop() {
+    private func receiveLoop() async {
         let endpoints = [v4, v6].compactMap { $0 }
-        var pollSet = endpoints.map { endpoint in
-            // Dropping is right: an endpoint's socket is open until shutDown below; -1 (closed) is ignored by poll(2).
-            pollfd(fd: (try? endpoint.socket.withFileDescriptor { $0 }) ?? -1, events: Int16(POLLIN), revents: 0)
+        // The sockets, then the wake event: a new earlier deadline, or the stop.
+        var waitSet = (endpoints.map(\.socket) + [wakeUp.descriptor]).map { descriptor in
+            // Dropping is right: a socket is open until shutDown below, the wake event until its end; -1 (closed) is
+            // ignored by poll(2).
+            pollfd(fd: (try? descriptor.withFileDescriptor { $0 }) ?? -1, events: Int16(POLLIN), revents: 0)
         }
         var buffer = [UInt8](repeating: 0, count: 2048)
         while true {
@@ -174,15 +175,23 @@ final class EchoReceiver: Sendable {
                 state.sleepingUntil = next
                 return next
             }
-            // Dropping is right: a poll(2) failure (it cannot, short of EFAULT) is a round with nothing ready.
-            let outcome = (try? waitReady(&pollSet, wake: wakeUp, deadline: deadline)) ?? .timedOut
-            if outcome == .woken {
+            do {
+                // Not cancellable: nothing cancels this task; `stop()` signals the wake event.
+                _ = try await Readiness.wait(
+                    for: &waitSet, deadline: deadline, threadName: "netrules-icmp", cancellable: false)
+            } catch {
+                // poll(2) fails only with EFAULT/EINVAL/ENOMEM: give it a moment rather than spin, then drain and
+                // expire as after a wait.
+                // Dropping is right: nothing cancels this task, so the sleep cannot end early.
+                try? await QuietClock().sleep(for: .milliseconds(100))
+            }
+            if waitSet[endpoints.count].revents != 0 {
                 wakeUp.reset()
                 if state.withLock({ $0.stopping }) { break }
             }
-            for (index, endpoint) in endpoints.enumerated() where pollSet[index].revents != 0 {
-                drainReplies(endpoint, buffer: &buffer)
-            }
+            // On the daemon's loop only the first ready descriptor is reported: every socket is
+            // drained (non-blocking; an empty one answers EAGAIN at once).
+            for endpoint in endpoints { drainReplies(endpoint, buffer: &buffer) }
             expire()
         }
         shutDown(endpoints)

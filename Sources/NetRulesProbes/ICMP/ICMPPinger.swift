@@ -4,7 +4,7 @@ import NetRulesCore
 ///
 /// Each family gets an unprivileged datagram socket when `net.ipv4.ping_group_range` allows
 /// the process's group (it governs IPv6 too), else a raw socket when the process has
-/// `CAP_NET_RAW`. One background thread receives every reply and matches it to its request by
+/// `CAP_NET_RAW`. One task (on the daemon's loop) receives every reply and matches it to its request by
 /// identifier, sequence, a per-pinger token in the payload and the source address, so foreign
 /// packets (other pingers on a raw socket, our own requests seen on loopback) are ignored.
 /// Round-trip times come from the monotonic clock.
