@@ -23,7 +23,7 @@ extension ActionRunner {
             // A firing resubmitted after a crash: if its delivery reached the outbox before, the
             // outbox owns it (resumed or failed for good); enqueueing it again would send it twice.
             var known = deliveringKeys.contains(key) || ledger.contains(key)
-            if !known { known = await DedicatedThread.run { outbox.contains(key: key) } }
+            if !known { known = await BlockingPool.shared.run { outbox.contains(key: key) } }
             if known {
                 // The outbox owns its delivery now: for the firing it is done, like a queued one.
                 result.outcome = .queued
@@ -78,7 +78,7 @@ extension ActionRunner {
         }
         let outbox = executors.delivery.outbox
         let limits = executors.delivery.limits
-        let (dropErrors, storeError, rotation) = await DedicatedThread.run {
+        let (dropErrors, storeError, rotation) = await BlockingPool.shared.run {
             var dropErrors: [String: ActionError] = [:]
             for drop in drops {
                 do throws(ActionError) {

@@ -189,7 +189,7 @@ package actor ActionRunner {
     /// dropped first, oldest first, and `failed/` is rotated.
     package func resumeOutbox() async {
         let outbox = executors.delivery.outbox
-        let (entries, problems) = await DedicatedThread.run { outbox.pending() }
+        let (entries, problems) = await BlockingPool.shared.run { outbox.pending() }
         for problem in problems { logger.error(problem) }
         for (entry, bytes) in entries { ledger.insert(OutboxLedger.Item(entry, bytes: bytes)) }
         let drops = ledger.enforce(busy: deliveringKeys)
@@ -206,7 +206,7 @@ package actor ActionRunner {
     /// How many deliveries the outbox holds, and their size; how many files `failed/` holds.
     package func outboxSize() async -> OutboxSize {
         let outbox = executors.delivery.outbox
-        let failed = await DedicatedThread.run { outbox.failedCount() }
+        let failed = await BlockingPool.shared.run { outbox.failedCount() }
         return OutboxSize(pending: ledger.count, pendingBytes: ledger.bytes, failed: failed)
     }
 

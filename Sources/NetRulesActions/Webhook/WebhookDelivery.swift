@@ -126,7 +126,7 @@ struct WebhookDelivery: Sendable {
             // Persist the count, so a restart continues the budget instead of starting over.
             let persisted = entry
             let outbox = self.outbox
-            let failure = await DedicatedThread.run { () -> ActionError? in
+            let failure = await BlockingPool.shared.run { () -> ActionError? in
                 do throws(ActionError) { try outbox.store(persisted) } catch { return error }
                 return nil
             }
@@ -177,7 +177,7 @@ struct WebhookDelivery: Sendable {
     /// and is sent again later, which is logged.
     private func removeDelivered(_ entry: OutboxEntry) async {
         let outbox = self.outbox
-        let removal = await DedicatedThread.run { () -> ActionError? in
+        let removal = await BlockingPool.shared.run { () -> ActionError? in
             do throws(ActionError) { try outbox.remove(entry) } catch { return error }
             return nil
         }
@@ -193,7 +193,7 @@ struct WebhookDelivery: Sendable {
         var entry = entry
         entry.failure = message
         let (outbox, limits, failed) = (self.outbox, self.limits, entry)
-        let (moveError, rotation): (ActionError?, Outbox.Rotation) = await DedicatedThread.run {
+        let (moveError, rotation): (ActionError?, Outbox.Rotation) = await BlockingPool.shared.run {
             do throws(ActionError) {
                 // Rewritten first, so the file in failed/ counts the attempt that just failed.
                 try outbox.store(failed)
@@ -211,7 +211,7 @@ struct WebhookDelivery: Sendable {
     /// Deletes what `failed/` holds beyond its limits, and says so.
     func rotateFailed() async {
         let (outbox, limits) = (self.outbox, self.limits)
-        report(await DedicatedThread.run { outbox.rotateFailed(keeping: limits.failed, maximumAge: limits.failedAge) })
+        report(await BlockingPool.shared.run { outbox.rotateFailed(keeping: limits.failed, maximumAge: limits.failedAge) })
     }
 
     /// Logs what a rotation of `failed/` deleted, and why; nothing when it deleted nothing.

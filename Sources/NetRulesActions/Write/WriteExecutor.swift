@@ -15,7 +15,9 @@ struct WriteExecutor: Sendable {
         // Values go in raw: a file is data, and the SSID's bytes are what the user asked for.
         let contents = context.render(action.content)
         let start = ContinuousClock.now
-        // fsync can take a while on a busy disk; keep it off the cooperative pool, and bound the wait.
+        // fsync can take a while on a busy disk, and a path on a hung network mount forever: a
+        // thread of its own, not one of `BlockingPool`'s two (a hung write would hold it for good),
+        // and a bounded wait.
         let finished: Result<Void, SystemCallError>? = await DedicatedThread.run(within: action.timeout) {
             do throws(SystemCallError) {
                 if action.append {
