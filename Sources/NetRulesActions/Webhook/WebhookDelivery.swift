@@ -211,7 +211,8 @@ struct WebhookDelivery: Sendable {
     /// Deletes what `failed/` holds beyond its limits, and says so.
     func rotateFailed() async {
         let (outbox, limits) = (self.outbox, self.limits)
-        report(await BlockingPool.shared.run { outbox.rotateFailed(keeping: limits.failed, maximumAge: limits.failedAge) })
+        report(
+            await BlockingPool.shared.run { outbox.rotateFailed(keeping: limits.failed, maximumAge: limits.failedAge) })
     }
 
     /// Logs what a rotation of `failed/` deleted, and why; nothing when it deleted nothing.
