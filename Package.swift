@@ -96,7 +96,7 @@ let package = Package(
             name: "NetRulesBench",
             dependencies: [
                 "NetRulesCLI", "NetRulesCore", "NetRulesConfig", "NetRulesDaemon", "NetRulesLinux", "NetRulesMQTT",
-                "NetRulesSystem",
+                "NetRulesSystem", "NetRulesTesting",
             ],
             swiftSettings: swiftSettings
         ),

@@ -41,7 +41,7 @@ enum DaemonBenchmark {
         """
 
     static func run(events: Int, netrules: String) async throws -> Report {
-        let namespace = try await BenchNamespace(netrules: netrules)
+        let namespace = try await BenchTestbed(netrules: netrules)
         do {
             let report = try await measure(in: namespace, events: events)
             await namespace.tearDown()
@@ -52,8 +52,8 @@ enum DaemonBenchmark {
         }
     }
 
-    private static func measure(in namespace: BenchNamespace, events: Int) async throws -> Report {
-        try await namespace.addVethPair("nrb0", "nrb1")
+    private static func measure(in namespace: BenchTestbed, events: Int) async throws -> Report {
+        try namespace.addVethPair("nrb0", "nrb1")
         let rulesFile = namespace.directory + "/bench.yaml"
         try LoadBenchmark.write(rules + "\n", to: rulesFile)
         _ = try await namespace.startDaemon(rules: rulesFile)

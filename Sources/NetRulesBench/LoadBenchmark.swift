@@ -59,9 +59,9 @@ enum LoadBenchmark {
     static func manyRules(
         rules: Int = 1_000, firing: Int = 100, rounds: Int = 5, netrules: String
     ) async throws -> ManyRules {
-        let namespace = try await BenchNamespace(netrules: netrules)
+        let namespace = try await BenchTestbed(netrules: netrules)
         do {
-            try await namespace.addVethPair("nrb0", "nrb1")
+            try namespace.addVethPair("nrb0", "nrb1")
             let file = namespace.directory + "/load.yaml"
             try write(manyRulesFile(rules: rules, firing: firing), to: file)
             _ = try await namespace.startDaemon(rules: file)
@@ -110,7 +110,7 @@ enum LoadBenchmark {
     }
 
     static func flood(rate: Int = 10_000, seconds: Int = 10, netrules: String) async throws -> Flood {
-        let namespace = try await BenchNamespace(netrules: netrules)
+        let namespace = try await BenchTestbed(netrules: netrules)
         do {
             guard let perl = BenchProcess.resolve("perl") else {
                 throw CommandError.runtime("the flood benchmark's plugin is a line of perl, and perl is not installed")
@@ -239,7 +239,7 @@ enum LoadBenchmark {
     }
 
     static func backlog(webhooks: Int, netrules: String) async throws -> Backlog {
-        let namespace = try await BenchNamespace(netrules: netrules)
+        let namespace = try await BenchTestbed(netrules: netrules)
         do {
             guard let perl = BenchProcess.resolve("perl"), let python = BenchProcess.resolve("python3") else {
                 throw CommandError.runtime("the webhook backlog needs perl and python3 (its HTTP server)")

@@ -165,7 +165,7 @@ enum MQTTBenchmark {
     // MARK: Latency
 
     static func measureLatency(changes: Int, netrules: String) async throws -> Latency {
-        let namespace = try await BenchNamespace(netrules: netrules)
+        let namespace = try await BenchTestbed(netrules: netrules)
         var broker: BenchBroker?
         var feed: Feed?
         var subscriber: Subscriber?
@@ -268,7 +268,7 @@ enum MQTTBenchmark {
     // MARK: Backlog
 
     static func measureBacklog(actions: Int, netrules: String) async throws -> Backlog {
-        let namespace = try await BenchNamespace(netrules: netrules)
+        let namespace = try await BenchTestbed(netrules: netrules)
         var broker: BenchBroker?
         var feed: Feed?
         var subscriber: Subscriber?

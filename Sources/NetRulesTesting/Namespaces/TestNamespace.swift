@@ -71,6 +71,13 @@ package final class TestNamespace: Sendable {
         try TestNamespace.shell(["ip", "-n", name] + command.split(separator: " ").map(String.init))
     }
 
+    /// Adds the veth pair `a`–`b`, both ends in this namespace, `b` up (so `a` has carrier once it
+    /// is up).
+    package func addVethPair(_ a: String, _ b: String) throws {
+        try ip("link", "add", a, "type", "veth", "peer", "name", b)
+        try ip("link", "set", b, "up")
+    }
+
     /// Runs many `ip` commands in one process (`ip -batch`), as fast as iproute2 can send them.
     package func batch(_ commands: [String], force: Bool = false) throws {
         let file = "/tmp/\(name)-batch-\(UInt32.random(in: 0...UInt32.max)).txt"

@@ -2,20 +2,24 @@ import NetRulesCLI
 import NetRulesCore
 import NetRulesDaemon
 internal import NetRulesSystem
+import NetRulesTesting
 
-/// A network namespace of the benchmark's own, with the daemon and the processes started in it,
-/// all removed by `tearDown()` however the benchmark ends. Nothing in it reaches outside: it holds
-/// only loopback and veth pairs whose both ends are inside.
-final class BenchNamespace: @unchecked Sendable {
-    let name: String
+/// A benchmark's daemon and the processes it starts, in a network namespace of the benchmark's
+/// own (NetRulesTesting's `TestNamespace`, the tests' one helper), all removed by `tearDown()`
+/// however the benchmark ends. Nothing in it reaches outside: it holds only loopback and veth
+/// pairs whose both ends are inside.
+final class BenchTestbed: @unchecked Sendable {
+    let namespace: TestNamespace
     /// The `netrules` executable whose daemon `startDaemon` starts.
     let netrules: String
     /// A fresh directory under /tmp for rules, state, stamps and logs.
     let directory: String
     private var tasks: [Task<Void, Never>] = []
 
+    /// The namespace's name (`nrbench-<random>`), which the work directory's path holds too.
+    var name: String { namespace.name }
     /// The network namespace's path, for threads that join it.
-    var path: String { "/run/netns/" + name }
+    var path: String { namespace.path }
 
     /// Creates `nrbench-<random>` with its loopback up, and a work directory; its daemon will be
     /// `netrules`.
@@ -25,22 +29,23 @@ final class BenchNamespace: @unchecked Sendable {
         guard BenchProcess.isRoot else {
             throw CommandError.runtime("this benchmark makes a network namespace: run it as root")
         }
-        name = "nrbench-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        directory = "/tmp/" + name
-        try await BenchProcess.check(["mkdir", "-m", "0700", directory])
-        try await BenchProcess.check(["ip", "netns", "add", name])
-        try await ip("link", "set", "lo", "up")
-    }
-
-    /// Runs `ip -n NAME ARGS…`.
-    func ip(_ arguments: String...) async throws {
-        try await BenchProcess.check(["ip", "-n", name] + arguments)
+        do {
+            namespace = try TestNamespace.create(prefix: "nrbench")
+        } catch {
+            throw CommandError.runtime("cannot make the benchmark's network namespace: \(error)")
+        }
+        directory = "/tmp/" + namespace.name
+        do {
+            try await BenchProcess.check(["mkdir", "-m", "0700", directory])
+        } catch {
+            namespace.delete()
+            throw error
+        }
     }
 
     /// Adds the veth pair `a`–`b`, both ends in the namespace, `b` up (so `a` has carrier when up).
-    func addVethPair(_ a: String, _ b: String) async throws {
-        try await ip("link", "add", a, "type", "veth", "peer", "name", b)
-        try await ip("link", "set", b, "up")
+    func addVethPair(_ a: String, _ b: String) throws {
+        try namespace.addVethPair(a, b)
     }
 
     /// Starts `argv` inside the namespace (in a process group of its own), output to `log`; it runs
@@ -83,7 +88,7 @@ final class BenchNamespace: @unchecked Sendable {
         for task in tasks { await task.value }
         tasks = []
         _ = await BenchProcess.run(["sh", "-c", "ip netns pids \(name) | xargs -r kill -9"])
-        _ = await BenchProcess.run(["ip", "netns", "del", name])
+        namespace.delete()
         if directory.hasPrefix("/tmp/nrbench-") { _ = await BenchProcess.run(["rm", "-rf", directory]) }
     }
 }
