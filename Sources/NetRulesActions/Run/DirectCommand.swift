@@ -94,28 +94,52 @@ struct DirectCommand: Equatable, Sendable {
     /// exported, and always exports `PWD`, keeping an inherited one only when it is absolute and
     /// names the working directory. Nil when the working directory cannot be examined.
     static func exportedByShell(_ entries: [[UInt8]], workingDirectory: String?) -> [[UInt8]]? {
-        var names: [[UInt8]] = []
-        var values: [[UInt8]: [UInt8]] = [:]
-        for entry in entries {
-            let entry = entry.prefix { $0 != 0 }
-            guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            let name = Array(entry[..<equals])
-            guard isShellName(name) else { continue }
-            if values.updateValue(Array(entry[(equals + 1)...]), forKey: name) == nil { names.append(name) }
+        // Each entry with a valid shell name, cut at a NUL, with where its name ends and its place.
+        typealias Kept = (entry: [UInt8], nameEnd: Int, place: Int)
+        var kept: [Kept] = []
+        kept.reserveCapacity(entries.count + 1)
+        for whole in entries {
+            let entry = whole.firstIndex(of: 0).map { Array(whole[..<$0]) } ?? whole
+            guard let equals = entry.firstIndex(of: UInt8(ascii: "=")), isShellName(entry[..<equals]) else { continue }
+            kept.append((entry, equals, kept.count))
         }
-        func reset(_ name: String, to value: String) {
-            if values[Array(name.utf8)] != nil { values[Array(name.utf8)] = Array(value.utf8) }
+        func name(_ item: Kept) -> ArraySlice<UInt8> { item.entry[..<item.nameEnd] }
+        // Each name once, the last entry's value in the first one's place: sorting by name (then
+        // place) puts the entries of one name side by side. A firing's environment is sorted with
+        // each name once already (`FiringEnvironment`), so it is only checked, in one pass: no
+        // name is hashed or sorted on the way from a change to its actions.
+        let ordered = zip(kept, kept.dropFirst()).allSatisfy { name($0).lexicographicallyPrecedes(name($1)) }
+        if !ordered {
+            var unique: [Kept] = []
+            for item in kept.sorted(by: { a, b in
+                name(a).lexicographicallyPrecedes(name(b)) || (name(a).elementsEqual(name(b)) && a.place < b.place)
+            }) {
+                if let last = unique.last, name(last).elementsEqual(name(item)) {
+                    unique[unique.count - 1].entry = item.entry
+                } else {
+                    unique.append(item)
+                }
+            }
+            kept = unique.sorted { $0.place < $1.place }
         }
-        reset("IFS", to: " \t\n")
-        reset("OPTIND", to: "1")
-        reset("PPID", to: String(getpid()))
-
-        let pwd = Array("PWD".utf8)
-        guard let choice = exportedPWD(inherited: values[pwd], workingDirectory: workingDirectory) else { return nil }
-        if case .set(let physical) = choice, values.updateValue(Array(physical.utf8), forKey: pwd) == nil {
-            names.append(pwd)
+        // dash resets IFS, OPTIND and PPID if they are exported, and decides PWD.
+        var pwd: Int?
+        for index in kept.indices where kept[index].nameEnd <= 6 {
+            switch String(decoding: name(kept[index]), as: UTF8.self) {
+            case "IFS": kept[index].entry = Array("IFS= \t\n".utf8)
+            case "OPTIND": kept[index].entry = Array("OPTIND=1".utf8)
+            case "PPID": kept[index].entry = Array("PPID=\(getpid())".utf8)
+            case "PWD": pwd = index
+            default: break
+            }
         }
-        return names.map { $0 + [UInt8(ascii: "=")] + values[$0]! }
+        let inherited = pwd.map { Array(kept[$0].entry[(kept[$0].nameEnd + 1)...]) }
+        guard let choice = exportedPWD(inherited: inherited, workingDirectory: workingDirectory) else { return nil }
+        if case .set(let physical) = choice {
+            let entry = Array("PWD=\(physical)".utf8)
+            if let pwd { kept[pwd].entry = entry } else { kept.append((entry, 3, kept.count)) }
+        }
+        return kept.map(\.entry)
     }
 
     /// What dash does with `PWD`: keeps an inherited one that is absolute and names the working
