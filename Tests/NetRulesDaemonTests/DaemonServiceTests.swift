@@ -2,6 +2,7 @@ import Foundation
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
+import NetRulesLinux
 import NetRulesTesting
 import Testing
 
@@ -24,10 +25,12 @@ struct DaemonServiceTests {
         let log = CapturingLogSink()
         let running: Task<Int32, Never>
 
-        /// - Parameter observers: the observers to run instead of the scripted one.
+        /// - Parameters:
+        ///   - observers: the observers to run instead of the scripted one.
+        ///   - attached: services to attach, as `netrules run` attaches its own.
         init(
             rules: String = DaemonServiceTests.rules, store: MemoryStateStore = MemoryStateStore(),
-            in directory: String? = nil, observers: [ObserverPlan.Entry]? = nil
+            in directory: String? = nil, observers: [ObserverPlan.Entry]? = nil, attached: [AttachedService] = []
         )
             throws
         {
@@ -48,6 +51,7 @@ struct DaemonServiceTests {
             options.services.actions = { _ in actions }
             options.services.stateStore = { _ in store }
             options.services.observers = { _, _, _ in entries }
+            options.services.attached = attached
             let daemon = Daemon(options: options)
             self.daemon = daemon
             running = Task { await daemon.run() }
@@ -61,6 +65,24 @@ struct DaemonServiceTests {
         func rewrite(_ rules: String) throws {
             try rules.write(toFile: directory + "/rules.yaml", atomically: true, encoding: .utf8)
         }
+    }
+
+    /// The MQTT client is attached to every daemon, and is idle without an `mqtt:` section: it
+    /// watches no fact (a watcher turns on the Wi-Fi signal's sampling, a wake-up every interval
+    /// on a laptop whose rules never read `signal`). A `watch` client does turn it on.
+    @Test func withoutAnMQTTSectionTheFleetWatchesNoFactAndTheSignalIsNotSampled() async throws {
+        let harness = try Harness(attached: [
+            FleetService(environment: [:], version: "test", logger: .disabled).attached
+        ])
+        try await harness.ready()
+        // The fleet service has read the rule set by now (its first notice), and stayed idle.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(await harness.daemon.signalSampling.interval == nil)
+        let watching = await harness.daemon.factChanges()
+        #expect(await harness.daemon.signalSampling.interval != nil)
+        withExtendedLifetime(watching) {}
+        harness.daemon.shutdown()
+        _ = await harness.running.value
     }
 
     @Test func aFiringIsJournaledBeforeItIsSubmittedAndShutdownWaitsForItsActions() async throws {

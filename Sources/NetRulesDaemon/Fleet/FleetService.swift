@@ -50,15 +50,18 @@ package final class FleetService: Sendable {
     package func run(_ daemon: Daemon) async throws {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
         await daemon.reportFleetStatus { [weak self] in self?.status() }
-        let facts = await daemon.factChanges()
         let notices = await daemon.fleetNotices()
-        let forwarders = [
-            Task(executorPreference: TaskPlacement.preferred) { for await c in facts { feed.yield(.fact(c)) } },
-            Task(executorPreference: TaskPlacement.preferred) { for await n in notices { feed.yield(.notice(n)) } },
-        ]
+        let noticeForwarder = Task(executorPreference: TaskPlacement.preferred) {
+            for await n in notices { feed.yield(.notice(n)) }
+        }
+        // Fact changes only while a session has a link to publish them: without `mqtt:` the daemon
+        // keeps no watcher for the fleet, so a fact update costs no stream hops here and does not
+        // turn on the Wi-Fi signal's sampling (any watcher does).
+        var factForwarder: Task<Void, Never>?
         var session: Session?
         defer {
-            for task in forwarders { task.cancel() }
+            noticeForwarder.cancel()
+            factForwarder?.cancel()
         }
         await withTaskCancellationHandler {
             for await input in inputs {
@@ -68,11 +71,22 @@ package final class FleetService: Sendable {
                         await daemon.brokerChanged(nil)
                         await session?.stop()
                         session = nil
+                        factForwarder?.cancel()
+                        factForwarder = nil
                         current.withLock { $0 = nil }
                         if let settings = ruleSet.mqtt {
+                            // Watching before the snapshot: a change between the two is published twice, never lost.
+                            let facts = await daemon.factChanges()
+                            factForwarder = Task(executorPreference: TaskPlacement.preferred) {
+                                for await c in facts { feed.yield(.fact(c)) }
+                            }
                             session = start(
                                 settings, facts: await daemon.facts(), feed: feed,
                                 report: daemon.reportSubscribedFacts)
+                            if session == nil {
+                                factForwarder?.cancel()
+                                factForwarder = nil
+                            }
                         }
                         await daemon.brokerChanged(session?.link)
                     }
