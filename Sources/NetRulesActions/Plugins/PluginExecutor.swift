@@ -10,17 +10,26 @@ struct PluginExecutor: Sendable {
     var outputLimit = 16 * 1024
 
     func execute(_ action: PluginAction, in context: ActionContext, result: ActionResult) async -> ActionResult {
-        // Made on the blocking pool, off the daemon's loop: the plugin's search, the account's
-        // lookup, and the environment and input document of every known fact.
-        let prepared = await BlockingPool.shared.run { () -> Result<ChildProcess, Unstarted> in
-            prepare(action, in: context, result: result)
+        // One job on the blocking pool, off the daemon's loop: the plugin's search, the account's
+        // lookup, the environment and input document of every known fact, and the spawn.
+        let started = await BlockingPool.shared.run {
+            () -> Result<(ChildProcess, Result<StartedChild, SystemCallError>), Unstarted> in
+            prepare(action, in: context, result: result).map { process in
+                do throws(SystemCallError) {
+                    return (process, .success(try process.start()))
+                } catch {
+                    return (process, .failure(error))
+                }
+            }
         }
-        switch prepared {
+        let outcome: Result<ChildProcessOutcome, SystemCallError>
+        switch started {
         case .failure(let unstarted): return unstarted.result
-        case .success(let process):
-            return await ProcessActionReport.run(
-                process, result: result, what: "plugin '\(action.name)'", secrets: context.secrets)
+        case .success((_, .failure(let error))): outcome = .failure(error)
+        case .success((let process, .success(let child))): outcome = .success(await process.supervise(child))
         }
+        return ProcessActionReport.report(
+            outcome, timeout: action.timeout, result: result, what: "plugin '\(action.name)'", secrets: context.secrets)
     }
 
     /// An action that does not start, with its result.

@@ -40,41 +40,60 @@ struct RunExecutor: Sendable {
     }
 
     func execute(_ action: RunAction, in context: ActionContext, result: ActionResult) async -> ActionResult {
-        // Made on the blocking pool, off the daemon's loop: the account's lookup, the environment
-        // of every known fact, and a direct start's PATH search and `cwd:` checks.
-        let prepared = await BlockingPool.shared.run { prepare(action, in: context, result: result) }
-        let process: ChildProcess
-        let direct: DirectCommand?
-        switch prepared {
+        // One job on the blocking pool, off the daemon's loop: the account's lookup, the
+        // environment of every known fact, a direct start's PATH search and `cwd:` checks, and the
+        // spawn (it returns once the program exec'd).
+        let started = await BlockingPool.shared.run { () -> Started in
+            switch prepare(action, in: context, result: result) {
+            case .unstarted(let unstarted): return .unstarted(unstarted)
+            case .ready(let process, let direct): return Self.start(process, direct: direct)
+            }
+        }
+        let outcome: Result<ChildProcessOutcome, SystemCallError>
+        switch started {
         case .unstarted(let unstarted): return unstarted
-        case .ready(let ready, let start):
-            process = ready
-            direct = start
+        case .failed(let error): outcome = .failure(error)
+        case .running(let process, let child, let direct):
+            let ended = await process.supervise(child)
+            outcome = .success(direct ? DirectCommand.reportedAsShell(ended, outputLimit: outputLimit) : ended)
         }
-        if let direct {
-            var directProcess = process
-            directProcess.executablePath = direct.executablePath
-            directProcess.arguments = direct.arguments
-            directProcess.environment = direct.environment
-            let outcome: Result<ChildProcessOutcome, SystemCallError>
-            do {
-                outcome = .success(
-                    DirectCommand.reportedAsShell(try await directProcess.run(), outputLimit: outputLimit))
-            } catch {
-                outcome = .failure(error)
-            }
-            if !Self.shellTakesOver(outcome) {
-                return ProcessActionReport.report(
-                    outcome, timeout: action.timeout, result: result, what: "command", secrets: context.secrets)
-            }
-        }
-        return await ProcessActionReport.run(process, result: result, what: "command", secrets: context.secrets)
+        return ProcessActionReport.report(
+            outcome, timeout: action.timeout, result: result, what: "command", secrets: context.secrets)
     }
 
     /// What `execute` starts: the shell's process and, for a command of plain words, the direct start.
     private enum Prepared: Sendable {
         case unstarted(ActionResult)
         case ready(ChildProcess, direct: DirectCommand?)
+    }
+
+    /// What the pool job made of it.
+    private enum Started: Sendable {
+        case unstarted(ActionResult)
+        case failed(SystemCallError)
+        /// `direct`: started without the shell, so its end is reported as the shell would have.
+        case running(ChildProcess, StartedChild, direct: Bool)
+    }
+
+    /// Blocking: the direct start when there is one, else (or when it answers ENOEXEC: a script
+    /// without an interpreter line) the shell's.
+    private static func start(_ process: ChildProcess, direct: DirectCommand?) -> Started {
+        if let direct {
+            var directProcess = process
+            directProcess.executablePath = direct.executablePath
+            directProcess.arguments = direct.arguments
+            directProcess.environment = direct.environment
+            do throws(SystemCallError) {
+                return .running(directProcess, try directProcess.start(), direct: true)
+            } catch {
+                if !shellTakesOver(.failure(error)) { return .failed(error) }
+            }
+        }
+        do throws(SystemCallError) {
+            return .running(process, try process.start(), direct: false)
+        } catch {
+            return .failed(error)
+        }
     }
 
     /// Blocking: reads the account database and stats PATH entries and the working directory.
@@ -118,22 +137,8 @@ extension RunExecutor {
     }
 }
 
-/// Runs a `ChildProcess` for an action and turns its end into an `ActionResult`.
+/// Turns the end of an action's `ChildProcess` into an `ActionResult`.
 enum ProcessActionReport {
-    /// Runs `process` and reports its end; `secrets` are masked in its output.
-    static func run(
-        _ process: ChildProcess, result: ActionResult, what: String, secrets: SecretRedaction
-    ) async -> ActionResult {
-        let outcome: Result<ChildProcessOutcome, SystemCallError>
-        do {
-            outcome = .success(try await process.run())
-        } catch {
-            outcome = .failure(error)
-        }
-        // Every action has a timeout, so `?? .zero` is never used.
-        return report(outcome, timeout: process.timeout ?? .zero, result: result, what: what, secrets: secrets)
-    }
-
     /// The result for a process's end, or for its failure to start; `secrets` are masked in its
     /// output (on the raw bytes, before they are escaped for the log).
     static func report(

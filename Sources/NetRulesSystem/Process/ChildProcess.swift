@@ -82,12 +82,8 @@ package struct ChildProcess: Sendable {
         return nil
     }
 
-    /// Starts the process and waits, without blocking the caller's thread, until it has been reaped.
-    ///
-    /// The spawn runs on `BlockingPool`: it returns only once the child has exec'd (vfork
-    /// semantics), which under load took 14–21 ms, and the caller may be the daemon's loop. The
-    /// child is then supervised by this task, through `Readiness`: on the daemon's loop that is
-    /// watches of its pipes and pidfd, with no thread of its own.
+    /// Starts the process and waits, without blocking the caller's thread, until it has been reaped:
+    /// `start()` on `BlockingPool`, then `supervise(_:standardOutput:)`.
     ///
     /// Cancelling the calling task (the daemon shutting down) stops the process as a timeout
     /// does: SIGTERM to its group, SIGKILL after `terminationGrace`; the outcome says `stopped`.
@@ -99,19 +95,33 @@ package struct ChildProcess: Sendable {
     package func run(
         standardOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) async throws(SystemCallError) -> ChildProcessOutcome {
-        let start = ContinuousClock.now
-        // The input document is made there too, once the program started (it is not needed before).
-        let spawned = await BlockingPool.shared.run { () -> Result<(SpawnedChild, [UInt8]), SystemCallError> in
-            do throws(SystemCallError) {
-                let child = try spawn()
-                return .success((child, makeStandardInput?() ?? standardInput))
-            } catch {
-                return .failure(error)
-            }
+        let started = await BlockingPool.shared.run { () -> Result<StartedChild, SystemCallError> in
+            do throws(SystemCallError) { return .success(try start()) } catch { return .failure(error) }
         }
-        let (child, input) = try spawned.get()
+        return await supervise(try started.get(), standardOutput: standardOutput)
+    }
+
+    /// Blocking: spawns the program and makes the bytes for its stdin (the input document is not
+    /// needed before the program started). The spawn returns only once the child has exec'd (vfork
+    /// semantics), which under load took 14–21 ms: call it on `BlockingPool`, never on the daemon's
+    /// loop, and in the same job as the rest of an action's blocking preparation (one hop there
+    /// and back per action).
+    /// - Throws: `SystemCallError` when the pipes or the spawn fail (for example ENOENT).
+    package func start() throws(SystemCallError) -> StartedChild {
+        let started = ContinuousClock.now
+        let child = try spawn()
+        return StartedChild(child: child, input: makeStandardInput?() ?? standardInput, start: started)
+    }
+
+    /// Supervises a child `start()` spawned from this process, by this task, until it is reaped,
+    /// through `Readiness`: on the daemon's loop that is watches of its pipes and pidfd, with no
+    /// thread of its own. Cancelling the task stops it as `run` says.
+    package func supervise(
+        _ started: StartedChild, standardOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
+    ) async -> ChildProcessOutcome {
         var supervisor = ChildProcessSupervisor(
-            child: child, process: self, input: input, start: start, streamingOutput: standardOutput)
+            child: started.child, process: self, input: started.input, start: started.start,
+            streamingOutput: standardOutput)
         return await supervisor.superviseUntilReaped()
     }
 
@@ -237,6 +247,14 @@ package struct ChildProcess: Sendable {
 }
 
 /// The parent's side of a started child.
+/// A child `ChildProcess.start()` spawned, with what its stdin gets, for `supervise`.
+package struct StartedChild: Sendable {
+    let child: SpawnedChild
+    let input: [UInt8]
+    /// When the spawn began: the timeout counts from here.
+    let start: ContinuousClock.Instant
+}
+
 struct SpawnedChild: Sendable {
     var pid: pid_t
     var pidfd: FileDescriptor?
