@@ -58,7 +58,10 @@ final class MemoryStateStore: StateStore, @unchecked Sendable {
     func open() -> (state: PersistedState?, journalOpen: Bool) { (saved.restored, true) }
     func append(_ line: JournalDelta) throws { files.withLock { $0.apply(.appendJournal(line)) } }
     func requestFlush() {}
-    func writeSnapshot(_ state: PersistedState) throws { files.withLock { $0.apply(.writeSnapshot(state)) } }
+    func writeSnapshot(_ state: PersistedState, failed: @escaping @Sendable (StateFileError) -> Void) {
+        files.withLock { $0.apply(.writeSnapshot(state)) }
+    }
+    nonisolated(nonsending) func finishWriting() async {}
     func setAside(because reason: String) { files.withLock { $0 = SavedFiles() } }
 }
 

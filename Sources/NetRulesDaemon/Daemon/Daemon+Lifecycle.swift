@@ -207,16 +207,14 @@ extension Daemon {
         }
     }
 
-    /// Replaces the saved state with a snapshot and empties the journal.
-    func writeSnapshot(_ state: PersistedState) async {
-        do {
-            // Known to block the loop (two fsyncs; 12-14 ms measured under load, 239 ms once beside
-            // two builds): excused from the loop's debug check by name until snapshots are written
-            // beside the journal instead of on the loop (design note 0004, issue 23 point 2).
-            try LoopBudget.excusing("state.json snapshot") { try store.writeSnapshot(state) }
-        } catch {
+    /// Replaces the saved state with a snapshot and empties the journal: the journal moves on to
+    /// a new segment here, the snapshot is written on the pool (`SnapshotWriter`), and a failure
+    /// reaches the core as `DaemonEvent.snapshotFailed`.
+    func writeSnapshot(_ state: PersistedState) {
+        let (logger, events) = (self.logger, self.events)
+        store.writeSnapshot(state) { error in
             logger.log(.error, "cannot persist the rule state", error: error)
-            await perform(.snapshotFailed)
+            events.yield(.snapshotFailed)
         }
     }
 }

@@ -152,6 +152,8 @@ package actor Daemon: DaemonQueries {
             await perform(event)
             if core.phase == .stopped { break }
         }
+        // The last snapshot is written on the pool: the state is durable once it is.
+        await store.finishWriting()
 
         // Nothing handles events any more: refuse the reloads still waiting (and, through
         // `reloadOnRequest`, those that come), so a control client never waits on a stopped daemon
@@ -217,7 +219,7 @@ package actor Daemon: DaemonQueries {
             case .appendJournal(let line):
                 appended = await append(line) || appended
             case .writeSnapshot(let state):
-                await writeSnapshot(state)
+                writeSnapshot(state)
             case .setAsideStateFile(let reason):
                 store.setAside(because: reason)
             case .factsChanged(let changes):

@@ -7,15 +7,17 @@ import NetRulesCore
 /// about 1.5 ms against ~0.1 ms; and a reading error names the key path, where a `DecodingError`
 /// is a Swift debug dump.)
 ///
-/// The document: `{"inflight": [firing…], "next_firing": N, "snapshots": [facts…], "removed": […],
+/// The document: `{"inflight": [firing…], "journal_from": N, "next_firing": N, "snapshots": [facts…], "removed": […],
 /// "retired": […], "rules": {name: rule}, "version": 1}` — `removed` and `retired` only in journal
-/// lines, `snapshots` only when a firing is in flight. A fact value is `{"s": "Office"}`,
+/// lines, `journal_from` only in `state.json` (`PersistedState.journalFrom`), `snapshots` only when
+/// a firing is in flight. A fact value is `{"s": "Office"}`,
 /// `{"x": "4fff"}` (bytes, hex), `{"n": -61}`, `{"b": true}` or `{"l": [...]}`; `null` is absent.
 extension PersistedState {
     /// The state file's bytes; the same state always gives the same bytes (keys sorted, no
     /// timestamp), so an unchanged state is not rewritten.
     func encoded() -> [UInt8] {
-        Self.document(rules: rules, inflight: inflight, nextFiring: nextFiringNumber).compactBytes
+        Self.document(rules: rules, inflight: inflight, nextFiring: nextFiringNumber, journalFrom: journalFrom)
+            .compactBytes
     }
 
     /// Reads a state file (or the state part of a journal line).
@@ -32,6 +34,7 @@ extension PersistedState {
         }
         self.init()
         nextFiringNumber = try document.integer("next_firing") ?? 1
+        journalFrom = try document.integer("journal_from")
         if let saved = try document.object("rules") {
             for (name, _) in saved.all {
                 guard let rule = try saved.object(name) else { continue }
@@ -75,8 +78,8 @@ extension PersistedState {
 
     /// The document for a state (and, with `removed` and `retired`, for a journal line).
     static func document(
-        rules: [String: SavedRule], inflight: [SavedFiring], nextFiring: Int, removed: [String] = [],
-        retired: [String] = []
+        rules: [String: SavedRule], inflight: [SavedFiring], nextFiring: Int, journalFrom: Int? = nil,
+        removed: [String] = [], retired: [String] = []
     ) -> JSONValue {
         let ruleMembers: [(String, JSONValue)] = rules.keys.sorted().map { name in (name, rules[name]!.document) }
         // Firings of one update share one fact snapshot (all the facts known then, which with many
@@ -106,9 +109,9 @@ extension PersistedState {
                 ("time", .string(f.time)),
             ])
         }
-        var members: [(String, JSONValue)] = [
-            ("inflight", .array(firings)), ("next_firing", .number(Double(nextFiring))),
-        ]
+        var members: [(String, JSONValue)] = [("inflight", .array(firings))]
+        if let journalFrom { members.append(("journal_from", .number(Double(journalFrom)))) }
+        members.append(("next_firing", .number(Double(nextFiring))))
         if !snapshots.isEmpty { members.append(("snapshots", .array(snapshots))) }
         if !removed.isEmpty { members.append(("removed", .array(removed.map(JSONValue.string)))) }
         if !retired.isEmpty { members.append(("retired", .array(retired.map(JSONValue.string)))) }

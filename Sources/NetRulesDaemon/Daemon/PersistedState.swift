@@ -42,11 +42,17 @@ package struct PersistedState {
     var rules: [String: SavedRule] = [:]
     var inflight: [SavedFiring] = []
     var nextFiringNumber = 1
+    /// In `state.json`: the first journal segment this state does not hold (it holds every segment
+    /// before it); nil in a file from before segments, after which every segment is read.
+    var journalFrom: Int?
 
     static let fileName = "state.json"
 
     /// Applies one journal line. Lines set values rather than adjust them, so replaying a line the
-    /// state already holds (a crash between a compaction's rename and its truncation) is harmless.
+    /// state already holds changes nothing as long as the state is what the lines made it; a
+    /// snapshot can hold less than its lines (the start drops firings of changed rules, a line that
+    /// could not be written is only in the snapshot), so a covered segment is skipped by
+    /// `journalFrom` instead of replayed.
     mutating func apply(_ delta: JournalDelta) {
         for name in delta.removedRules { rules[name] = nil }
         for (name, rule) in delta.rules { rules[name] = rule }
@@ -62,11 +68,13 @@ package struct PersistedState {
         nextFiringNumber = max(nextFiringNumber, delta.nextFiringNumber)
     }
 
-    /// What a starting daemon restores from the bytes of `state.json` (nil: no file) and the
-    /// journal's lines: the state file with every line that decodes applied in order.
+    /// What a starting daemon restores from the bytes of `state.json` (nil: no file) and the lines
+    /// of the journal's segments (`StateJournal`), oldest first: the state file with every line of
+    /// the segments it does not cover (`journalFrom`) that decodes applied in order.
     /// - Returns: the state (nil when there is neither), why the state file could not be used (it
-    ///   is then left out), and how many journal lines were damaged and skipped.
-    static func restore(stateFile: [UInt8]?, journal: [[UInt8]]) -> (
+    ///   is then left out, and every segment is read), and how many journal lines were damaged and
+    ///   skipped.
+    static func restore(stateFile: [UInt8]?, segments: [(number: Int, lines: [[UInt8]])]) -> (
         state: PersistedState?, stateFileProblem: JSONValue.ShapeError?, skippedLines: Int
     ) {
         var restored: PersistedState?
@@ -78,17 +86,27 @@ package struct PersistedState {
                 problem = error
             }
         }
+        let from = restored?.journalFrom ?? 0
         var skipped = 0
-        for line in journal {
-            // Dropping is right: a damaged line is counted and reported by the caller; the lines
-            // after it still apply, since each sets values rather than adjusting them.
-            guard let delta = try? JournalDelta(decoding: line) else {
-                skipped += 1
-                continue
+        for segment in segments where segment.number >= from {
+            for line in segment.lines {
+                // Dropping is right: a damaged line is counted and reported by the caller; the lines
+                // after it still apply, since each sets values rather than adjusting them.
+                guard let delta = try? JournalDelta(decoding: line) else {
+                    skipped += 1
+                    continue
+                }
+                restored = restored ?? PersistedState()
+                restored!.apply(delta)
             }
-            restored = restored ?? PersistedState()
-            restored!.apply(delta)
         }
         return (restored, problem, skipped)
+    }
+
+    /// `restore(stateFile:segments:)` with lines that all follow the state file.
+    static func restore(stateFile: [UInt8]?, journal: [[UInt8]]) -> (
+        state: PersistedState?, stateFileProblem: JSONValue.ShapeError?, skippedLines: Int
+    ) {
+        restore(stateFile: stateFile, segments: [(.max, journal)])
     }
 }

@@ -2,7 +2,8 @@
 import NetRulesSystem
 import Synchronization
 
-/// The append-only half of the daemon's persisted state: `journal.jsonl` beside `state.json`.
+/// The append-only half of the daemon's persisted state: numbered segments `journal.<n>.jsonl`
+/// beside `state.json`.
 ///
 /// Between an event and its action the daemon only appends one line, with one write(2), holding
 /// what changed (the rules whose state changed and the in-flight firings); the page cache keeps it
@@ -13,36 +14,79 @@ import Synchronization
 /// is rewritten (and fsynced) only when the journal is compacted: at start, when it has grown past
 /// `DaemonCore.compactionLines`, and at shutdown — never on the hot path.
 ///
+/// A compaction starts a new segment (`rotate()`) on the loop, so appends go on at once, and
+/// `SnapshotWriter` writes `state.json` and deletes the segments before the new one on the pool.
+/// A reader takes `state.json`, then the segments it does not cover in order: the old single
+/// `journal.jsonl` (segment 0) first, then `journal.<n>.jsonl` by number.
+///
 /// Power loss can lose the lines appended since the last completed fdatasync (a few milliseconds
-/// after an event); design note 0004 says what that means for the firings.
+/// after an event), and the lines of a segment whose directory entry is not yet durable (the
+/// snapshot that rotated to it fsyncs the directory); design note 0004 says what that means for the
+/// firings.
 final class StateJournal {
+    /// The one journal file of netrules before segments: read as segment 0, the oldest.
     static let fileName = "journal.jsonl"
     /// A journal line longer than this is not read back (the state of thousands of rules would be
     /// less; a longer line is damage).
     static let maximumLineBytes = 16 * 1024 * 1024
 
-    let path: String
-    private let fd: CInt
-    /// Lines appended since the last compaction.
+    let directory: String
+    /// The segment appended to.
+    private(set) var segment: Int
+    private var fd: CInt
+    /// The lines of this segment: those it held when opened and those appended since.
     private(set) var lineCount: Int
-    private let flusher: Flusher
+    private var flusher: Flusher
 
-    /// Opens (creating, mode 0600) the journal in `directory` for appending.
+    /// The file of segment `number` in `directory`: `journal.jsonl` for 0.
+    static func path(ofSegment number: Int, in directory: String) -> String {
+        directory + "/" + (number == 0 ? fileName : "journal.\(number).jsonl")
+    }
+
+    /// The segment a file name names: 0 for `journal.jsonl`, n for `journal.<n>.jsonl` (n ≥ 1 in
+    /// decimal digits without a leading zero), nil for any other name.
+    static func segment(named name: String) -> Int? {
+        if name == fileName { return 0 }
+        guard name.hasPrefix("journal."), name.hasSuffix(".jsonl") else { return nil }
+        let digits = name.utf8.dropFirst("journal.".utf8.count).dropLast(".jsonl".utf8.count)
+        guard let first = digits.first, first != UInt8(ascii: "0"),
+            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let number = Int(String(decoding: digits, as: UTF8.self))
+        else { return nil }
+        return number
+    }
+
+    /// The segments in `directory`, oldest first; a file named otherwise is not one.
+    /// - Throws: `SystemCallError` when the directory cannot be listed.
+    static func segments(in directory: String) throws(SystemCallError) -> [Int] {
+        try sys_listDirectory(directory).get(call: "opendir").compactMap(segment(named:)).sorted()
+    }
+
+    /// Opens (creating, mode 0600) segment `segment` in `directory` for appending.
     /// - Parameters:
     ///   - directory: the state directory.
+    ///   - segment: the segment's number (at least 1).
     ///   - lines: how many lines it already holds (the caller has just read them to restore the
     ///     state, so they are not read again here).
     /// - Throws: `SystemCallError` when it cannot be opened.
-    init(directory: String, lines: Int) throws(SystemCallError) {
-        path = directory + "/" + Self.fileName
-        fd = try sys_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600).get(call: "open")
+    init(directory: String, segment: Int, lines: Int) throws(SystemCallError) {
+        self.directory = directory
+        self.segment = segment
+        fd = try Self.openSegment(Self.path(ofSegment: segment, in: directory))
         lineCount = lines
-        flusher = try Flusher(fd: fd)
+        flusher = Flusher(fd: fd)
     }
 
     deinit {
         // The flusher flushes once more, then closes the descriptor itself.
         flusher.stop()
+    }
+
+    /// The file appended to.
+    var path: String { Self.path(ofSegment: segment, in: directory) }
+
+    private static func openSegment(_ path: String) throws(SystemCallError) -> CInt {
+        try sys_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600).get(call: "open")
     }
 
     /// Appends one line (a newline is added) with one write(2); `requestFlush()` makes it durable.
@@ -63,16 +107,30 @@ final class StateJournal {
         flusher.request()
     }
 
-    /// Empties the journal after its lines were folded into a durable `state.json`.
-    func truncate() throws(SystemCallError) {
-        _ = try sys_ftruncate(fd, 0).get(call: "ftruncate")
-        lineCount = 0
-        flusher.request()
+    /// Continues in segment `segment + 1`: appends go there from now on, and the old segment is
+    /// flushed once more and closed on the pool. A snapshot of the state as it is now covers every
+    /// segment before the new one.
+    /// - Returns: the new segment's number.
+    /// - Throws: `SystemCallError` when the new segment cannot be opened (appends then stay in the
+    ///   old one).
+    func rotate() throws(SystemCallError) -> Int {
+        let next = segment + 1
+        let opened = try Self.openSegment(Self.path(ofSegment: next, in: directory))
+        flusher.stop()
+        (fd, segment, lineCount) = (opened, next, 0)
+        flusher = Flusher(fd: opened)
+        return next
     }
 
-    /// Waits until every line appended so far is on the disk (for shutdown and tests).
+    /// Waits until every line appended so far is on the disk (for tests).
     func flushNow() {
         _ = sys_fdatasync(fd)
+    }
+
+    /// Waits, off the loop, until every line appended so far is on the disk (for shutdown).
+    nonisolated(nonsending) func flushed() async {
+        let flusher = self.flusher
+        await BlockingPool.shared.run { flusher.flushUnlessClosed() }
     }
 
     /// The journal's complete lines, oldest first. A last line without its newline (a write cut off
@@ -107,11 +165,19 @@ final class StateJournal {
         private let fd: CInt
         private let state = Mutex(State())
 
-        init(fd: CInt) throws(SystemCallError) {
+        init(fd: CInt) {
             self.fd = fd
         }
 
         func request() { schedule { $0.requested = true } }
+
+        /// One fdatasync now, on the caller's thread, unless the descriptor is closed (it holds
+        /// the lock meanwhile, so `stop()` cannot close it under the flush: for shutdown only).
+        func flushUnlessClosed() {
+            state.withLock { state in
+                if !state.closed { _ = sys_fdatasync(fd) }
+            }
+        }
 
         func stop() {
             schedule { state in

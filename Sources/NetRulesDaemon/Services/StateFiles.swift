@@ -2,26 +2,32 @@
 import NetRulesCore
 import NetRulesSystem
 
-/// The persisted state in the state directory: `state.json` (replaced atomically) and the
-/// append-only `journal.jsonl` after it (design note 0004, item 3).
+/// The persisted state in the state directory: `state.json` (replaced atomically, off the loop,
+/// by `SnapshotWriter`) and the journal's segments after it (`StateJournal`; design note 0004,
+/// item 3).
 package final class StateFiles: StateStore {
     let directory: String
     let logger: Logger
     /// Names a state file set aside: `state.json.bad-<this>`.
     let startTime: Int
     private(set) var journal: StateJournal?
+    /// The first segment the next snapshot does not hold: the segment appended to.
+    private var nextSegment = 1
+    let writer: SnapshotWriter
 
     package init(directory: String, logger: Logger, startTime: Int) {
         self.directory = directory
         self.logger = logger
         self.startTime = startTime
+        writer = SnapshotWriter(directory: directory, logger: logger)
     }
 
     var stateFile: String { directory + "/" + PersistedState.fileName }
-    var journalFile: String { directory + "/" + StateJournal.fileName }
+    var journalFile: String { journal?.path ?? StateJournal.path(ofSegment: nextSegment, in: directory) }
 
-    /// `state.json` with the journal's lines after it applied; a `state.json` that does not decode
-    /// is set aside, a damaged journal line skipped.
+    /// `state.json` with the lines of the journal segments it does not hold applied, oldest first;
+    /// a `state.json` that does not decode is set aside, a damaged journal line skipped. Appends go
+    /// to a new segment after the last one there.
     package func open() -> (state: PersistedState?, journalOpen: Bool) {
         var bytes: [UInt8]?
         do {
@@ -29,17 +35,27 @@ package final class StateFiles: StateStore {
         } catch {
             setAside(because: "it cannot be read: \(error)")
         }
-        var lines: [[UInt8]] = []
+        var segments: [(number: Int, lines: [[UInt8]])] = []
         do {
-            lines = try StateJournal.readLines(at: journalFile)
+            for number in try StateJournal.segments(in: directory) {
+                let path = StateJournal.path(ofSegment: number, in: directory)
+                do {
+                    segments.append((number, try StateJournal.readLines(at: path)))
+                } catch {
+                    logger.log(.error, "cannot read the state journal '\(path)' (its changes are lost)", error: error)
+                }
+            }
         } catch {
-            logger.log(.error, "cannot read the state journal '\(journalFile)' (its changes are lost)", error: error)
+            logger.log(
+                .error, "cannot list the state directory '\(directory)' (the journal's changes are lost)", error: error)
         }
-        let (restored, problem, skipped) = PersistedState.restore(stateFile: bytes, journal: lines)
+        let (restored, problem, skipped) = PersistedState.restore(stateFile: bytes, segments: segments)
         if let problem { setAside(because: "it is not a netrules state file: \(problem)") }
-        if skipped > 0 { logger.warning("skipped \(skipped) damaged line(s) of the state journal '\(journalFile)'") }
+        if skipped > 0 { logger.warning("skipped \(skipped) damaged line(s) of the state journal in '\(directory)'") }
+        // After every segment there, and never one the state file says it holds.
+        nextSegment = max((segments.last?.number ?? 0) + 1, restored?.journalFrom ?? 1)
         do {
-            journal = try StateJournal(directory: directory, lines: lines.count)
+            journal = try StateJournal(directory: directory, segment: nextSegment, lines: 0)
         } catch {
             logger.log(
                 .error, "cannot open the state journal '\(journalFile)' (every change will rewrite state.json)",
@@ -54,7 +70,7 @@ package final class StateFiles: StateStore {
         do {
             try journal.append(line.encoded())
         } catch {
-            throw StateFileError(.writeFailed, "cannot append to '\(journalFile)'", cause: error)
+            throw StateFileError(.writeFailed, "cannot append to '\(journal.path)'", cause: error)
         }
     }
 
@@ -62,19 +78,26 @@ package final class StateFiles: StateStore {
         journal?.requestFlush()
     }
 
-    /// Replaces `state.json` atomically (flushed to the disk while the journal is open, since the
-    /// journal is emptied behind it), then empties the journal.
-    package func writeSnapshot(_ state: PersistedState) throws {
-        do {
-            try AtomicFile.replace(stateFile, with: state.encoded(), mode: 0o600, sync: journal != nil)
-        } catch {
-            throw StateFileError(.writeFailed, "cannot write '\(stateFile)'", cause: error)
+    /// Starts a new journal segment and encodes the snapshot here; `SnapshotWriter` writes it
+    /// durably on the pool and deletes the segments it holds.
+    package func writeSnapshot(_ state: PersistedState, failed: @escaping @Sendable (StateFileError) -> Void) {
+        if let journal {
+            do {
+                nextSegment = try journal.rotate()
+            } catch {
+                // The snapshot then holds all but this segment's later lines, and the next one retries.
+                logger.log(.error, "cannot start a new segment after '\(journal.path)'", error: error)
+                nextSegment = journal.segment
+            }
         }
-        do {
-            try journal?.truncate()
-        } catch {
-            logger.log(.error, "cannot empty the state journal '\(journalFile)'", error: error)
-        }
+        var saved = state
+        saved.journalFrom = nextSegment
+        writer.submit(SnapshotWriter.Job(bytes: saved.encoded(), covers: nextSegment, failed: failed))
+    }
+
+    package nonisolated(nonsending) func finishWriting() async {
+        await writer.finished()
+        await journal?.flushed()
     }
 
     /// Renames an unusable state file to `state.json.bad-<unix time>` so the daemon starts from a

@@ -10,8 +10,12 @@ package protocol StateStore: AnyObject {
     func append(_ line: JournalDelta) throws
     /// Makes what was appended durable, without waiting.
     func requestFlush()
-    /// Replaces the whole state and empties the journal.
-    func writeSnapshot(_ state: PersistedState) throws
+    /// Replaces the whole state and empties the journal, without waiting: what is appended from now
+    /// on follows the snapshot. One that cannot be written is reported to `failed` (from any thread).
+    func writeSnapshot(_ state: PersistedState, failed: @escaping @Sendable (StateFileError) -> Void)
+    /// Waits until the snapshots asked for so far are written (or failed) and what was appended is
+    /// on the disk: at shutdown.
+    nonisolated(nonsending) func finishWriting() async
     /// Puts the saved state aside because it cannot be used.
     func setAside(because reason: String)
 }

@@ -59,7 +59,7 @@ struct StateJournalTests {
         var replayed = before
         replayed.apply(decoded)
         #expect(replayed.encoded() == after.encoded())
-        // A line replayed twice (a crash between a compaction's rename and its truncation) changes nothing.
+        // A line replayed over a state that already holds it changes nothing.
         replayed.apply(decoded)
         #expect(replayed.encoded() == after.encoded())
     }
@@ -108,46 +108,68 @@ struct StateJournalTests {
     @Test func appendedLinesReadBackAndATornLastLineIsLeftOut() throws {
         let directory = TemporaryDirectory("netrules-journal")
         defer { directory.remove() }
-        let journal = try StateJournal(directory: directory.path, lines: 0)
+        let journal = try StateJournal(directory: directory.path, segment: 1, lines: 0)
+        #expect(journal.path == directory.file("journal.1.jsonl"))
         try journal.append(Array(#"{"version":1,"a":1}"#.utf8))
         try journal.append(Array(#"{"version":1,"a":2}"#.utf8))
         #expect(journal.lineCount == 2)
         // A write cut off by a crash: no newline at the end.
-        let handle = try #require(FileHandle(forWritingAtPath: directory.file(StateJournal.fileName)))
+        let handle = try #require(FileHandle(forWritingAtPath: journal.path))
         handle.seekToEndOfFile()
         handle.write(Data(#"{"version":1,"a"#.utf8))
         try handle.close()
-        let lines = try StateJournal.readLines(at: directory.file(StateJournal.fileName))
+        let lines = try StateJournal.readLines(at: journal.path)
         #expect(
             lines.map { String(decoding: $0, as: UTF8.self) } == [#"{"version":1,"a":1}"#, #"{"version":1,"a":2}"#])
         var info = stat()
-        #expect(stat(directory.file(StateJournal.fileName), &info) == 0 && info.st_mode & 0o777 == 0o600)
-        try journal.truncate()
-        #expect(journal.lineCount == 0)
-        #expect(try StateJournal.readLines(at: directory.file(StateJournal.fileName)).isEmpty)
+        #expect(stat(journal.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
+    @Test func rotatingMovesAppendsToTheNextSegmentAndLeavesTheOldOneWhole() throws {
+        let directory = TemporaryDirectory("netrules-journal")
+        defer { directory.remove() }
+        let journal = try StateJournal(directory: directory.path, segment: 1, lines: 0)
+        try journal.append(Array(#"{"n":0}"#.utf8))
+        #expect(try journal.rotate() == 2)
+        #expect(journal.lineCount == 0 && journal.path == directory.file("journal.2.jsonl"))
+        try journal.append(Array(#"{"n":1}"#.utf8))
+        #expect(try StateJournal.readLines(at: directory.file("journal.1.jsonl")).count == 1)
+        #expect(
+            try StateJournal.readLines(at: journal.path).map { String(decoding: $0, as: UTF8.self) } == [#"{"n":1}"#])
+        #expect(try StateJournal.segments(in: directory.path) == [1, 2])
     }
 
     @Test func aReopenedJournalAppendsAfterItsLinesAndCountsFromThem() throws {
         let directory = TemporaryDirectory("netrules-journal")
         defer { directory.remove() }
         do {
-            let journal = try StateJournal(directory: directory.path, lines: 0)
+            let journal = try StateJournal(directory: directory.path, segment: 1, lines: 0)
             for n in 0..<3 { try journal.append(Array("{\"n\":\(n)}".utf8)) }
             journal.flushNow()
         }
         // The daemon reads the lines to restore its state, then opens the journal with their count.
-        let existing = try StateJournal.readLines(at: directory.file(StateJournal.fileName))
+        let existing = try StateJournal.readLines(at: directory.file("journal.1.jsonl"))
         #expect(existing.count == 3)
-        let reopened = try StateJournal(directory: directory.path, lines: existing.count)
+        let reopened = try StateJournal(directory: directory.path, segment: 1, lines: existing.count)
         try reopened.append(Array(#"{"n":3}"#.utf8))
         #expect(reopened.lineCount == 4)
-        #expect(try StateJournal.readLines(at: directory.file(StateJournal.fileName)).count == 4)
+        #expect(try StateJournal.readLines(at: directory.file("journal.1.jsonl")).count == 4)
     }
 
     @Test func aSymlinkInPlaceOfTheJournalIsRefused() throws {
         let directory = TemporaryDirectory("netrules-journal")
         defer { directory.remove() }
-        #expect(symlink("/etc/passwd", directory.file(StateJournal.fileName)) == 0)
-        #expect(throws: (any Error).self) { try StateJournal(directory: directory.path, lines: 0) }
+        #expect(symlink("/etc/passwd", directory.file("journal.1.jsonl")) == 0)
+        #expect(throws: (any Error).self) { try StateJournal(directory: directory.path, segment: 1, lines: 0) }
+    }
+
+    @Test(
+        arguments: [
+            ("journal.jsonl", 0), ("journal.1.jsonl", 1), ("journal.42.jsonl", 42), ("journal.x.jsonl", nil),
+            ("journal.01.jsonl", nil), ("journal.0.jsonl", nil), ("journal..jsonl", nil), ("journal.-1.jsonl", nil),
+            ("journal.1.jsonl.tmp", nil), ("journal.99999999999999999999.jsonl", nil), ("state.json", nil),
+        ] as [(String, Int?)])
+    func aSegmentIsNamedByItsNumber(name: String, number: Int?) {
+        #expect(StateJournal.segment(named: name) == number)
     }
 }

@@ -1,0 +1,126 @@
+@preconcurrency import Glibc
+import NetRulesCore
+import NetRulesSystem
+import Synchronization
+
+/// Writes `state.json` snapshots on the blocking pool, one at a time, so the daemon's loop never
+/// waits for a disk flush.
+///
+/// A snapshot is written atomically and durably (`AtomicFile.replace` with fsync), then the journal
+/// segments it covers (those before `Job.covers`) are deleted and the directory is fsynced. Only one
+/// job runs at a time: a snapshot asked for while one is written waits for it, and replaces any
+/// snapshot still waiting (the newer state covers everything the older one did, and more).
+///
+/// Safe from any thread; the daemon actor submits, a pool thread writes.
+final class SnapshotWriter: Sendable {
+    /// One snapshot to write.
+    struct Job: Sendable {
+        /// `state.json`'s new contents.
+        var bytes: [UInt8]
+        /// The first journal segment the snapshot does not hold: every segment before it is deleted
+        /// once the snapshot is durable.
+        var covers: Int
+        /// Hears why the snapshot could not be written (on a pool thread).
+        var failed: @Sendable (StateFileError) -> Void
+    }
+
+    private struct State {
+        /// A job is queued on the pool or writing.
+        var running = false
+        /// The snapshot to write once the running one is done.
+        var waiting: Job?
+        /// Who waits for every job to be done (`finished()`).
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let directory: String
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    init(directory: String, logger: Logger) {
+        self.directory = directory
+        self.logger = logger
+    }
+
+    var stateFile: String { directory + "/" + PersistedState.fileName }
+
+    /// Writes `job` on the pool: now, or after the one being written (replacing one that waits).
+    func submit(_ job: Job) {
+        let start = state.withLock { state -> Bool in
+            guard !state.running else {
+                state.waiting = job
+                return false
+            }
+            state.running = true
+            return true
+        }
+        if start { BlockingPool.shared.spawn { [self] in write(from: job) } }
+    }
+
+    /// Waits until no snapshot is being written or waiting (for shutdown and tests).
+    func finished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state -> Bool in
+                guard state.running else { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    /// The pool job: writes `first`, then whatever was asked for meanwhile.
+    private func write(from first: Job) {
+        var job = first
+        while true {
+            write(job)
+            let (next, waiters) = state.withLock { state -> (Job?, [CheckedContinuation<Void, Never>]) in
+                if let waiting = state.waiting {
+                    state.waiting = nil
+                    return (waiting, [])
+                }
+                state.running = false
+                defer { state.waiters = [] }
+                return (nil, state.waiters)
+            }
+            for waiter in waiters { waiter.resume() }
+            guard let next else { return }
+            job = next
+        }
+    }
+
+    private func write(_ job: Job) {
+        do {
+            try AtomicFile.replace(stateFile, with: job.bytes, mode: 0o600, sync: true)
+        } catch {
+            job.failed(StateFileError(.writeFailed, "cannot write '\(stateFile)'", cause: error))
+            return
+        }
+        // What is left behind here is harmless: the snapshot names the first segment it does not
+        // hold, so a covered segment is never read again, and the next snapshot deletes it.
+        let covered: [Int]
+        do {
+            covered = try StateJournal.segments(in: directory).filter { $0 < job.covers }
+        } catch {
+            logger.log(
+                .error, "cannot list the state directory '\(directory)' to delete old journal segments", error: error)
+            return
+        }
+        guard !covered.isEmpty else { return }
+        for segment in covered {
+            let path = StateJournal.path(ofSegment: segment, in: directory)
+            switch sys_unlink(path) {
+            case .success, .failure(.noSuchFileOrDirectory): break
+            case .failure(let errno):
+                logger.log(
+                    .error, "cannot delete the state journal segment '\(path)'",
+                    error: SystemCallError(call: "unlink", errno: errno))
+            }
+        }
+        do {
+            try AtomicFile.syncDirectory(directory)
+        } catch {
+            logger.log(.error, "cannot flush the state directory '\(directory)'", error: error)
+        }
+    }
+}
