@@ -1,5 +1,4 @@
 @preconcurrency import Glibc
-import Synchronization
 
 /// The debug check that nothing blocks the daemon's loop (STYLE §16): with
 /// `NETRULES_LOOP_BUDGET_MS=N` in the environment, every job, idle work item and descriptor
@@ -7,10 +6,6 @@ import Synchronization
 /// it waited* (a voluntary context switch: fsync, a blocking read, a sleep) is reported on stderr
 /// as `netrules: the event loop was blocked for M ms (budget N ms)`. The integration tests set
 /// it to 10 and fail on that line.
-///
-/// One blocking call is known and excused by name (`excusing(_:_:)`): `state.json`'s durable
-/// replace, which stays on the loop until snapshots are written beside the journal (design note
-/// 0004); its time is subtracted from the job's, so anything else that blocks still fails.
 ///
 /// Waiting is told from being preempted by the thread's voluntary context switches
 /// (getrusage(2)): on a busy 2-core machine a job can lose its CPU for longer than the budget
@@ -31,33 +26,16 @@ package struct LoopBudget: Sendable {
     package struct Start {
         var nanoseconds: UInt64
         var switches: Int
-        var excused: UInt64
     }
-
-    /// Nanoseconds spent in `excusing` blocks since the process started.
-    private static let excused = Atomic<UInt64>(0)
 
     package func start() -> Start {
-        Start(
-            nanoseconds: Self.monotonicNanoseconds(), switches: sys_threadVoluntarySwitches(),
-            excused: Self.excused.load(ordering: .relaxed))
-    }
-
-    /// Runs `body`, a blocking call known to run on the loop, and leaves its time out of the
-    /// check; `what` names it in the comment at the call site, where the reason is given.
-    package static func excusing<T>(_ what: StaticString, _ body: () throws -> T) rethrows -> T {
-        guard configured != nil else { return try body() }
-        let begin = monotonicNanoseconds()
-        defer { excused.add(monotonicNanoseconds() - begin, ordering: .relaxed) }
-        return try body()
+        Start(nanoseconds: Self.monotonicNanoseconds(), switches: sys_threadVoluntarySwitches())
     }
 
     /// Reports the job begun at `start` if it blocked the loop past the budget; returns whether it did.
     @discardableResult
     package func end(_ start: Start) -> Bool {
-        let excused = Self.excused.load(ordering: .relaxed) - start.excused
-        let total = Self.monotonicNanoseconds() - start.nanoseconds
-        let elapsed = (total > excused ? total - excused : 0) / 1_000_000
+        let elapsed = (Self.monotonicNanoseconds() - start.nanoseconds) / 1_000_000
         guard elapsed > UInt64(milliseconds), sys_threadVoluntarySwitches() > start.switches else { return false }
         let line = Array(
             "netrules: the event loop was blocked for \(elapsed) ms (budget \(milliseconds) ms)\n".utf8)

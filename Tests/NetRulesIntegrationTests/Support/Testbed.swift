@@ -25,10 +25,10 @@ final class Testbed: Sendable {
     static let logLevel = ProcessInfo.processInfo.environment["NETRULES_E2E_LOG_LEVEL"] ?? "info"
     /// The loop's budget (`LoopBudget`): issue 23's 10 ms. Each job past it is reported and printed.
     ///
-    /// The one known blocker, `state.json`'s durable replace, is excused by name. Past 10 ms the
-    /// check still finds, under load, webhook outbox writes and history compaction (15-65 ms beside
-    /// two builds), so a test fails only past `loopFailureMilliseconds`: a job that sleeps, waits
-    /// on the network or loops is caught; those known ones are in design note 0004.
+    /// `state.json`'s durable replace runs on the blocking pool. Past 10 ms the check still finds,
+    /// under load, webhook outbox writes and history compaction (15-65 ms beside two builds), so a
+    /// test fails only past `loopFailureMilliseconds`: a job that sleeps, waits on the network or
+    /// loops is caught; those known ones are in design note 0004.
     static let loopBudgetMilliseconds = "10"
     static let loopFailureMilliseconds = 250
 
