@@ -71,6 +71,9 @@ extension JSONValue {
 
         /// The integer `key`, or nil when missing or `null`.
         public func integer(_ key: String) throws(ShapeError) -> Int? {
+            // As written, when it is: a Double holds integers exactly only up to 2^53, and
+            // nanosecond timestamps are past that.
+            if case .literal(let text) = self[key], let exact = Int(text) { return exact }
             guard let number = try number(key) else { return nil }
             guard let integer = Int(exactly: number) else {
                 throw ShapeError(path: path(of: key), reason: "expected an integer")
