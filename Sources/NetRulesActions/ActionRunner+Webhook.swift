@@ -30,13 +30,7 @@ extension ActionRunner {
                 return result
             }
         }
-        let bytes: [UInt8]
-        do {
-            bytes = try Outbox.encode(entry)
-        } catch {
-            result.outcome = .failed(error)
-            return result
-        }
+        let bytes = Outbox.encode(entry)
         let drops: [OutboxLedger.Drop]
         switch ledger.admit(OutboxLedger.Item(entry, bytes: bytes.count), busy: deliveringKeys) {
         case .refused(let reason):

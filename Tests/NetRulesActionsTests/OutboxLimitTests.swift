@@ -37,7 +37,7 @@ struct OutboxLimitTests {
 
     static func decode(_ harness: RunnerHarness, failed name: String) throws -> OutboxEntry {
         let bytes = try #require(Fixtures.readFile(harness.directory.file("state/outbox/failed/" + name)))
-        return try JSONDecoder().decode(OutboxEntry.self, from: Data(bytes))
+        return try OutboxEntry(decoding: bytes)
     }
 
     /// Submits one held webhook firing of `rule` and waits for it to be reported.

@@ -1,5 +1,5 @@
-import FoundationEssentials
 @preconcurrency import Glibc
+import NetRulesCore
 import NetRulesSystem
 
 /// The on-disk queue of webhook deliveries: one file per pending delivery.
@@ -23,18 +23,14 @@ struct Outbox: Sendable {
 
     func path(of entry: OutboxEntry) -> String { directory + "/" + entry.fileName }
 
-    /// The file's contents for `entry`.
-    static func encode(_ entry: OutboxEntry) throws(ActionError) -> [UInt8] {
-        do {
-            return Array(try JSONEncoder().encode(entry))
-        } catch {
-            throw ActionError(.ioFailed, "cannot encode the outbox entry", cause: error)
-        }
+    /// The file's contents for `entry` (`OutboxEntry+Coding.swift`).
+    static func encode(_ entry: OutboxEntry) -> [UInt8] {
+        entry.document.compactBytes
     }
 
     /// Writes (or rewrites) `entry` durably.
     func store(_ entry: OutboxEntry) throws(ActionError) {
-        try store(entry, bytes: try Self.encode(entry))
+        try store(entry, bytes: Self.encode(entry))
     }
 
     /// Writes (or rewrites) `entry` durably, as `bytes` (its `encode`d form).
@@ -92,11 +88,10 @@ struct Outbox: Sendable {
         do {
             // Dropping is right: an entry that does not decode is moved to failed/ as it is (the else branch), without
             // a failure field it could not hold.
-            if var entry = try? JSONDecoder().decode(OutboxEntry.self, from: Data(try Self.read(path))) {
+            if var entry = try? OutboxEntry(decoding: try Self.read(path)) {
                 entry.failure = reason
                 // The copy in failed/ first: a crash in between leaves the entry pending, not lost.
-                try AtomicFile.replace(
-                    failedDirectory + "/" + name, with: try Self.encode(entry), mode: 0o600, sync: false)
+                try AtomicFile.replace(failedDirectory + "/" + name, with: Self.encode(entry), mode: 0o600, sync: false)
                 _ = try sys_unlink(path).get(call: "unlink")
             } else {
                 try AtomicFile.makeDirectories(failedDirectory)
@@ -129,7 +124,7 @@ struct Outbox: Sendable {
             let path = directory + "/" + name
             do {
                 let bytes = try Self.read(path)
-                entries.append((try JSONDecoder().decode(OutboxEntry.self, from: Data(bytes)), bytes.count))
+                entries.append((try OutboxEntry(decoding: bytes), bytes.count))
             } catch {
                 do {
                     try AtomicFile.makeDirectories(failedDirectory)

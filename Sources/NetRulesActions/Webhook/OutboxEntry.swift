@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// One pending webhook delivery or QoS 1 `mqtt:` message, as stored in
-/// `<state-dir>/outbox/<idempotency-key>.json`.
+/// `<state-dir>/outbox/<idempotency-key>.json` (`OutboxEntry+Coding.swift`).
 ///
 /// A message has `mqtt` set: `body` is its payload, `url` its topic and `method` `PUBLISH`; it is
 /// attempted while the broker is connected, without an attempt budget (it waits for the broker,
@@ -10,20 +10,20 @@ import FoundationEssentials
 /// The request is rendered when the firing runs (the facts of that moment), except header parts
 /// that read `{{env.NAME}}`: those are stored as the variable's name and read again before every
 /// attempt, so a secret never reaches the disk and a rotated token is picked up by retries.
-struct OutboxEntry: Codable, Sendable {
+struct OutboxEntry: Sendable {
     /// One piece of a header value: literal text, or an environment variable read at send time.
-    struct HeaderPart: Codable, Sendable, Hashable {
+    struct HeaderPart: Sendable, Hashable {
         var text: String?
         var environment: String?
     }
 
-    struct Header: Codable, Sendable {
+    struct Header: Sendable {
         var name: String
         var parts: [HeaderPart]
     }
 
     /// How an `mqtt:` message is published.
-    struct Publication: Codable, Sendable {
+    struct Publication: Sendable {
         var qos: Int
         var retain: Bool
         /// Sent as the user property `firing-id`; nil for a firing without a durable id.
