@@ -33,7 +33,7 @@ final class StateJournal {
     let directory: String
     /// The segment appended to.
     private(set) var segment: Int
-    private var fd: CInt
+    private var log: AppendLog
     /// The lines of this segment: those it held when opened and those appended since.
     private(set) var lineCount: Int
     private var flusher: Flusher
@@ -72,9 +72,9 @@ final class StateJournal {
     init(directory: String, segment: Int, lines: Int) throws(SystemCallError) {
         self.directory = directory
         self.segment = segment
-        fd = try Self.openSegment(Self.path(ofSegment: segment, in: directory))
+        log = AppendLog(path: Self.path(ofSegment: segment, in: directory))
+        flusher = Flusher(descriptor: try log.open())
         lineCount = lines
-        flusher = Flusher(fd: fd)
     }
 
     deinit {
@@ -83,22 +83,12 @@ final class StateJournal {
     }
 
     /// The file appended to.
-    var path: String { Self.path(ofSegment: segment, in: directory) }
-
-    private static func openSegment(_ path: String) throws(SystemCallError) -> CInt {
-        try sys_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600).get(call: "open")
-    }
+    var path: String { log.path }
 
     /// Appends one line (a newline is added) with one write(2); `requestFlush()` makes it durable.
-    /// - Throws: `SystemCallError` when the write fails or is short.
+    /// - Throws: `SystemCallError` when the write fails.
     func append(_ line: [UInt8]) throws(SystemCallError) {
-        let bytes = line + [UInt8(ascii: "\n")]
-        let written = try bytes.withUnsafeBytes { buffer in
-            sys_write(fd, buffer)
-        }.get(call: "write")
-        guard written == bytes.count else {
-            throw SystemCallError(call: "write", errno: Errno(rawValue: EIO))
-        }
+        try log.append(line)
         lineCount += 1
     }
 
@@ -115,42 +105,37 @@ final class StateJournal {
     ///   old one).
     func rotate() throws(SystemCallError) -> Int {
         let next = segment + 1
-        let opened = try Self.openSegment(Self.path(ofSegment: next, in: directory))
+        let opened = AppendLog(path: Self.path(ofSegment: next, in: directory))
+        let descriptor = try opened.open()
         flusher.stop()
-        (fd, segment, lineCount) = (opened, next, 0)
-        flusher = Flusher(fd: opened)
+        (log, segment, lineCount) = (opened, next, 0)
+        flusher = Flusher(descriptor: descriptor)
         return next
     }
 
     /// Waits until every line appended so far is on the disk (for tests).
     func flushNow() {
-        _ = sys_fdatasync(fd)
+        flusher.flushNow()
     }
 
     /// Waits, off the loop, until every line appended so far is on the disk (for shutdown).
     nonisolated(nonsending) func flushed() async {
         let flusher = self.flusher
-        await BlockingPool.shared.run { flusher.flushUnlessClosed() }
+        await BlockingPool.shared.run { flusher.flushNow() }
     }
 
     /// The journal's complete lines, oldest first. A last line without its newline (a write cut off
     /// by a crash) is left out, and so is a line longer than `maximumLineBytes`; no file is no lines.
     /// - Throws: `SystemCallError` when the file is there and cannot be read.
     static func readLines(at path: String) throws(SystemCallError) -> [[UInt8]] {
-        guard let bytes = try FileContents.read(path, limit: maximumLineBytes * 4) else { return [] }
-        var lines: [[UInt8]] = []
-        var start = 0
-        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
-            if index - start <= maximumLineBytes, index > start { lines.append(Array(bytes[start..<index])) }
-            start = index + 1
-        }
-        return lines
+        try AppendLog.read(path, maximumLineLength: maximumLineBytes, maximumReadLength: maximumLineBytes * 4)?
+            .lines ?? []
     }
 
     /// Runs fdatasync(2) for the journal on the blocking pool: one job at a time, which flushes
     /// until no request came in meanwhile, however many appends asked (no thread of its own, and
     /// no wake-up while idle). It owns the descriptor's end: after `stop()` the last job flushes
-    /// once more and closes it, so no flush can reach a descriptor number the process has reused.
+    /// once more and closes it.
     private final class Flusher: Sendable {
         private struct State {
             /// A flush was asked for since the running job last started one.
@@ -162,21 +147,21 @@ final class StateJournal {
             var closed = false
         }
 
-        private let fd: CInt
+        private let descriptor: FileDescriptor
         private let state = Mutex(State())
 
-        init(fd: CInt) {
-            self.fd = fd
+        init(descriptor: FileDescriptor) {
+            self.descriptor = descriptor
         }
 
         func request() { schedule { $0.requested = true } }
 
-        /// One fdatasync now, on the caller's thread, unless the descriptor is closed (it holds
-        /// the lock meanwhile, so `stop()` cannot close it under the flush: for shutdown only).
-        func flushUnlessClosed() {
-            state.withLock { state in
-                if !state.closed { _ = sys_fdatasync(fd) }
-            }
+        /// One fdatasync now, on the caller's thread; nothing once the descriptor is closed.
+        func flushNow() {
+            // Dropping is right: a closed descriptor was flushed before it closed, and a failed
+            // fdatasync leaves the lines in the page cache, as every flush of this journal does
+            // (the snapshot, fsynced, is what a failure to persist is reported by).
+            _ = try? descriptor.withFileDescriptor { sys_fdatasync($0) }
         }
 
         func stop() {
@@ -209,10 +194,10 @@ final class StateJournal {
                     return (false, state.stopping)
                 }
                 guard again else {
-                    if close { _ = sys_close(fd) }
+                    if close { descriptor.closeDiscardingError() }
                     return
                 }
-                _ = sys_fdatasync(fd)
+                flushNow()
             }
         }
     }

@@ -33,7 +33,7 @@ package struct FiringHistory {
     /// The entries, oldest first, at most `limit`.
     package private(set) var entries: [HistoryEntry] = []
     private var linesInFile = 0
-    private var descriptor: FileDescriptor?
+    private let log: AppendLog
     private let logger: Logger
     /// Whether a write failed since the last success, so a full disk is logged once, not per firing.
     private var failing = false
@@ -46,6 +46,7 @@ package struct FiringHistory {
     ///     written as an error (once until a write succeeds again).
     package init(directory: String, limit: Int, logger: Logger = .disabled) {
         path = directory + "/" + Self.fileName
+        log = AppendLog(path: path)
         self.limit = max(1, limit)
         self.logger = logger.child("netrules.history")
         entries = Array(Self.read(path: path).entries.suffix(self.limit))
@@ -80,56 +81,37 @@ package struct FiringHistory {
 
     // MARK: - File
 
+    /// The entry's line without its newline; nil when the line with its newline would be longer
+    /// than `maximumLineLength` (it is never written).
+    private static func line(_ entry: HistoryEntry) -> [UInt8]? {
+        let line = entry.document.compactBytes
+        return line.count < maximumLineLength ? line : nil
+    }
+
     private mutating func append(_ entry: HistoryEntry) {
-        let line = Array((entry.document.compact + "\n").utf8)
-        guard line.count <= Self.maximumLineLength else { return }
+        guard let line = Self.line(entry) else { return }
         if linesInFile >= limit + max(limit / 4, 16) {
             compact()
             return
         }
         do {
-            let descriptor = try openForAppending()
-            try descriptor.withFileDescriptor { fd throws(SystemCallError) in
-                var offset = 0
-                while offset < line.count {
-                    offset += try line[offset...].withUnsafeBytes { sys_write(fd, $0) }
-                        .get(call: "write")
-                }
-            }
+            try log.append(line)
             linesInFile += 1
             failing = false
         } catch {
             report("cannot append to the history file '\(path)': \(error)")
             // A partial line may be there now: the next write starts over with a whole file.
-            descriptor?.closeDiscardingError()
-            descriptor = nil
+            log.close()
             linesInFile = Int.max / 2
         }
     }
 
-    private mutating func openForAppending() throws(SystemCallError) -> FileDescriptor {
-        if let descriptor { return descriptor }
-        let flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW
-        let opened = FileDescriptor(taking: try sys_open(path, flags, 0o600).get(call: "open"))
-        descriptor = opened
-        return opened
-    }
-
     /// Rewrites the file with the entries in memory, one line each.
     private mutating func compact() {
-        descriptor?.closeDiscardingError()
-        descriptor = nil
-        var bytes: [UInt8] = []
-        var lines = 0
-        for entry in entries {
-            let line = Array((entry.document.compact + "\n").utf8)
-            guard line.count <= Self.maximumLineLength else { continue }
-            bytes += line
-            lines += 1
-        }
+        let lines = entries.compactMap(Self.line)
         do {
-            try AtomicFile.replace(path, with: bytes, mode: 0o600, sync: false)
-            linesInFile = lines
+            try log.rewrite(lines: lines)
+            linesInFile = lines.count
             failing = false
         } catch {
             report("cannot rewrite the history file '\(path)': \(error)")
@@ -156,41 +138,23 @@ package struct FiringHistory {
     /// Reads a history file, skipping what is not an entry; never throws.
     package static func read(path: String) -> Contents {
         var contents = Contents()
-        guard case .success(let fd) = sys_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) else { return contents }
-        let file = FileDescriptor(taking: fd)
-        defer { file.closeDiscardingError() }
-        contents.exists = true
-        // Dropping is right: fstat(2) on a descriptor just opened fails only with EIO-like trouble, and an unreadable
-        // history reads as empty (the contract above: history is for display, never a reason to stop).
-        guard let info = try? file.withFileDescriptor({ sys_fstat($0) }).get(),
-            (info.st_mode & S_IFMT) == S_IFREG
-        else { return contents }
-        let size = Int(info.st_size)
-        let start = max(0, size - maximumReadLength)
-        var bytes = [UInt8](repeating: 0, count: size - start)
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                // Dropping is right: a read error (EIO) ends the read early: the history shows the entries read so far,
-                // and its next compaction rewrites the file from memory.
-                (try? file.withFileDescriptor {
-                    sys_pread($0, UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), off_t(start + filled))
-                }.get()) ?? 0
-            }
-            guard count > 0 else { break }
-            filled += count
+        let read: AppendLog.Contents?
+        do {
+            read = try AppendLog.read(path, maximumLineLength: maximumLineLength, maximumReadLength: maximumReadLength)
+        } catch {
+            // A file that is there but cannot be read (a directory, EIO) is an empty history: the
+            // contract above, history is for display, never a reason to stop.
+            contents.exists = error.call != "open"
+            return contents
         }
-        bytes.removeSubrange(filled...)
-        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
-        // Reading from the middle: the first line is only the end of one.
-        if start > 0, !lines.isEmpty { lines.removeFirst() }
+        guard let read else { return contents }
+        contents.exists = true
+        contents.skippedLines = read.overLong + (read.cutOff ? 1 : 0)
         var positions: [String: Int] = [:]
-        for line in lines {
+        for line in read.lines {
             // Dropping is right: a line that is not an entry is counted in skippedLines, which netrules history
             // reports.
-            guard line.count <= maximumLineLength, let document = try? JSONValue.parse(Array(line)),
-                let entry = HistoryEntry(document: document)
-            else {
+            guard let document = try? JSONValue.parse(line), let entry = HistoryEntry(document: document) else {
                 contents.skippedLines += 1
                 continue
             }
