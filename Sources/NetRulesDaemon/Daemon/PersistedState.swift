@@ -2,7 +2,7 @@ import NetRulesCore
 
 /// What must survive a restart: each rule's state and the firings not yet fully handed to the
 /// action runner. Stored as `state.json` in the state directory, replaced atomically, plus the
-/// changes since then as lines of `journal.jsonl` (`StateJournal`), each a `JournalDelta`: a
+/// changes since then as lines of the journal's segments (`StateJournal`), each a `JournalDelta`: a
 /// document of the same shape holding only what changed. Both are written and read by one codec
 /// (`PersistedState+Coding.swift`).
 ///

@@ -1,8 +1,8 @@
 import NetRulesCore
 import NetRulesSystem
 
-/// A failure to read or write the daemon's persisted state (`state.json`, `journal.jsonl`,
-/// `history.jsonl`): which file, what was being done, and the system call or decoding step that
+/// A failure to read or write the daemon's persisted state (`state.json`, the journal's
+/// `journal.<n>.jsonl`, `history.jsonl`): which file, what was being done, and the system call or decoding step that
 /// failed.
 ///
 /// Shaped like the project's runtime errors (STYLE §7): an extensible `code`, a human `message`,

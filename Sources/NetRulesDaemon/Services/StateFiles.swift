@@ -36,8 +36,10 @@ package final class StateFiles: StateStore {
             setAside(because: "it cannot be read: \(error)")
         }
         var segments: [(number: Int, lines: [[UInt8]])] = []
+        var last = 0
         do {
             for number in try StateJournal.segments(in: directory) {
+                last = number
                 let path = StateJournal.path(ofSegment: number, in: directory)
                 do {
                     segments.append((number, try StateJournal.readLines(at: path)))
@@ -53,7 +55,7 @@ package final class StateFiles: StateStore {
         if let problem { setAside(because: "it is not a netrules state file: \(problem)") }
         if skipped > 0 { logger.warning("skipped \(skipped) damaged line(s) of the state journal in '\(directory)'") }
         // After every segment there, and never one the state file says it holds.
-        nextSegment = max((segments.last?.number ?? 0) + 1, restored?.journalFrom ?? 1)
+        nextSegment = max(last + 1, restored?.journalFrom ?? 1)
         do {
             journal = try StateJournal(directory: directory, segment: nextSegment, lines: 0)
         } catch {

@@ -146,6 +146,18 @@ struct StateFilesTests {
         #expect(try Self.names(in: directory) == (odd + ["journal.2.jsonl", "state.json"]).sorted())
     }
 
+    @Test func aSegmentThatCannotBeReadIsReportedAndAppendsGoAfterIt() throws {
+        let directory = TemporaryDirectory("netrules-statefiles")
+        defer { directory.remove() }
+        try StateJournal(directory: directory.path, segment: 1, lines: 0).append(Self.line("office", true).encoded())
+        #expect(mkdir(directory.file("journal.3.jsonl"), 0o700) == 0)
+        let sink = CapturingLogSink()
+        let (restored, files) = Self.restart(directory, sink: sink)
+        #expect(restored?.rules == ["office": Self.rule(true)])
+        #expect(sink.messages.contains { $0.contains("cannot read the state journal") }, "\(sink.messages)")
+        #expect(files.journal?.segment == 4)
+    }
+
     @Test func aSnapshotThatCannotBeWrittenIsReportedAndKeepsTheSegments() async throws {
         let directory = TemporaryDirectory("netrules-statefiles")
         defer { directory.remove() }
