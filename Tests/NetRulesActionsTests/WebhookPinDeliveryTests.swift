@@ -13,7 +13,9 @@ struct WebhookPinDeliveryTests {
     struct Setup {
         let harness = RunnerHarness()
         let authority: TestCertificateAuthority
-        let server: TestHTTPSServer
+        /// The tests' HTTP server, behind `server`, which terminates TLS for it.
+        let http: TestHTTPServer
+        let server: TestTLSServer
         let serverPin: String
         let otherPin: String
 
@@ -24,7 +26,17 @@ struct WebhookPinDeliveryTests {
                 "checkin", commonName: "localhost", subjectAltNames: ["IP:127.0.0.1", "DNS:localhost"])
             serverPin = try certificate.opensslPin
             otherPin = try TestCertificate("other", commonName: "localhost", in: directory).opensslPin
-            server = try TestHTTPSServer(certificate, logIn: directory)
+            http = try TestHTTPServer { _ in .status(200) }
+            server = try TestTLSServer(
+                certificate, address: "127.0.0.1", port: 0, in: nil, forwardingTo: http.port)
+        }
+
+        /// The requests the HTTP server received, as `METHOD PATH`.
+        var requests: [String] { http.requests.map { "\($0.method) \($0.path)" } }
+
+        func stop() {
+            server.stop()
+            http.stop()
         }
 
         func deliver(pins: [String], caFile: String?) async -> ActionResult? {
@@ -44,23 +56,23 @@ struct WebhookPinDeliveryTests {
 
     @Test func theRightPinWithTheCAFileIsDelivered() async throws {
         let setup = try Setup()
-        defer { setup.server.stop() }
+        defer { setup.stop() }
         let result = await setup.deliver(
             pins: [setup.otherPin, setup.serverPin], caFile: setup.authority.certificatePath)
         guard case .succeeded? = result?.outcome else {
             Issue.record("not delivered: \(String(describing: result))")
             return
         }
-        #expect(setup.server.requests == ["POST /check-in"])
+        #expect(setup.requests == ["POST /check-in"])
     }
 
     @Test func aServerWhoseKeyMatchesNoPinNeverSeesTheRequest() async throws {
         let setup = try Setup()
-        defer { setup.server.stop() }
+        defer { setup.stop() }
         let result = await setup.deliver(pins: [setup.otherPin], caFile: setup.authority.certificatePath)
         let error = try #require(failure(result), "\(String(describing: result))")
         #expect(error.message.contains("the server's public key matches none of the webhook's pins"), "\(error)")
-        #expect(setup.server.requests.isEmpty, "the server received \(setup.server.requests)")
+        #expect(setup.requests.isEmpty, "the server received \(setup.requests)")
         let failed = (try? sys_listDirectory(setup.harness.directory.file("state/outbox/failed")).get(call: "list"))
         #expect(failed?.contains { $0.hasSuffix(".json") } == true, "\(String(describing: failed))")
     }
@@ -68,10 +80,10 @@ struct WebhookPinDeliveryTests {
     /// Without `ca_file` the chain is checked against the system's CAs, which do not know the test's.
     @Test func withoutTheCAFileTheChainIsRefusedAndNothingIsSent() async throws {
         let setup = try Setup()
-        defer { setup.server.stop() }
+        defer { setup.stop() }
         let result = await setup.deliver(pins: [setup.serverPin], caFile: nil)
         let error = try #require(failure(result), "\(String(describing: result))")
         #expect(error.message.contains("the server's certificate is not signed by the system's CAs"), "\(error)")
-        #expect(setup.server.requests.isEmpty)
+        #expect(setup.requests.isEmpty)
     }
 }
