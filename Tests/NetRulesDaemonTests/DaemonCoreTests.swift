@@ -30,6 +30,41 @@ struct DaemonCoreTests {
         """
     }
 
+    // MARK: Facts
+
+    /// A plugin's read of several lines is one event: the core handles each update in order, so no
+    /// edge is lost, and every firing is journaled before its actions are submitted.
+    @Test func updatesHandedOverTogetherFireEveryEdgeInOrderEachJournaledBeforeItsActions() {
+        let rules = """
+            version: 1
+            rules:
+              - name: office
+                when: { ssid: Office }
+                on: [enter, exit]
+                do:
+                  - run: echo edge
+            """
+        let updates = ["Office", "Home", "Office"].map { FactUpdate(values: [.ssid: .string($0)]) }
+        var together = DaemonCoreDriver(rules: rules)
+        let effects = together.send(.factUpdates(updates, from: "feed"), at: 1)
+        var apart = DaemonCoreDriver(rules: rules)
+        for update in updates { apart.send(.facts(update, from: "feed"), at: 1) }
+        #expect(together.firings == ["office:enter@1", "office:exit@1", "office:enter@1"])
+        #expect(together.firings == apart.firings)
+        #expect(together.core.engine.facts == apart.core.engine.facts)
+        // Each submission has a journal line before it that holds its firing in flight.
+        var journaled = 0
+        for effect in effects {
+            switch effect {
+            case .appendJournal: journaled += 1
+            case .submit:
+                #expect(journaled > 0, "a firing submitted before any journal line")
+                journaled = 0
+            default: break
+            }
+        }
+    }
+
     // MARK: Restart
 
     @Test func aRestartMidHoldFiresOnceAtTheOriginalWallClockDeadline() throws {

@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesTesting
+import Synchronization
 import Testing
 
 @testable import NetRulesLinux
@@ -82,6 +83,27 @@ struct ExecObserverTests {
         let warnings = log.messages.filter { $0.contains("longer than 64 KiB") }
         #expect(warnings.count == 1, "\(log.messages)")
         #expect(!log.messages.contains { $0.contains("malformed") }, "a piece of a long line was read as a line")
+    }
+
+    /// What one read brought is one hand-over (the daemon makes it one event), each line's update
+    /// in order: none is merged into another, so no edge is lost.
+    @Test func theLinesOfOneReadAreHandedOverTogetherInOrder() async throws {
+        // One write(2) of three lines, well under PIPE_BUF: it arrives in one read.
+        let script = #"printf '{"n": 1}\n{"n": 2}\n{"n": 3}\n'; sleep 0.2; exit 0"#
+        let handed = Mutex<[[FactUpdate]]>([])
+        let reporter = FactReporter(
+            { update in handed.withLock { $0.append([update]) } },
+            all: { updates in handed.withLock { $0.append(updates) } })
+        let observer = ExecObserver(
+            definition: ObserverDefinition(name: "burst", command: ["/bin/sh", "-c", script]), logger: .disabled)
+        do {
+            try await observer.run(reporting: reporter)
+        } catch {
+            // The plugin's end: what was handed over before it is what this test reads.
+        }
+        let groups = handed.withLock { $0 }
+        #expect(groups.flatMap { $0 }.map { $0.changes["n"] } == [1, 2, 3].map { .value(.number($0)) })
+        #expect(groups.count == 1, "\(groups)")
     }
 
     @Test func aPluginThatCannotStartEndsSayingWhy() async throws {

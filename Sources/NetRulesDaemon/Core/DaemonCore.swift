@@ -75,6 +75,11 @@ struct DaemonCore {
         case (.running, .facts(let update, let source)):
             if let source { supervision.record(update, from: source) }
             apply(update, into: &effects)
+        case (.running, .factUpdates(let updates, let source)):
+            for update in updates {
+                if let source { supervision.record(update, from: source) }
+                apply(update, into: &effects)
+            }
         case (.running, .proof(let place, let round, let outcome)):
             let step = engine.recordProof(outcome, place: place, round: round, at: now)
             dispatch(step.firings, into: &effects)

@@ -13,6 +13,10 @@ enum DaemonEvent: Sendable {
     /// An observer reported (`from` its identity, nil for a source the core does not supervise);
     /// its `completeNamespaces` are already on the update.
     case facts(FactUpdate, from: String? = nil)
+    /// Several updates of one observer, in order, as one event: what a plugin printed in one
+    /// read. The core handles them as that many `facts` events, with one journal line after them
+    /// (and one before any firing's actions, as always); the daemon's stream carries one event.
+    case factUpdates([FactUpdate], from: String? = nil)
     /// The proofs of place `place` concluded `outcome` in proof round `round` (`PlaceProber`).
     case proof(place: String, round: UInt64, outcome: ProofOutcome)
     /// The deadline last armed (`DaemonEffect.armDeadline`) passed.

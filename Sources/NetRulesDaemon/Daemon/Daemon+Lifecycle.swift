@@ -117,11 +117,14 @@ extension Daemon {
         let complete = observer.completeNamespaces
         let sink = events
         // Each update goes straight onto the daemon's event stream, from the observer's thread.
-        let reporter = FactReporter { update in
+        @Sendable func completed(_ update: FactUpdate) -> FactUpdate {
             var update = update
             if !complete.isEmpty { update.completeNamespaces.formUnion(complete) }
-            sink.yield(.facts(update, from: identity))
+            return update
         }
+        let reporter = FactReporter(
+            { update in sink.yield(.facts(completed(update), from: identity)) },
+            all: { updates in sink.yield(.factUpdates(updates.map(completed), from: identity)) })
         let clock = self.clock
         let started = clock.now
         let task = Task(executorPreference: TaskPlacement.preferred) {

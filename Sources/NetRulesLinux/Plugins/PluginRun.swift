@@ -50,6 +50,8 @@ enum PluginRun {
             guard refused.insert(key).inserted else { return }
             logger.warning("observer plugin '\(definition.name)': dropped '\(key)': \(why)")
         }
+        // The updates of the lines of one read, reported together once it is handled.
+        var read: [FactUpdate] = []
         func handle(_ line: ArraySlice<UInt8>) {
             let text = String(decoding: line, as: UTF8.self)
             guard !text.allSatisfy({ $0 == " " || $0 == "\r" }) else { return }
@@ -68,7 +70,7 @@ enum PluginRun {
                         refuse(key, problem.message)
                     }
                 }
-                if !update.isEmpty { updates.yield(update) }
+                if !update.isEmpty { read.append(update) }
             case .failure(let malformed):
                 logger.warning(
                     "observer plugin '\(definition.name)': skipped a malformed line (\(malformed)): \(TerminalText.escaped(bytes: Array(line.prefix(200))))"
@@ -93,6 +95,8 @@ enum PluginRun {
                         start = newline + 1
                     }
                     pending.removeSubrange(..<start)
+                    updates.yield(contentsOf: read)
+                    read.removeAll(keepingCapacity: true)
                     if pending.count > maximumLineBytes {
                         if !skippingLongLine, !warnedLongLine {
                             warnedLongLine = true
