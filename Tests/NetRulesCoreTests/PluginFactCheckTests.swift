@@ -19,6 +19,22 @@ struct PluginFactCheckTests {
         #expect(try key.checked(reported).get() == kept)
     }
 
+    /// Which keys a plugin's line is checked as built-in, and the namespace that decides it: the
+    /// first run of characters other than `.`, as `split` gave it (asked on every update).
+    @Test func builtInKeysAndNamespaces() {
+        for (key, namespace) in [
+            ("a.b.c", "a"), ("abc", "abc"), (".a.b", "a"), ("..a", "a"), ("a..b", "a"), ("", ""), ("...", "..."),
+        ] {
+            #expect(FactKey(key).namespace == namespace[...], "\(key)")
+        }
+        for key in ["ssid", "bssid", "hosts.nas", "interfaces.eth0", "places.office", "vpn"] {
+            #expect(FactKey(key).isBuiltIn, "\(key)")
+        }
+        for key in ["bench.seq", "door", "hostsx.a", "ssid.x", ".hostsx"] {
+            #expect(!FactKey(key).isBuiltIn, "\(key)")
+        }
+    }
+
     @Test(arguments: [
         (FactKey.bssid, FactState.value("nomac"), "'nomac' is not a MAC address, and 'bssid' is one"),
         (.bssid, .value(.number(2)), "2 is not a value 'bssid' can have"),

@@ -52,6 +52,8 @@ public enum FactCatalog {
     /// The fixed keys of the catalog, in its order (`interfaces.NAME` and `hosts.NAME` left out):
     /// the vocabulary and NetworkManager's facts (`connection`, `vpn`, `nm.connectivity`, …).
     public static let fixedKeys: [FactKey] = builtIn.filter { !$0.key.contains(".NAME") }.map { FactKey($0.key) }
+    /// `fixedKeys`, to look one up (every update of a plugin asks).
+    static let fixedKeySet = Set(fixedKeys)
 
     /// The catalog entry for a key (`interfaces.wg0` finds `interfaces.NAME`).
     public static func entry(for key: FactKey) -> Entry? {

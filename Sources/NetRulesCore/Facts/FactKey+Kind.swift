@@ -64,7 +64,8 @@ extension FactKey {
 
     /// Whether the key is one netrules itself knows: the vocabulary, or a host or interface fact.
     public var isBuiltIn: Bool {
-        FactCatalog.fixedKeys.contains(self) || FactKey.vocabularyNamespaces.contains(String(namespace))
+        let namespace = self.namespace
+        return FactCatalog.fixedKeySet.contains(self) || FactKey.vocabularyNamespaces.contains { $0[...] == namespace }
     }
 
     /// Checks a value a timeline (or a test) gives this key, and writes it as the observers would:

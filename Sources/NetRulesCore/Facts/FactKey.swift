@@ -24,7 +24,10 @@ public struct FactKey: Hashable, Comparable, Sendable, CustomStringConvertible, 
 
     /// The first dotted component: `hosts` for `hosts.intranet`.
     public var namespace: Substring {
-        rawValue.split(separator: ".", maxSplits: 1).first ?? Substring(rawValue)
+        // The first run of characters other than `.` (the whole key when there is none), found
+        // without the array `split` makes: a key's namespace is asked for on every update.
+        guard let start = rawValue.firstIndex(where: { $0 != "." }) else { return Substring(rawValue) }
+        return rawValue[start..<(rawValue[start...].firstIndex(of: ".") ?? rawValue.endIndex)]
     }
 }
 
