@@ -126,8 +126,11 @@ package actor Daemon: DaemonQueries {
             return 1
         }
         if options.historyLimit > 0 {
-            history = FiringHistory(
-                directory: options.paths.stateDirectory, limit: options.historyLimit, logger: logger)
+            // Read on the pool: the file may hold up to 32 MiB.
+            let logger = self.logger
+            history = await BlockingPool.shared.run {
+                FiringHistory(directory: options.paths.stateDirectory, limit: options.historyLimit, logger: logger)
+            }
         }
         let (restored, journalOpen) = store.open()
 
@@ -152,8 +155,10 @@ package actor Daemon: DaemonQueries {
             await perform(event)
             if core.phase == .stopped { break }
         }
-        // The last snapshot is written on the pool: the state is durable once it is.
+        // The last snapshot is written on the pool: the state is durable once it is. The history's
+        // last lines too, so `netrules history` right after the stop shows them.
         await store.finishWriting()
+        await history?.written()
 
         // Nothing handles events any more: refuse the reloads still waiting (and, through
         // `reloadOnRequest`, those that come), so a control client never waits on a stopped daemon

@@ -13,13 +13,14 @@ import NetRulesSystem
 /// `limit` entries (write to a temporary file, rename), and it is rewritten so once at start, which
 /// also ends a line a kill cut short and resets the mode to 0600.
 ///
-/// The file is not fsynced: it is what `netrules history` shows, not the firing's durability
-/// record (that is `state.json`). It may be truncated or edited: reading skips lines that are not
+/// The file is written on the blocking pool, in order (`HistoryFileWriter`): the daemon's loop
+/// only queues an entry or a compaction. It is not fsynced: it is what `netrules history` shows,
+/// not the firing's durability record (that is `state.json`). It may be truncated or edited: reading skips lines that are not
 /// entries, ignores lines longer than `maximumLineLength`, and reads at most the last
 /// `maximumReadLength` bytes.
 ///
-/// Not thread-safe: the daemon actor owns it.
-package struct FiringHistory {
+/// Not thread-safe: the daemon actor owns it (it is made on the pool, where the file is read).
+package struct FiringHistory: Sendable {
     package static let fileName = "history.jsonl"
     /// The longest line read back; a longer line is skipped (and never written).
     package static let maximumLineLength = 1 << 20
@@ -32,13 +33,12 @@ package struct FiringHistory {
     package let limit: Int
     /// The entries, oldest first, at most `limit`.
     package private(set) var entries: [HistoryEntry] = []
+    /// Lines in the file once what is queued is written.
     private var linesInFile = 0
-    private let log: AppendLog
-    private let logger: Logger
-    /// Whether a write failed since the last success, so a full disk is logged once, not per firing.
-    private var failing = false
+    private let writer: HistoryFileWriter
 
-    /// Loads the history kept in `directory` and rewrites its file with the newest `limit` entries.
+    /// Loads the history kept in `directory` and rewrites its file with the newest `limit` entries
+    /// (blocking: it reads the file; the rewrite is queued).
     /// - Parameters:
     ///   - directory: the state directory.
     ///   - limit: how many firings to keep (at least 1).
@@ -46,9 +46,8 @@ package struct FiringHistory {
     ///     written as an error (once until a write succeeds again).
     package init(directory: String, limit: Int, logger: Logger = .disabled) {
         path = directory + "/" + Self.fileName
-        log = AppendLog(path: path)
+        writer = HistoryFileWriter(path: path, logger: logger.child("netrules.history"))
         self.limit = max(1, limit)
-        self.logger = logger.child("netrules.history")
         entries = Array(Self.read(path: path).entries.suffix(self.limit))
         compact()
     }
@@ -81,47 +80,31 @@ package struct FiringHistory {
 
     // MARK: - File
 
+    /// Waits until every entry recorded so far is in the file (for shutdown and tests).
+    package func written() async {
+        await writer.written()
+    }
+
     /// The entry's line without its newline; nil when the line with its newline would be longer
     /// than `maximumLineLength` (it is never written).
-    private static func line(_ entry: HistoryEntry) -> [UInt8]? {
+    static func line(_ entry: HistoryEntry) -> [UInt8]? {
         let line = entry.document.compactBytes
         return line.count < maximumLineLength ? line : nil
     }
 
     private mutating func append(_ entry: HistoryEntry) {
-        guard let line = Self.line(entry) else { return }
-        if linesInFile >= limit + max(limit / 4, 16) {
+        if writer.needsRewrite || linesInFile >= limit + max(limit / 4, 16) {
             compact()
             return
         }
-        do {
-            try log.append(line)
-            linesInFile += 1
-            failing = false
-        } catch {
-            report("cannot append to the history file '\(path)': \(error)")
-            // A partial line may be there now: the next write starts over with a whole file.
-            log.close()
-            linesInFile = Int.max / 2
-        }
+        writer.submit(.append(entry))
+        linesInFile += 1
     }
 
-    /// Rewrites the file with the entries in memory, one line each.
+    /// Rewrites the file with the entries in memory, one line each (queued).
     private mutating func compact() {
-        let lines = entries.compactMap(Self.line)
-        do {
-            try log.rewrite(lines: lines)
-            linesInFile = lines.count
-            failing = false
-        } catch {
-            report("cannot rewrite the history file '\(path)': \(error)")
-            linesInFile = Int.max / 2
-        }
-    }
-
-    private mutating func report(_ message: String) {
-        if !failing { logger.error(message) }
-        failing = true
+        writer.submit(.rewrite(entries))
+        linesInFile = entries.count
     }
 
     // MARK: - Reading

@@ -60,6 +60,7 @@ struct HistoryCommandTests {
         defer { directory.remove() }
         var history = FiringHistory(directory: directory.path, limit: 100)
         for entry in HistoryFixtures.entries { history.record(entry) }
+        await history.written()
         let socket = directory.file("none.sock")
 
         let outcome = await run(["--json", "--limit", "all", "--state-dir", directory.path, "--socket", socket])

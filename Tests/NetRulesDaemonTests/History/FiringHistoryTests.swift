@@ -20,20 +20,22 @@ struct FiringHistoryTests {
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    @Test func keepsTheNewestLimitEntriesInMemoryAndAcrossARestart() {
+    @Test func keepsTheNewestLimitEntriesInMemoryAndAcrossARestart() async {
         let directory = TemporaryDirectory("netrules-history")
         defer { directory.remove() }
         var history = FiringHistory(directory: directory.path, limit: 5)
         for number in 1...20 { history.record(Self.entry(number)) }
         #expect(history.entries.map(\.id) == (16...20).map { "t-\($0)" })
+        await history.written()
 
         let restarted = FiringHistory(directory: directory.path, limit: 5)
+        await restarted.written()
         #expect(restarted.entries == history.entries)
         // The restart rewrote the file with exactly the kept entries.
         #expect(lines(directory.file(FiringHistory.fileName)).count == 5)
     }
 
-    @Test func theFileIsCompactedBeforeItGrowsPastItsBoundAndIsPrivate() {
+    @Test func theFileIsCompactedBeforeItGrowsPastItsBoundAndIsPrivate() async {
         let directory = TemporaryDirectory("netrules-history")
         defer { directory.remove() }
         let limit = 40
@@ -43,6 +45,7 @@ struct FiringHistoryTests {
         for number in 1...500 {
             history.record(Self.entry(number))
             history.update(id: "t-\(number)") { $0.actions[0].outcome = .init(status: "ok") }
+            await history.written()
             most = max(most, lines(path).count)
         }
         #expect(most <= limit + max(limit / 4, 16))
@@ -55,7 +58,7 @@ struct FiringHistoryTests {
         #expect(info.st_mode & 0o777 == 0o600)
     }
 
-    @Test func anUpdateIsMergedIntoItsFiringInPlace() {
+    @Test func anUpdateIsMergedIntoItsFiringInPlace() async {
         let directory = TemporaryDirectory("netrules-history")
         defer { directory.remove() }
         var history = FiringHistory(directory: directory.path, limit: 10)
@@ -63,6 +66,7 @@ struct FiringHistoryTests {
         history.record(Self.entry(2))
         #expect(history.update(id: "t-1") { $0.actions[0].outcome = .init(status: "ok") })
         #expect(!history.update(id: "no-such-firing") { _ in })
+        await history.written()
         let read = FiringHistory.read(path: directory.file(FiringHistory.fileName))
         #expect(read.entries.map(\.id) == ["t-1", "t-2"])
         #expect(read.entries.map(\.actions[0].outcome.status) == ["ok", "pending"])
@@ -80,7 +84,7 @@ struct FiringHistoryTests {
         #expect(history.id(ofDelivery: "key-2") == nil)
     }
 
-    @Test func damagedLinesAreSkippedAndTheRestIsKept() throws {
+    @Test func damagedLinesAreSkippedAndTheRestIsKept() async throws {
         let directory = TemporaryDirectory("netrules-history")
         defer { directory.remove() }
         let path = directory.file(FiringHistory.fileName)
@@ -108,8 +112,28 @@ struct FiringHistoryTests {
         // The daemon starts over from what it could read, and its next line starts a line of its own.
         var history = FiringHistory(directory: directory.path, limit: 10)
         history.record(Self.entry(4))
+        await history.written()
         #expect(FiringHistory.read(path: path).entries.map(\.id) == ["t-1", "t-2", "t-4"])
         #expect(FiringHistory.read(path: path).skippedLines == 0)
+    }
+
+    /// The file is written on the pool in the order asked: a line appended right after a
+    /// compaction is asked for lands in the new file, never in the old one the rename replaces.
+    @Test func linesQueuedAroundACompactionAllLandInTheNewFileInOrder() async {
+        let directory = TemporaryDirectory("netrules-history")
+        defer { directory.remove() }
+        let limit = 20
+        var history = FiringHistory(directory: directory.path, limit: limit)
+        // limit + 16 lines make the next append a compaction; everything is queued without waiting.
+        for number in 1...(limit + 16 + 5) { history.record(Self.entry(number)) }
+        await history.written()
+        let read = FiringHistory.read(path: directory.file(FiringHistory.fileName))
+        // The compaction's entries, then every line appended after it, each once, in order.
+        let ids = read.entries.map(\.id)
+        #expect(Array(ids.suffix(limit)) == history.entries.map(\.id))
+        let numbers = ids.compactMap { Int($0.dropFirst(2)) }
+        #expect(numbers == Array((numbers.first ?? 0)...(limit + 21)), "\(ids)")
+        #expect(ids.count < limit + 16)
     }
 
     @Test func aMissingOrUnreadableFileIsAnEmptyHistory() {

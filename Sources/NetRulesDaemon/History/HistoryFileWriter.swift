@@ -1,0 +1,138 @@
+import NetRulesCore
+import NetRulesSystem
+import Synchronization
+
+/// The history file's writes, in the order they were asked for, on the blocking pool: the
+/// daemon's loop only queues them (`FiringHistory` decides what to write and when to compact).
+///
+/// An entry's line is encoded by the job, and a compaction (a rewrite of up to `limit` lines)
+/// runs there too, so neither the encoding nor the write(2)s nor the rename cost the loop. One job
+/// runs at a time and drains the queue, so a line appended after a rewrite is asked for lands in
+/// the new file, never in the old one the rename replaces.
+///
+/// A write that fails is logged once until one succeeds again; a failed append makes the next
+/// write a rewrite from memory (`needsRewrite`), since part of a line may be in the file.
+///
+/// Safe from any thread; the daemon actor queues, a pool thread writes.
+final class HistoryFileWriter: Sendable {
+    /// What to write.
+    enum Operation: Sendable {
+        /// One entry as one more line.
+        case append(HistoryEntry)
+        /// The whole file: these entries, one line each.
+        case rewrite([HistoryEntry])
+    }
+
+    private struct State {
+        var queue: [Operation] = []
+        /// A job is queued on the pool or writing.
+        var running = false
+        /// An append failed: the next write must be a rewrite.
+        var needsRewrite = false
+        /// A write failed since the last success (so a full disk is logged once, not per firing).
+        var failing = false
+        /// Who waits until everything queued is written (`written()`).
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let file: Mutex<AppendLog>
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    init(path: String, logger: Logger) {
+        file = Mutex(AppendLog(path: path))
+        self.logger = logger
+    }
+
+    /// Whether the file must be rewritten before it is appended to (an append failed).
+    var needsRewrite: Bool { state.withLock { $0.needsRewrite } }
+
+    /// Queues `operation` after the ones queued before it.
+    func submit(_ operation: Operation) {
+        let start = state.withLock { state -> Bool in
+            state.queue.append(operation)
+            guard !state.running else { return false }
+            state.running = true
+            return true
+        }
+        if start { BlockingPool.shared.spawn { [self] in drain() } }
+    }
+
+    /// Waits until everything queued so far is written (for shutdown and tests).
+    func written() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state -> Bool in
+                guard state.running else { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    /// The pool job: writes what is queued, in order, until nothing is.
+    private func drain() {
+        while true {
+            let (next, waiters) = state.withLock { state -> ([Operation], [CheckedContinuation<Void, Never>]) in
+                guard state.queue.isEmpty else {
+                    defer { state.queue = [] }
+                    return (state.queue, [])
+                }
+                state.running = false
+                defer { state.waiters = [] }
+                return ([], state.waiters)
+            }
+            guard !next.isEmpty else {
+                for waiter in waiters { waiter.resume() }
+                return
+            }
+            for operation in next { write(operation) }
+        }
+    }
+
+    private func write(_ operation: Operation) {
+        let outcome: Result<Void, SystemCallError>
+        switch operation {
+        case .append(let entry):
+            // The rewrite the loop queues once it sees `needsRewrite` holds this entry too.
+            if state.withLock({ $0.needsRewrite }) { return }
+            guard let line = FiringHistory.line(entry) else { return }
+            outcome = file.withLock { log in
+                do throws(SystemCallError) {
+                    try log.append(line)
+                    return .success(())
+                } catch {
+                    // A partial line may be there now: the next write starts over with a whole file.
+                    log.close()
+                    return .failure(error)
+                }
+            }
+        case .rewrite(let entries):
+            let lines = entries.compactMap(FiringHistory.line)
+            outcome = file.withLock { log in
+                do throws(SystemCallError) {
+                    try log.rewrite(lines: lines)
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        let report = state.withLock { state -> Bool in
+            switch outcome {
+            case .success:
+                state.failing = false
+                if case .rewrite = operation { state.needsRewrite = false }
+                return false
+            case .failure:
+                if case .append = operation { state.needsRewrite = true }
+                defer { state.failing = true }
+                return !state.failing
+            }
+        }
+        if report, case .failure(let error) = outcome {
+            let what = if case .append = operation { "append to" } else { "rewrite" }
+            logger.error("cannot \(what) the history file '\(file.withLock { $0.path })': \(error)")
+        }
+    }
+}
