@@ -111,7 +111,7 @@ struct FleetTests {
     /// message arrives once, with its firing's id.
     @Test func aBrokerAwayFor30SecondsGetsEveryQoS1MessageOnceWithinTwoSecondsOfItsReturn() async throws {
         try await Testbed.run { testbed in
-            let broker = try await TestBroker(unixSocket: true)
+            let broker = try await TestBroker(unixSocket: true, persistent: true)
             defer { broker.remove() }
             let wifi = try WiFiPlugin(in: testbed)
             try wifi.report(ssid: "Home", bssid: "11:11:11:11:11:11")
@@ -136,6 +136,11 @@ struct FleetTests {
             let daemon = try await testbed.startDaemon(rules: [rules])
             _ = try await retained(broker, "netrules/e2e-3/availability", "online", testbed) { $0.hasSuffix(" online") }
 
+            // A session the broker keeps across its restart: the daemon's messages wait in it
+            // however soon after the restart the daemon connects (a subscriber started after the
+            // restart could come after them).
+            let session = "fleet-outage-test"
+            _ = try await broker.subscribe("fleet/#", count: 1, seconds: 1, session: session).wait()
             broker.stop()
             let stopped = ContinuousClock.now
             let outbox = testbed.path("state/outbox")
@@ -152,13 +157,15 @@ struct FleetTests {
 
             try await broker.start()
             let returned = ContinuousClock.now
-            let messages = try await broker.subscribe("fleet/#", count: 3, seconds: 15, format: "%t %P %p")
             let state = try await retained(broker, "netrules/e2e-3/availability", "online again", testbed) {
                 $0.hasSuffix(" online")
             }
             let back = ContinuousClock.now - returned
             print("FleetTests: reconnected \(back) after the broker's return (\(state))")
             #expect(back <= .seconds(2))
+            // The messages, in the session whether they were sent before this subscriber connected or after.
+            let messages = try await broker.subscribe(
+                "fleet/#", count: 3, seconds: 15, format: "%t %P %p", session: session)
             _ = try await retained(broker, "netrules/e2e-3/state", "the republished state", testbed) {
                 $0.contains(#""ssid":"Office""#)
             }

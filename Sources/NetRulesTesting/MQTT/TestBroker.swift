@@ -17,19 +17,22 @@ package final class TestBroker: @unchecked Sendable {
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_sub")
 
     /// Makes and starts a broker; `users` adds a password file (and refuses anonymous clients);
-    /// `tls` adds a TLS listener with that certificate and key instead of the plain one.
-    package init(unixSocket: Bool = false, users: [String: String] = [:], tls: (cert: String, key: String)? = nil)
-        async throws
-    {
+    /// `tls` adds a TLS listener with that certificate and key instead of the plain one;
+    /// `persistent` keeps sessions (and the QoS 1 messages queued for them) across a `stop()` and
+    /// `start()`, in the broker's directory.
+    package init(
+        unixSocket: Bool = false, users: [String: String] = [:], tls: (cert: String, key: String)? = nil,
+        persistent: Bool = false
+    ) async throws {
         directory = TemporaryDirectory("netrules-mqtt")
         port = try Self.freePort()
         socketPath = unixSocket ? directory.file("mqtt.sock") : nil
         log = directory.file("mosquitto.log")
         var lines = [
             unixSocket ? "listener 0 \(directory.file("mqtt.sock"))" : "listener \(port) 127.0.0.1",
-            "allow_anonymous \(users.isEmpty ? "true" : "false")", "persistence false", "log_dest stderr",
-            "log_type all", "user root",
+            "allow_anonymous \(users.isEmpty ? "true" : "false")", "log_dest stderr", "log_type all", "user root",
         ]
+        lines += persistent ? ["persistence true", "persistence_location \(directory.path)/"] : ["persistence false"]
         if let tls {
             lines += ["certfile \(tls.cert)", "keyfile \(tls.key)"]
         }
@@ -101,15 +104,18 @@ package final class TestBroker: @unchecked Sendable {
     /// Starts mosquitto_sub for `count` messages on `filter` (at most `seconds`); `wait()` on the
     /// result returns its lines. It is subscribed when this returns.
     /// `format` is mosquitto_sub's `-F` (`%P`: MQTT 5 user properties); `-V mqttv5` is always used.
-    package func subscribe(_ filter: String, count: Int, seconds: Int = 10, format: String = "%t %r %p") async throws
-        -> Subscriber
-    {
+    /// `session` names a session the broker keeps (client id, no clean start, QoS 1, an hour's
+    /// expiry): what is published to it while no subscriber is connected waits for the next one.
+    package func subscribe(
+        _ filter: String, count: Int, seconds: Int = 10, format: String = "%t %r %p", session: String? = nil
+    ) async throws -> Subscriber {
         subscribers += 1
         let output = directory.file("sub\(subscribers).log")
         let process = try BackgroundProcess(
             // Line-buffered, so -d's SUBACK line shows that it subscribed.
             ["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub"] + clientArguments
-                + ["-V", "mqttv5", "-t", filter, "-C", String(count), "-W", String(seconds), "-F", format, "-d"],
+                + ["-V", "mqttv5", "-t", filter, "-C", String(count), "-W", String(seconds), "-F", format, "-d"]
+                + (session.map { ["-c", "-i", $0, "-q", "1", "-x", "3600"] } ?? []),
             environment: [], log: output)
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline, !((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("SUBACK") {
