@@ -6,9 +6,9 @@ import Synchronization
 /// daemon's loop only queues them (`FiringHistory` decides what to write and when to compact).
 ///
 /// An entry's line is encoded by the job, and a compaction (a rewrite of up to `limit` lines)
-/// runs there too, so neither the encoding nor the write(2)s nor the rename cost the loop. One job
-/// runs at a time and drains the queue, so a line appended after a rewrite is asked for lands in
-/// the new file, never in the old one the rename replaces.
+/// runs there too, so neither the encoding nor the write(2)s nor the rename cost the loop. The
+/// jobs run one at a time, in order (`SerialPoolJobs`), so a line appended after a rewrite is
+/// asked for lands in the new file, never in the old one the rename replaces.
 ///
 /// A write that fails is logged once until one succeeds again; a failed append makes the next
 /// write a rewrite from memory (`needsRewrite`), since part of a line may be in the file.
@@ -24,19 +24,15 @@ final class HistoryFileWriter: Sendable {
     }
 
     private struct State {
-        var queue: [Operation] = []
-        /// A job is queued on the pool or writing.
-        var running = false
         /// An append failed: the next write must be a rewrite.
         var needsRewrite = false
         /// A write failed since the last success (so a full disk is logged once, not per firing).
         var failing = false
-        /// Who waits until everything queued is written (`written()`).
-        var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let file: Mutex<AppendLog>
     private let state = Mutex(State())
+    private let jobs = SerialPoolJobs()
     private let logger: Logger
 
     init(path: String, logger: Logger) {
@@ -49,45 +45,12 @@ final class HistoryFileWriter: Sendable {
 
     /// Queues `operation` after the ones queued before it.
     func submit(_ operation: Operation) {
-        let start = state.withLock { state -> Bool in
-            state.queue.append(operation)
-            guard !state.running else { return false }
-            state.running = true
-            return true
-        }
-        if start { BlockingPool.shared.spawn { [self] in drain() } }
+        jobs.submit { [self] in write(operation) }
     }
 
     /// Waits until everything queued so far is written (for shutdown and tests).
     func written() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let idle = state.withLock { state -> Bool in
-                guard state.running else { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if idle { continuation.resume() }
-        }
-    }
-
-    /// The pool job: writes what is queued, in order, until nothing is.
-    private func drain() {
-        while true {
-            let (next, waiters) = state.withLock { state -> ([Operation], [CheckedContinuation<Void, Never>]) in
-                guard state.queue.isEmpty else {
-                    defer { state.queue = [] }
-                    return (state.queue, [])
-                }
-                state.running = false
-                defer { state.waiters = [] }
-                return ([], state.waiters)
-            }
-            guard !next.isEmpty else {
-                for waiter in waiters { waiter.resume() }
-                return
-            }
-            for operation in next { write(operation) }
-        }
+        await jobs.idle()
     }
 
     private func write(_ operation: Operation) {

@@ -8,8 +8,9 @@ import Synchronization
 ///
 /// A snapshot is written atomically and durably (`AtomicFile.replace` with fsync), then the journal
 /// segments it covers (those before `Job.covers`) are deleted and the directory is fsynced. Only one
-/// job runs at a time: a snapshot asked for while one is written waits for it, and replaces any
-/// snapshot still waiting (the newer state covers everything the older one did, and more).
+/// job runs at a time (`SerialPoolJobs`): a snapshot asked for while one is written waits for it,
+/// and replaces any snapshot still waiting (the newer state covers everything the older one did,
+/// and more).
 ///
 /// Safe from any thread; the daemon actor submits, a pool thread writes.
 final class SnapshotWriter: Sendable {
@@ -24,18 +25,11 @@ final class SnapshotWriter: Sendable {
         var failed: @Sendable (StateFileError) -> Void
     }
 
-    private struct State {
-        /// A job is queued on the pool or writing.
-        var running = false
-        /// The snapshot to write once the running one is done.
-        var waiting: Job?
-        /// Who waits for every job to be done (`finished()`).
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
     let directory: String
     private let logger: Logger
-    private let state = Mutex(State())
+    /// The newest snapshot not written yet: a job finds it, or finds it taken by the job before.
+    private let waiting = Mutex<Job?>(nil)
+    private let jobs = SerialPoolJobs()
 
     init(directory: String, logger: Logger) {
         self.directory = directory
@@ -46,47 +40,15 @@ final class SnapshotWriter: Sendable {
 
     /// Writes `job` on the pool: now, or after the one being written (replacing one that waits).
     func submit(_ job: Job) {
-        let start = state.withLock { state -> Bool in
-            guard !state.running else {
-                state.waiting = job
-                return false
-            }
-            state.running = true
-            return true
+        waiting.withLock { $0 = job }
+        jobs.submit { [self] in
+            if let job = waiting.withLock({ $0.take() }) { write(job) }
         }
-        if start { BlockingPool.shared.spawn { [self] in write(from: job) } }
     }
 
     /// Waits until no snapshot is being written or waiting (for shutdown and tests).
     func finished() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let idle = state.withLock { state -> Bool in
-                guard state.running else { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if idle { continuation.resume() }
-        }
-    }
-
-    /// The pool job: writes `first`, then whatever was asked for meanwhile.
-    private func write(from first: Job) {
-        var job = first
-        while true {
-            write(job)
-            let (next, waiters) = state.withLock { state -> (Job?, [CheckedContinuation<Void, Never>]) in
-                if let waiting = state.waiting {
-                    state.waiting = nil
-                    return (waiting, [])
-                }
-                state.running = false
-                defer { state.waiters = [] }
-                return (nil, state.waiters)
-            }
-            for waiter in waiters { waiter.resume() }
-            guard let next else { return }
-            job = next
-        }
+        await jobs.idle()
     }
 
     private func write(_ job: Job) {
