@@ -114,11 +114,9 @@ struct RunExecutor: Sendable {
         )
         process.user = account.credentials
         process.makeStandardInput = { FiringDocument.render(context) }
-        guard
-            case .direct(let direct) = start(
-                of: action, in: context, environment: environment, workingDirectory: workingDirectory)
-        else { return .ready(process, direct: nil) }
-        return .ready(process, direct: direct)
+        let direct = start(of: action, in: context, environment: environment, workingDirectory: workingDirectory)
+        if case .direct(let command) = direct { return .ready(process, direct: command) }
+        return .ready(process, direct: nil)
     }
 }
 
