@@ -13,6 +13,9 @@ import Synchronization
 /// A write that fails is logged once until one succeeds again; a failed append makes the next
 /// write a rewrite from memory (`needsRewrite`), since part of a line may be in the file.
 ///
+/// A rewrite holds every entry: what was queued before it and has not run yet is skipped (an
+/// append, an older rewrite), so a slow or failing disk costs one rewrite, not one per firing.
+///
 /// Safe from any thread; the daemon actor queues, a pool thread writes.
 final class HistoryFileWriter: Sendable {
     /// What to write.
@@ -28,6 +31,10 @@ final class HistoryFileWriter: Sendable {
         var needsRewrite = false
         /// A write failed since the last success (so a full disk is logged once, not per firing).
         var failing = false
+        /// The number of the last rewrite asked for; an operation asked for before it is skipped.
+        var latestRewrite: UInt64 = 0
+        /// Rewrites asked for that have not run (or been skipped) yet.
+        var rewritesQueued = 0
     }
 
     private let file: Mutex<AppendLog>
@@ -40,12 +47,26 @@ final class HistoryFileWriter: Sendable {
         self.logger = logger
     }
 
-    /// Whether the file must be rewritten before it is appended to (an append failed).
-    var needsRewrite: Bool { state.withLock { $0.needsRewrite } }
+    /// Whether the file must be rewritten before it is appended to (an append failed) and no
+    /// rewrite is on its way.
+    var needsRewrite: Bool { state.withLock { $0.needsRewrite && $0.rewritesQueued == 0 } }
 
     /// Queues `operation` after the ones queued before it.
     func submit(_ operation: Operation) {
-        jobs.submit { [self] in write(operation) }
+        let generation = state.withLock { state -> UInt64 in
+            if case .rewrite = operation {
+                state.latestRewrite += 1
+                state.rewritesQueued += 1
+            }
+            return state.latestRewrite
+        }
+        jobs.submit { [self] in
+            let superseded = state.withLock { state -> Bool in
+                if case .rewrite = operation { state.rewritesQueued -= 1 }
+                return generation < state.latestRewrite
+            }
+            if !superseded { write(operation) }
+        }
     }
 
     /// Waits until everything queued so far is written (for shutdown and tests).

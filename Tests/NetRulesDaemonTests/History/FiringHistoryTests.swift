@@ -136,6 +136,28 @@ struct FiringHistoryTests {
         #expect(ids.count < limit + 16)
     }
 
+    /// Writes that fail (here: a directory where the file was) are made good by one rewrite from
+    /// memory once the file can be written again: nothing recorded meanwhile is lost from it.
+    @Test func afterFailedWritesOneRewriteBringsTheFileBackWhole() async throws {
+        let directory = TemporaryDirectory("netrules-history")
+        defer { directory.remove() }
+        let path = directory.file(FiringHistory.fileName)
+        var history = FiringHistory(directory: directory.path, limit: 100)
+        // The start's rewrite leaves no descriptor open: the next append opens the path again.
+        await history.written()
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        for number in 1...40 { history.record(Self.entry(number)) }
+        await history.written()
+        #expect(FiringHistory.read(path: path).entries.isEmpty)
+
+        try FileManager.default.removeItem(atPath: path)
+        history.record(Self.entry(41))
+        history.record(Self.entry(42))
+        await history.written()
+        #expect(FiringHistory.read(path: path).entries.map(\.id) == (1...42).map { "t-\($0)" })
+    }
+
     @Test func aMissingOrUnreadableFileIsAnEmptyHistory() {
         let directory = TemporaryDirectory("netrules-history")
         defer { directory.remove() }
