@@ -30,4 +30,33 @@ struct JSONValueTests {
         #expect(throws: JSONValue.ShapeError.self) { try document.integer("x") }
         #expect(try document.integer("missing") == nil)
     }
+
+    /// A short integer's value is computed without `strtod`: it must be the very number `strtod`
+    /// gives, sign of zero and leading zeros included; anything else still goes to `strtod`.
+    @Test func aLiteralsNumberIsTheOneStrtodReads() {
+        var texts = ["0", "-0", "7", "-7", "007", "-007", "999999999999999", "-999999999999999", "1000000000000000"]
+        texts += ["9007199254740993", "1.5", "-2.50", "1e3", "-1E-2", "123456789012345678901234567890", "-", "1-", "--1", ""]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 { texts.append(String(Int64.random(in: -999_999_999_999_999...999_999_999_999_999, using: &generator))) }
+        for text in texts {
+            let expected = Double(text)
+            let read = JSONValue.literal(text).numberValue
+            #expect(read == expected, "\(text)")
+            #expect(read?.sign == expected?.sign, "\(text)")
+        }
+    }
+
+    /// Strings without escapes or non-ASCII bytes take a shorter path: they read as the general
+    /// path reads them, and every other string still takes the general path.
+    @Test func plainAndEscapedStringsReadAlike() throws {
+        let document = try JSONValue.parse(
+            Array(#"{"bench.seq": "a b", "k\u0065y": "caf\u00e9", "é": "é", "": "", "q": "\"", "n": 12345}"#.utf8))
+        let members = try #require({ if case .object(let m) = document { m } else { nil } }())
+        #expect(members.map(\.0) == ["bench.seq", "key", "é", "", "q", "n"])
+        #expect(members.map(\.1) == [.string("a b"), .string("café"), .string("é"), .string(""), .string("\""), .literal("12345")])
+        #expect(throws: JSONValue.SyntaxError.self) { try JSONValue.parse(Array("\"tab\there\"".utf8)) }
+        #expect(throws: JSONValue.SyntaxError.self) { try JSONValue.parse(Array(#""open"#.utf8)) }
+        #expect(throws: JSONValue.SyntaxError.self) { try JSONValue.parse(Array("1e999".utf8)) }
+        #expect(try JSONValue.parse(Array("-123456789012345678".utf8)) == .literal("-123456789012345678"))
+    }
 }

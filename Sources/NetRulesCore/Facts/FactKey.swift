@@ -25,9 +25,11 @@ public struct FactKey: Hashable, Comparable, Sendable, CustomStringConvertible, 
     /// The first dotted component: `hosts` for `hosts.intranet`.
     public var namespace: Substring {
         // The first run of characters other than `.` (the whole key when there is none), found
-        // without the array `split` makes: a key's namespace is asked for on every update.
-        guard let start = rawValue.firstIndex(where: { $0 != "." }) else { return Substring(rawValue) }
-        return rawValue[start..<(rawValue[start...].firstIndex(of: ".") ?? rawValue.endIndex)]
+        // without the array `split` makes, and by byte (a `.` is one): a key's namespace is
+        // asked for on every update.
+        let bytes = rawValue.utf8
+        guard let start = bytes.firstIndex(where: { $0 != UInt8(ascii: ".") }) else { return Substring(rawValue) }
+        return rawValue[start..<(bytes[start...].firstIndex(of: UInt8(ascii: ".")) ?? bytes.endIndex)]
     }
 }
 

@@ -32,7 +32,12 @@ extension JSONValue {
         func error(_ reason: String) -> SyntaxError { SyntaxError(offset: index, reason: reason) }
 
         mutating func skipWhitespace() {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
         }
 
         mutating func value(depth: Int) throws(SyntaxError) -> JSONValue {
@@ -42,7 +47,9 @@ extension JSONValue {
             switch bytes[index] {
             case UInt8(ascii: "{"): return try object(depth: depth)
             case UInt8(ascii: "["): return try array(depth: depth)
-            case UInt8(ascii: "\""): return .text(try string())
+            case UInt8(ascii: "\""):
+                if let plain = plainString() { return .string(plain) }
+                return .text(try string())
             case UInt8(ascii: "t"): return try word("true", .bool(true))
             case UInt8(ascii: "f"): return try word("false", .bool(false))
             case UInt8(ascii: "n"): return try word("null", .null)
@@ -70,7 +77,8 @@ extension JSONValue {
             while true {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
-                let key = String(decoding: try string(), as: UTF8.self)
+                let key: String
+                if let plain = plainString() { key = plain } else { key = String(decoding: try string(), as: UTF8.self) }
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
                 index += 1
@@ -137,9 +145,29 @@ extension JSONValue {
             }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
             // `1e999` is valid JSON syntax but no number anything here can hold: refuse it rather
-            // than carry infinity into facts, versions and durations.
-            guard Double(text)?.isFinite == true else { throw error("number out of range") }
+            // than carry infinity into facts, versions and durations. An integer of up to 15 digits
+            // is always finite (the common case: a counter, a signal, a port).
+            if index - start > 16 || integer != index - start - (bytes[start] == UInt8(ascii: "-") ? 1 : 0) {
+                guard Double(text)?.isFinite == true else { throw error("number out of range") }
+            }
             return .literal(text)
+        }
+
+        /// A string of printable ASCII with no escape (most keys and values), read as a whole
+        /// without the decoding `string()` does; nil, with nothing read, for any other string.
+        mutating func plainString() -> String? {
+            var end = index + 1
+            while end < bytes.count {
+                switch bytes[end] {
+                case UInt8(ascii: "\""):
+                    let text = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
+                    index = end + 1
+                    return text
+                case UInt8(ascii: "\\"), 0..<0x20, 0x80...: return nil
+                default: end += 1
+                }
+            }
+            return nil
         }
 
         /// A string's bytes. Escapes are decoded, and a lone `\udc80`…`\udcff` is the byte it stands
@@ -254,8 +282,27 @@ extension JSONValue {
     public var numberValue: Double? {
         switch self {
         case .number(let n): n
-        case .literal(let text): Double(text)
+        case .literal(let text): Self.double(ofLiteral: text)
         default: nil
         }
+    }
+
+    /// `Double(text)`, with an integer of up to 15 digits (every plugin's counter) computed
+    /// without `strtod`: exact, as `strtod` would round it, `-0` included.
+    static func double(ofLiteral text: String) -> Double? {
+        var magnitude: Int64 = 0
+        var negative = false
+        var digits = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "-"), !negative, digits == 0 {
+                negative = true
+                continue
+            }
+            guard (0x30...0x39).contains(byte), digits < 15 else { return Double(text) }
+            magnitude = magnitude * 10 + Int64(byte - 0x30)
+            digits += 1
+        }
+        guard digits > 0 else { return Double(text) }
+        return negative ? -Double(magnitude) : Double(magnitude)
     }
 }

@@ -10,7 +10,7 @@
 /// "surrogateescape", PEP 383): no valid text ever produces it, so nothing is lost and nothing can
 /// be confused with it, and `json.loads(s)[k].encode("utf-8", "surrogateescape")` returns the
 /// original bytes (docs/plugins.md). The reader (`parse`) turns it back into the byte.
-public indirect enum JSONValue: Hashable, Sendable {
+public enum JSONValue: Hashable, Sendable {
     case null
     case bool(Bool)
     case number(Double)

@@ -76,10 +76,9 @@ struct DaemonCore {
             if let source { supervision.record(update, from: source) }
             apply(update, into: &effects)
         case (.running, .factUpdates(let updates, let source)):
-            for update in updates {
-                if let source { supervision.record(update, from: source) }
-                apply(update, into: &effects)
-            }
+            // What the observer said is recorded before any of it is applied, as one update is.
+            if let source { supervision.record(updates, from: source) }
+            for update in updates { apply(update, into: &effects) }
         case (.running, .proof(let place, let round, let outcome)):
             let step = engine.recordProof(outcome, place: place, round: round, at: now)
             dispatch(step.firings, into: &effects)

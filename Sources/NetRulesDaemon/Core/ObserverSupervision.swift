@@ -55,12 +55,20 @@ struct ObserverSupervision {
 
     /// Notes the keys an update from `identity` names (unknown ones included: the observer spoke of them).
     mutating func record(_ update: FactUpdate, from identity: String) {
+        record(CollectionOfOne(update), from: identity)
+    }
+
+    /// Notes the keys of updates `identity` reported together (a plugin's one read), with one
+    /// look-up of the observer's record for all of them.
+    mutating func record(_ updates: some Collection<FactUpdate>, from identity: String) {
         // Reporting again is the sign it works again.
         if failures[identity] != nil { failures[identity] = nil }
-        reports[identity, default: Reports()].keys.formUnion(update.changes.keys)
-        if !update.completeNamespaces.isEmpty {
-            reports[identity, default: Reports()].completeNamespaces.formUnion(update.completeNamespaces)
+        var reported = reports.removeValue(forKey: identity) ?? Reports()
+        for update in updates {
+            reported.keys.formUnion(update.changes.keys)
+            if !update.completeNamespaces.isEmpty { reported.completeNamespaces.formUnion(update.completeNamespaces) }
         }
+        reports[identity] = reported
     }
 
     /// The observer `identity` ended after running for `ranFor`: the update that makes its facts

@@ -12,9 +12,14 @@ package enum PluginLine {
 
     /// Decodes one line (without its newline).
     package static func parse(_ line: String) -> Result<FactUpdate, Malformed> {
+        parse(bytes: Array(line.utf8))
+    }
+
+    /// Decodes one line's bytes (without its newline), as the plugin wrote them.
+    package static func parse(bytes line: [UInt8]) -> Result<FactUpdate, Malformed> {
         let value: JSONValue
         do {
-            value = try JSONValue.parse(Array(line.utf8))
+            value = try JSONValue.parse(line)
         } catch {
             return .failure(Malformed(description: "not JSON"))
         }
@@ -23,7 +28,7 @@ package enum PluginLine {
         }
         var update = FactUpdate()
         for (key, member) in members {
-            guard !key.isEmpty, !key.contains(where: { $0 == " " || $0 == "\t" }) else {
+            guard !key.isEmpty, !key.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) else {
                 return .failure(Malformed(description: "fact key \"\(key)\" is empty or contains spaces"))
             }
             guard let state = FactState(json: member) else {

@@ -53,9 +53,8 @@ enum PluginRun {
         // The updates of the lines of one read, reported together once it is handled.
         var read: [FactUpdate] = []
         func handle(_ line: ArraySlice<UInt8>) {
-            let text = String(decoding: line, as: UTF8.self)
-            guard !text.allSatisfy({ $0 == " " || $0 == "\r" }) else { return }
-            switch PluginLine.parse(text) {
+            guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) else { return }
+            switch PluginLine.parse(bytes: Array(line)) {
             case .success(var update):
                 for (key, state) in update.changes where key.isBuiltIn {
                     if !provides.contains(key), undeclared.insert(key).inserted {
