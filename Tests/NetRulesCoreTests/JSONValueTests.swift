@@ -35,9 +35,13 @@ struct JSONValueTests {
     /// gives, sign of zero and leading zeros included; anything else still goes to `strtod`.
     @Test func aLiteralsNumberIsTheOneStrtodReads() {
         var texts = ["0", "-0", "7", "-7", "007", "-007", "999999999999999", "-999999999999999", "1000000000000000"]
-        texts += ["9007199254740993", "1.5", "-2.50", "1e3", "-1E-2", "123456789012345678901234567890", "-", "1-", "--1", ""]
+        texts += [
+            "9007199254740993", "1.5", "-2.50", "1e3", "-1E-2", "123456789012345678901234567890", "-", "1-", "--1", "",
+        ]
         var generator = SystemRandomNumberGenerator()
-        for _ in 0..<2_000 { texts.append(String(Int64.random(in: -999_999_999_999_999...999_999_999_999_999, using: &generator))) }
+        for _ in 0..<2_000 {
+            texts.append(String(Int64.random(in: -999_999_999_999_999...999_999_999_999_999, using: &generator)))
+        }
         for text in texts {
             let expected = Double(text)
             let read = JSONValue.literal(text).numberValue
@@ -53,7 +57,10 @@ struct JSONValueTests {
             Array(#"{"bench.seq": "a b", "k\u0065y": "caf\u00e9", "é": "é", "": "", "q": "\"", "n": 12345}"#.utf8))
         let members = try #require({ if case .object(let m) = document { m } else { nil } }())
         #expect(members.map(\.0) == ["bench.seq", "key", "é", "", "q", "n"])
-        #expect(members.map(\.1) == [.string("a b"), .string("café"), .string("é"), .string(""), .string("\""), .literal("12345")])
+        #expect(
+            members.map(\.1) == [
+                .string("a b"), .string("café"), .string("é"), .string(""), .string("\""), .literal("12345"),
+            ])
         #expect(throws: JSONValue.SyntaxError.self) { try JSONValue.parse(Array("\"tab\there\"".utf8)) }
         #expect(throws: JSONValue.SyntaxError.self) { try JSONValue.parse(Array(#""open"#.utf8)) }
         #expect(throws: JSONValue.SyntaxError.self) { try JSONValue.parse(Array("1e999".utf8)) }

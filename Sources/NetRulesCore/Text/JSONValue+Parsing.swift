@@ -78,7 +78,11 @@ extension JSONValue {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
                 let key: String
-                if let plain = plainString() { key = plain } else { key = String(decoding: try string(), as: UTF8.self) }
+                if let plain = plainString() {
+                    key = plain
+                } else {
+                    key = String(decoding: try string(), as: UTF8.self)
+                }
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
                 index += 1

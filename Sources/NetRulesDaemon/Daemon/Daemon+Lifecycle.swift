@@ -124,7 +124,9 @@ extension Daemon {
         }
         let reporter = FactReporter(
             { update in sink.yield(.facts(completed(update), from: identity)) },
-            all: { updates in sink.yield(.factUpdates(complete.isEmpty ? updates : updates.map(completed), from: identity)) })
+            all: { updates in
+                sink.yield(.factUpdates(complete.isEmpty ? updates : updates.map(completed), from: identity))
+            })
         let clock = self.clock
         let started = clock.now
         let task = Task(executorPreference: TaskPlacement.preferred) {
