@@ -35,7 +35,9 @@ struct FactSubscriptions {
         subscriptions.removeAll { $0.name == name }
     }
 
-    func deliver(_ changes: [Engine.Step.Change]) async {
+    /// Runs on the caller's executor (the daemon's): most changes concern no subscriber, and a
+    /// plain `async` function would hop off the daemon and back for every fact update.
+    nonisolated(nonsending) func deliver(_ changes: [Engine.Step.Change]) async {
         for subscription in subscriptions {
             let wanted = changes.filter { subscription.wants($0.key) }
             if !wanted.isEmpty { await subscription.deliver(wanted) }
