@@ -129,15 +129,14 @@ public struct Engine: Sendable {
                 if !facts[key].isKnown { update.changes[key] = .absent }
             }
         }
-        var before: [FactKey: FactState] = [:]
-        before.reserveCapacity(update.changes.count)
-        for key in update.changes.keys { before[key] = facts[key] }
-        let changed = applyDeriving(update, before: &before)
+        let changed = applyDeriving(update)
         guard !changed.isEmpty else { return Step(firings: firings, changes: []) }
         for index in affectedRules(by: changed) {
             evaluate(index, at: now, into: &firings)
         }
-        let changes = changed.sorted().map { Step.Change(key: $0, old: before[$0] ?? .unknown, new: facts[$0]) }
+        let changes = changed.sorted { $0.key < $1.key }.map {
+            Step.Change(key: $0.key, old: $0.old, new: facts[$0.key])
+        }
         return Step(firings: firings, changes: changes)
     }
 
@@ -293,8 +292,7 @@ public struct Engine: Sendable {
     private mutating func moveClock(to time: Instant, into firings: inout [Firing]) {
         clockStale = false
         let local = clock.local(at: time)
-        var before: [FactKey: FactState] = [:]
-        let changed = applyDeriving(FactUpdate([.localClock: .value(.number(Double(local.seconds)))]), before: &before)
+        let changed = applyDeriving(FactUpdate([.localClock: .value(.number(Double(local.seconds)))]))
         var next = timeWindows.map { clock.instant(ofLocal: $0.nextBoundary(after: local)) }.min()
         // A clock that maps a boundary to the past (a DST change, a bad offset) must still move on.
         if let n = next, n <= time { next = time + .seconds(1) }
@@ -305,14 +303,19 @@ public struct Engine: Sendable {
     }
 
     /// Applies `update`, then the facts derived from it (`places.NAME`, `place`), and returns every
-    /// key that changed; `before` gains the old state of each derived key.
-    private mutating func applyDeriving(_ update: FactUpdate, before: inout [FactKey: FactState]) -> [FactKey] {
-        var changed = facts.apply(update)
+    /// key that changed with its state before the update.
+    private mutating func applyDeriving(_ update: FactUpdate) -> [(key: FactKey, old: FactState)] {
+        var changed = facts.applyKeepingOld(update)
         guard !changed.isEmpty, !placeDerivation.places.isEmpty else { return changed }
-        let derived = placeDerivation.derive(after: changed, named: update.changes, facts: facts)
-        for key in derived.changes.keys where before[key] == nil { before[key] = facts[key] }
-        for key in facts.apply(derived) where update.changes[key] == nil { changed.append(key) }
+        let derived = placeDerivation.derive(after: changed.map(\.key), named: update.changes, facts: facts)
+        // A derived key the update did not name had, before the derivation, its state before the update.
+        for change in facts.applyKeepingOld(derived) where update.changes[change.key] == nil { changed.append(change) }
         return changed
+    }
+
+    /// The rules reading any of the changed keys, each once, in rule order.
+    private mutating func affectedRules(by changed: [(key: FactKey, old: FactState)]) -> [Int] {
+        changed.count == 1 ? rulesByKey[changed[0].key] ?? [] : affectedRules(by: changed.map(\.key))
     }
 
     /// The rules reading any of `keys`, each once, in rule order.

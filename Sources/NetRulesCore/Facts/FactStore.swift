@@ -27,7 +27,13 @@ public struct FactStore: Hashable, Sendable {
     /// Applies a partial update and returns the keys whose state changed.
     @discardableResult
     public mutating func apply(_ update: FactUpdate) -> [FactKey] {
-        var changed: [FactKey] = []
+        applyKeepingOld(update).map(\.key)
+    }
+
+    /// Applies a partial update and returns each key whose state changed, with the state it had:
+    /// what the engine reports as the update's changes, without a look-up of its own before.
+    public mutating func applyKeepingOld(_ update: FactUpdate) -> [(key: FactKey, old: FactState)] {
+        var changed: [(key: FactKey, old: FactState)] = []
         for (key, new) in update.changes {
             let old = states[key] ?? .unknown
             guard old != new else { continue }
@@ -36,7 +42,7 @@ public struct FactStore: Hashable, Sendable {
             } else {
                 states[key] = new
             }
-            changed.append(key)
+            changed.append((key, old))
         }
         if !changed.isEmpty { version &+= 1 }
         return changed
