@@ -1,4 +1,5 @@
 internal import CCrypto
+import NetRulesCore
 
 /// What a pin needs to know of a certificate: its pin, and what a person checks before trusting it.
 package struct CertificateSummary: Hashable, Sendable {
@@ -31,29 +32,11 @@ package struct CertificateSummary: Hashable, Sendable {
         }
         guard status == 0 else { throw HTTPError(code: .other, message: Self.string(message)) }
         return CertificateSummary(
-            pin: "sha256//" + Self.base64(digest), subject: Self.string(subject), issuer: Self.string(issuer),
+            pin: "sha256//" + Base64.encode(digest), subject: Self.string(subject), issuer: Self.string(issuer),
             notAfter: Self.string(notAfter))
     }
 
     private static func string(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// Standard base64 with padding (RFC 4648 §4), as curl writes pins.
-    static func base64(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var out: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            var value = 0
-            for (offset, byte) in chunk.enumerated() { value |= Int(byte) << (16 - 8 * offset) }
-            for position in 0..<4 {
-                out.append(
-                    position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 0x3F] : UInt8(ascii: "="))
-            }
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
