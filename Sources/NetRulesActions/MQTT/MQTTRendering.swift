@@ -1,4 +1,3 @@
-import FoundationEssentials
 import NetRulesCore
 
 /// Turns an `mqtt:` action and a firing into its message: the topic level by level
@@ -34,7 +33,7 @@ enum MQTTRendering {
                 idempotencyKey: WebhookRendering.idempotencyKey(firing: context.firing, actionIndex: actionIndex),
                 rule: context.firing.rule, edge: context.firing.edge.rawValue, actionIndex: actionIndex,
                 enqueuedAt: WebhookRendering.wallClockNanoseconds(), method: "PUBLISH", url: topic, headers: [],
-                body: Data(payload), timeoutMilliseconds: 0, attempts: 1, attemptsMade: 0, backoffMilliseconds: 0,
+                body: payload, timeoutMilliseconds: 0, attempts: 1, attemptsMade: 0, backoffMilliseconds: 0,
                 waitsForOnline: false, secretNonce: usesSecrets ? secrets.nonce : nil,
                 mqtt: OutboxEntry.Publication(qos: action.qos, retain: action.retain, firingID: context.firing.id)))
     }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import NetRulesCore
 import NetRulesSystem
 
@@ -58,8 +57,8 @@ package struct ActionPreview: Sendable {
             }
             let body = entry.body.map { bytes in
                 text(
-                    entry.secretNonce.map { SecretTokens(nonce: $0).substitute(in: Array(bytes), environment: nil) }
-                        ?? Array(bytes))
+                    entry.secretNonce.map { SecretTokens(nonce: $0).substitute(in: bytes, environment: nil) }
+                        ?? bytes)
             }
             var details = headers.map { TerminalText.escaped("\($0.0): \($0.1)") }
             if let body { details.append(TerminalText.escaped(body)) }
@@ -127,9 +126,9 @@ package struct ActionPreview: Sendable {
         case .success(let entry):
             let payload = text(
                 entry.secretNonce.map {
-                    SecretTokens(nonce: $0).substitute(in: Array(entry.body ?? Data()), environment: nil)
+                    SecretTokens(nonce: $0).substitute(in: entry.body ?? [], environment: nil)
                 }
-                    ?? Array(entry.body ?? Data()))
+                    ?? (entry.body ?? []))
             return ActionPreview(
                 kind: "mqtt", summary: "mqtt: " + TerminalText.escaped("\(entry.url) (\(qos))"),
                 details: payload.isEmpty ? [] : [TerminalText.escaped(payload)],

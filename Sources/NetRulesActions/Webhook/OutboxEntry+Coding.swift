@@ -1,4 +1,3 @@
-import FoundationEssentials
 import NetRulesCore
 
 /// The outbox file's codec: an entry is built as a `JSONValue` and read back through
@@ -18,7 +17,7 @@ extension OutboxEntry {
             ("enqueuedAt", Self.integer(enqueuedAt)), ("method", .string(method)), ("url", .string(url)),
             ("headers", .array(headers.map(\.document))),
         ]
-        if let body { members.append(("body", .string(body.base64EncodedString()))) }
+        if let body { members.append(("body", .string(Base64.encode(body)))) }
         members += [
             ("timeoutMilliseconds", Self.integer(timeoutMilliseconds)), ("attempts", Self.integer(attempts)),
             ("attemptsMade", Self.integer(attemptsMade)), ("backoffMilliseconds", Self.integer(backoffMilliseconds)),
@@ -53,9 +52,9 @@ extension OutboxEntry {
         for item in try d.array("headers") {
             headers.append(try Header(document: JSONValue.Members(item.value, path: item.path)))
         }
-        var body: Data?
+        var body: [UInt8]?
         if let text = try d.string("body") {
-            guard let decoded = Data(base64Encoded: text) else {
+            guard let decoded = Base64.decode(text) else {
                 throw JSONValue.ShapeError(path: d.path(of: "body"), reason: "expected base64 text")
             }
             body = decoded

@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// One pending webhook delivery or QoS 1 `mqtt:` message, as stored in
 /// `<state-dir>/outbox/<idempotency-key>.json` (`OutboxEntry+Coding.swift`).
 ///
@@ -42,7 +40,7 @@ struct OutboxEntry: Sendable {
     var method: String
     var url: String
     var headers: [Header]
-    var body: Data?
+    var body: [UInt8]?
     var timeoutMilliseconds: Int64
     /// Total attempts allowed, the first included.
     var attempts: Int
@@ -90,8 +88,8 @@ struct OutboxEntry: Sendable {
     /// The body to send, secrets read from `environment` now.
     func requestBody(environment: [String: String]) -> [UInt8]? {
         guard let body else { return nil }
-        guard let secrets else { return Array(body) }
-        return secrets.substitute(in: Array(body), environment: environment)
+        guard let secrets else { return body }
+        return secrets.substitute(in: body, environment: environment)
     }
 
     /// The variables the request reads from the environment at send time, each once, in order.
@@ -103,7 +101,7 @@ struct OutboxEntry: Sendable {
             }
         }
         if let secrets {
-            let found = secrets.names(in: Array(url.utf8)) + (body.map { secrets.names(in: Array($0)) } ?? [])
+            let found = secrets.names(in: Array(url.utf8)) + (body.map { secrets.names(in: $0) } ?? [])
             for name in found where !names.contains(name) { names.append(name) }
         }
         return names

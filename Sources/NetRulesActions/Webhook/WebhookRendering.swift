@@ -1,4 +1,3 @@
-import FoundationEssentials
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
@@ -42,7 +41,7 @@ enum WebhookRendering {
             idempotencyKey: idempotencyKey(firing: context.firing, actionIndex: actionIndex), rule: context.firing.rule,
             edge: context.firing.edge.rawValue,
             actionIndex: actionIndex, enqueuedAt: wallClockNanoseconds(), method: action.method, url: url,
-            headers: headers, body: body.map { Data($0) }, timeoutMilliseconds: milliseconds(action.timeout),
+            headers: headers, body: body, timeoutMilliseconds: milliseconds(action.timeout),
             attempts: max(1, action.attempts), attemptsMade: 0, backoffMilliseconds: milliseconds(action.backoff),
             waitsForOnline: action.waitsForOnline, pins: action.pins.isEmpty ? nil : action.pins,
             caFile: action.caFile,
@@ -73,7 +72,7 @@ enum WebhookRendering {
     /// when it has one (so a firing resubmitted after a crash maps to the same key and is not sent
     /// twice), else random.
     static func idempotencyKey(firing: Firing, actionIndex: Int) -> String {
-        guard let id = firing.id else { return UUID().uuidString.lowercased() }
+        guard let id = firing.id else { return RandomUUID.make() }
         func fnv(_ text: String, seed: UInt64) -> UInt64 {
             var hash = seed
             for byte in text.utf8 {
