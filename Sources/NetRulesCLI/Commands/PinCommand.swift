@@ -1,6 +1,6 @@
-import FoundationEssentials
 import NetRulesCore
 import NetRulesHTTP
+internal import NetRulesSystem
 
 /// `netrules pin HOST[:PORT] | --cert FILE.pem`: the `sha256//…` pin of a server's key, for `verify:`.
 enum PinCommand: Command {
@@ -30,11 +30,11 @@ enum PinCommand: Command {
             io.printError("Usage: netrules pin HOST[:PORT] | --cert FILE.pem")
             return ExitCode.usage
         case (nil, let file?):
-            guard let data = FileManager.default.contents(atPath: file) else {
+            guard let bytes = FileContents.readRegularFile(file) else {
                 throw CommandError.noInput("cannot read '\(file)': no such file or permission denied")
             }
             do {
-                summary = try CertificateSummary.read(pem: Array(data))
+                summary = try CertificateSummary.read(pem: bytes)
             } catch {
                 throw CommandError.runtime("\(file): \(error.message)")
             }

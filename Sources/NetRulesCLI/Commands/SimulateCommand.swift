@@ -82,13 +82,13 @@ enum SimulateCommand: Command {
         guard !result.hasErrors else { return ExitCode.invalidRules }
 
         let timelineFile = arguments.value("timeline")!
-        guard let data = FileManager.default.contents(atPath: timelineFile) else {
+        guard let bytes = FileContents.readRegularFile(timelineFile) else {
             throw CommandError.noInput("cannot read '\(timelineFile)': no such file or permission denied")
         }
         // The checks against the rules run on what parsed even when something else did not: every
         // problem in one pass, sorted by position, as `check` reports a rule file.
-        let (timeline, parseDiagnostics) = Timeline.parsePartially(Array(data), file: timelineFile)
-        let source = SourceText(file: timelineFile, bytes: Array(data))
+        let (timeline, parseDiagnostics) = Timeline.parsePartially(bytes, file: timelineFile)
+        let source = SourceText(file: timelineFile, bytes: bytes)
         let diagnostics =
             (parseDiagnostics
             + unknownKeys(timeline.keys, file: timelineFile, rules: result.ruleSet.rules)

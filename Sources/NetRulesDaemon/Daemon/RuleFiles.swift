@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import NetRulesActions
 import NetRulesConfig
@@ -54,10 +53,10 @@ package enum RuleFiles {
     package static func load(_ paths: [String], environment: [String: String]) throws(ReadError) -> LoadResult {
         var sources: [RuleSource] = []
         for file in try expand(paths) {
-            guard let data = FileManager.default.contents(atPath: file) else {
+            guard let bytes = FileContents.readRegularFile(file) else {
                 throw ReadError(description: "cannot read '\(file)': permission denied or not a regular file")
             }
-            sources.append(RuleSource(file: file, bytes: Array(data)))
+            sources.append(RuleSource(file: file, bytes: bytes))
         }
         let searchPath = environment["PATH"]
         var loader = RuleLoader(

@@ -23,4 +23,23 @@ package enum FileContents {
         }
         return out
     }
+
+    /// The bytes of the regular file at `path`, a symbolic link followed; nil when it cannot be
+    /// read: missing, not readable by this user, a directory or another kind of file.
+    ///
+    /// For the files a person names (rule files, a timeline, a certificate), where every such
+    /// failure gets the same message. The open does not block, so a FIFO is refused, not waited on.
+    package static func readRegularFile(_ path: String) -> [UInt8]? {
+        guard case .success(let fd) = sys_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) else { return nil }
+        let file = FileDescriptor(taking: fd)
+        defer { file.closeDiscardingError() }
+        guard case .success(let info) = sys_fstat(fd), info.st_mode & S_IFMT == S_IFREG else { return nil }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            guard case .success(let count) = chunk.withUnsafeMutableBytes({ sys_read(fd, $0) }) else { return nil }
+            if count == 0 { return out }
+            out += chunk[..<count]
+        }
+    }
 }
