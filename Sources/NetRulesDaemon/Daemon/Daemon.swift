@@ -1,4 +1,5 @@
 import FoundationEssentials
+@preconcurrency import Glibc
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
@@ -115,11 +116,9 @@ package actor Daemon: DaemonQueries {
         let (result, unreadable, _) = await BlockingPool.shared.run { Self.load(options) }
         guard let loaded = result else { return unreadable ? 66 : 65 }
         do {
-            try FileManager.default.createDirectory(
-                atPath: options.paths.stateDirectory, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
+            try Self.createStateDirectory(options.paths.stateDirectory)
         } catch {
-            // FileManager's error prints as a CocoaError dump; a person needs what and how to fix it.
+            // The errno alone does not tell a person what to do; this says what and how to fix it.
             logger.critical(
                 "cannot create the state directory '\(options.paths.stateDirectory)'; make its parent writable "
                     + "by this user, or choose another with --state-dir")
@@ -410,5 +409,48 @@ package actor Daemon: DaemonQueries {
     private func removeWatcher(_ id: Int) {
         watchers[id] = nil
         updateSignalSampling()
+    }
+}
+
+extension Daemon {
+    /// `mkdir -p` for the state directory: every directory it creates, parents included, gets mode
+    /// 0700 whatever the umask; one that exists is left as it is.
+    /// - Throws: `SystemCallError` from `mkdir`, or `EEXIST` when the path is a file.
+    static func createStateDirectory(_ path: String) throws(SystemCallError) {
+        try createDirectory(path, isLeaf: true)
+    }
+
+    private static func createDirectory(_ path: String, isLeaf: Bool) throws(SystemCallError) {
+        if case .success(let info) = sys_stat(path) {
+            // A file above the leaf makes the mkdir below fail with ENOTDIR.
+            if isLeaf && info.st_mode & S_IFMT != S_IFDIR { throw SystemCallError(call: "mkdir", errno: .fileExists) }
+            return
+        }
+        let parent = parentDirectory(of: path)
+        if !parent.isEmpty { try createDirectory(parent, isLeaf: false) }
+        switch sys_mkdir(path, 0o777) {
+        case .success:
+            // A directory left with the umask's mode still works; 0700 only narrows who reads it.
+            _ = sys_chmod(path, 0o700)
+        case .failure(.fileExists) where isDirectory(path):
+            return
+        case .failure(let errno):
+            throw SystemCallError(call: "mkdir", errno: errno)
+        }
+    }
+
+    /// `a/b` for `a/b/c` and `a/b/c/`, `/` for `/a`, empty for a bare name.
+    private static func parentDirectory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
+        var parent = trimmed[..<slash]
+        while parent.hasSuffix("/") { parent = parent.dropLast() }
+        return parent.isEmpty ? "/" : String(parent)
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        guard case .success(let info) = sys_stat(path) else { return false }
+        return info.st_mode & S_IFMT == S_IFDIR
     }
 }
