@@ -1,4 +1,3 @@
-import FoundationEssentials
 import NetRulesCore
 import NetRulesDaemon
 internal import NetRulesSystem
@@ -121,7 +120,7 @@ enum HistoryCommand: Command {
         let path = directory + "/" + FiringHistory.fileName
         let contents = FiringHistory.read(path: path)
         io.noDaemon(socket, then: contents.exists ? "history read from \(path)" : "no history file at \(path)")
-        let selected = query.select(contents.entries, now: Int64(Date().timeIntervalSince1970.rounded(.down)))
+        let selected = query.select(contents.entries, now: Int64(WallClock.now().secondsSince1970.rounded(.down)))
         var known = Set(contents.entries.map(\.rule))
         // Without a daemon or a history file nothing says which names exist.
         if !contents.exists, let rule = query.rule { known.insert(rule) }

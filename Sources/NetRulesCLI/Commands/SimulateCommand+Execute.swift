@@ -94,7 +94,7 @@ extension SimulateCommand {
         }
         for firing in selected {
             await runner.connectivityChanged(to: firing.facts[.connectivity].value?.plainText)
-            await runner.submit(firing, wallTime: WallClock.rfc3339(Date()))
+            await runner.submit(firing, wallTime: WallClock.now().rfc3339)
         }
         await runner.drain()
         let failed = expected == 0 ? 0 : await failures.value

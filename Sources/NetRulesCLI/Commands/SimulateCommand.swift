@@ -1,4 +1,3 @@
-import FoundationEssentials
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
@@ -109,7 +108,7 @@ enum SimulateCommand: Command {
         // `{{time.utc}}` as the daemon writes it, at the simulated wall clock; the previews show
         // `{{time}}` in the same zone as the clock.
         func wallTime(_ at: Instant) -> String {
-            WallClock.rfc3339(Date(timeIntervalSince1970: Double(clock.unixTime(at: at))))
+            WallClock.rfc3339(WallTime(secondsSince1970: Double(clock.unixTime(at: at))))
         }
         func preview(_ spec: ActionSpec, _ firing: Firing) -> ActionPreview {
             ActionPreview.render(spec, of: firing, wallTime: wallTime(firing.at), utcOffset: clock.utcOffset)

@@ -1,4 +1,3 @@
-import FoundationEssentials
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesLinux
@@ -241,7 +240,7 @@ package struct ControlServer: Sendable {
     /// snapshot may show up twice, which a reader of state changes tolerates.
     private func watch(_ channel: ControlChannel) async throws {
         let changes = await queries.factChanges()
-        let at = WallClock.rfc3339(Date())
+        let at = WallClock.now().rfc3339
         for (key, state) in await queries.facts().known {
             try await channel.write(ControlDocuments.change(FactChange(key: key, old: .unknown, new: state, at: at)))
         }

@@ -1,27 +1,21 @@
-import FoundationEssentials
 import NetRulesCore
 
 /// A wall-clock time, as seconds since the Unix epoch: what persisted deadlines and firing times
-/// are written in. The daemon core is handed one with every event and never reads a clock.
-struct WallTime: Hashable, Comparable, Sendable {
-    var secondsSince1970: Double
+/// are written in. The daemon core is handed one with every event and never reads a clock
+/// (`WallClock.now()` does).
+package struct WallTime: Hashable, Comparable, Sendable {
+    package var secondsSince1970: Double
 
-    init(secondsSince1970: Double) {
+    package init(secondsSince1970: Double) {
         self.secondsSince1970 = secondsSince1970
     }
 
-    init(_ date: Date) {
-        secondsSince1970 = date.timeIntervalSince1970
-    }
-
-    var date: Date { Date(timeIntervalSince1970: secondsSince1970) }
-
     /// RFC 3339 in UTC with second precision, as `{{time}}` and the history show it.
-    var rfc3339: String { WallClock.rfc3339(date) }
+    package var rfc3339: String { WallClock.rfc3339(self) }
 
-    static func < (lhs: WallTime, rhs: WallTime) -> Bool { lhs.secondsSince1970 < rhs.secondsSince1970 }
+    package static func < (lhs: WallTime, rhs: WallTime) -> Bool { lhs.secondsSince1970 < rhs.secondsSince1970 }
 
-    static func + (lhs: WallTime, rhs: Duration) -> WallTime {
+    package static func + (lhs: WallTime, rhs: Duration) -> WallTime {
         WallTime(secondsSince1970: lhs.secondsSince1970 + DurationSyntax.seconds(rhs))
     }
 }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 @preconcurrency import Glibc
 import NetRulesActions
 import NetRulesConfig
@@ -25,7 +24,7 @@ package actor Daemon: DaemonQueries {
     let logger: Logger
     let clock = ContinuousClock()
     let startInstant: ContinuousClock.Instant
-    let startWall: Date
+    let startWall: WallTime
     /// Everything the daemon's task handles, in order: fact updates, ticks, reloads, results. Any
     /// thread adds one (`events.yield`); the daemon's task takes them from `eventStream`.
     let events: AsyncStream<DaemonEvent>.Continuation
@@ -67,13 +66,13 @@ package actor Daemon: DaemonQueries {
         self.logger = options.logger
         (eventStream, events) = Self.makeEventStream()
         startInstant = clock.now
-        let startWall = Date()
+        let startWall = WallClock.now()
         self.startWall = startWall
         store =
             options.services.stateStore?(options)
             ?? StateFiles(
                 directory: options.paths.stateDirectory, logger: options.logger,
-                startTime: Int(startWall.timeIntervalSince1970))
+                startTime: Int(startWall.secondsSince1970))
         core = DaemonCore(
             processToken: String(UInt32.random(in: .min ... .max), radix: 16), logger: options.logger,
             recordsHistory: options.historyLimit > 0, shutdownGrace: options.shutdownGrace)
@@ -139,7 +138,7 @@ package actor Daemon: DaemonQueries {
         await runner.resumeOutbox()
         // `time:` windows and `once_per:` read the local wall clock; the engine gets it as numbers.
         let localClock = LocalClock(
-            origin: Int64(startWall.timeIntervalSince1970.rounded(.down)),
+            origin: Int64(startWall.secondsSince1970.rounded(.down)),
             utcOffset: { SystemTimeZone.utcOffset(atUnixTime: $0) })
         await perform(
             .start(
@@ -205,7 +204,7 @@ package actor Daemon: DaemonQueries {
     /// Hands an event to the core, at the time it is handled, and performs what it returns.
     func perform(_ event: DaemonEvent) async {
         let at = now()
-        await perform(core.handle(event, at: at, wall: WallTime(startWall) + at.offset))
+        await perform(core.handle(event, at: at, wall: startWall + at.offset))
     }
 
     /// Performs effects in order. Firings are recorded (journal) before they are submitted, and
@@ -271,7 +270,7 @@ package actor Daemon: DaemonQueries {
             logger.notice(
                 "rule '\(firing.rule)' \(firing.edge)",
                 metadata: [("rule.id", firing.rule), ("edge", firing.edge.rawValue), ("firing.id", firing.id ?? "")])
-            tellFleet(.fired(firing, at: WallClock.rfc3339(Date())))  // MQTT hook (issue 25)
+            tellFleet(.fired(firing, at: WallClock.now().rfc3339))  // MQTT hook (issue 25)
         }
         firings = []
     }
@@ -279,7 +278,7 @@ package actor Daemon: DaemonQueries {
     /// Tells the `watch` clients and the subscribers (by key) which facts changed.
     func publish(_ changes: [Engine.Step.Change]) async {
         if !watchers.isEmpty {
-            let at = WallClock.rfc3339(Date())
+            let at = WallClock.now().rfc3339
             for change in changes where !change.key.isEngineInternal {
                 let change = FactChange(key: change.key, old: change.old, new: change.new, at: at)
                 for watcher in watchers.values { watcher.yield(change) }
@@ -378,7 +377,7 @@ package actor Daemon: DaemonQueries {
 
     package func history(_ query: HistoryQuery) async -> [HistoryEntry]? {
         guard let history else { return nil }
-        return query.select(history.entries, now: Int64(Date().timeIntervalSince1970.rounded(.down)))
+        return query.select(history.entries, now: Int64(WallClock.now().secondsSince1970.rounded(.down)))
     }
 
     package func failedObservers() async -> [FailedObserver] {

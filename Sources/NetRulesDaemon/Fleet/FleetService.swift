@@ -1,4 +1,3 @@
-import FoundationEssentials
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesMQTT
@@ -151,7 +150,7 @@ package final class FleetService: Sendable {
                 logger.error("mqtt: \(error)")
             }
         }
-        current.withLock { $0 = (link, (.now, WallClock.rfc3339(Date()))) }
+        current.withLock { $0 = (link, (.now, WallClock.now().rfc3339)) }
         let session = Session(
             settings: settings, link: link, task: task, clientID: clientID, facts: facts, version: version,
             hostName: Self.hostName(), subscribed: SubscribedFacts(settings.subscriptions, logger: logger),

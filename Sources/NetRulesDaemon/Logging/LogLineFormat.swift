@@ -1,4 +1,3 @@
-import FoundationEssentials
 import NetRulesCore
 
 /// How a log record becomes one line of text: the stderr sink's format.
@@ -31,12 +30,12 @@ package struct LogLineFormat: Sendable, Equatable {
     ///
     /// - Parameters:
     ///   - record: The record.
-    ///   - date: The wall-clock time to show when the format has a timestamp.
+    ///   - time: The wall-clock time to show when the format has a timestamp.
     /// - Returns: The line.
-    package func render(_ record: Logger.Record, at date: Date) -> String {
+    package func render(_ record: Logger.Record, at time: WallTime) -> String {
         var line = ""
         if includesPriorityPrefix { line += "<\(Self.syslogPriority(of: record.level))>" }
-        if includesTimestamp { line += WallClock.rfc3339(date) + " " }
+        if includesTimestamp { line += WallClock.rfc3339(time) + " " }
         line += "\(record.level) \(record.label): "
         line += TerminalText.escaped(record.message)
         for (key, value) in record.metadata {

@@ -1,4 +1,3 @@
-import FoundationEssentials
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
@@ -19,18 +18,18 @@ package struct StandardErrorLogSink: LogSink {
     /// The line format this sink chose for its stream.
     package let format: LogLineFormat
     private let descriptor: CInt
-    private let now: @Sendable () -> Date
+    private let now: @Sendable () -> WallTime
 
     /// A sink for the process's standard error.
     ///
     /// - Parameter environment: The process environment, read for `JOURNAL_STREAM`.
-    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.init(descriptor: STDERR_FILENO, environment: environment, now: { Date() })
+    package init(environment: [String: String]) {
+        self.init(descriptor: STDERR_FILENO, environment: environment, now: { WallClock.now() })
     }
 
     /// A sink for another descriptor; tests write to a pipe. The caller keeps `descriptor` open
     /// for as long as the sink is used.
-    init(descriptor: CInt, environment: [String: String], now: @escaping @Sendable () -> Date) {
+    init(descriptor: CInt, environment: [String: String], now: @escaping @Sendable () -> WallTime) {
         self.descriptor = descriptor
         self.now = now
         let journal = Self.isJournalStream(environment["JOURNAL_STREAM"], descriptor: descriptor)

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// Where the daemon keeps its files, by convention for the user it runs as.

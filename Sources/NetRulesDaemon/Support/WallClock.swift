@@ -1,15 +1,21 @@
-import FoundationEssentials
 import NetRulesCore
+import NetRulesSystem
 
 /// Wall-clock time as rules and logs show it.
 package enum WallClock {
+    /// The wall clock now (`CLOCK_REALTIME`, which `date` shows and NTP sets).
+    package static func now() -> WallTime {
+        let (seconds, nanoseconds) = sys_realtimeNanoseconds().quotientAndRemainder(dividingBy: 1_000_000_000)
+        return WallTime(secondsSince1970: Double(seconds) + Double(nanoseconds) / 1_000_000_000)
+    }
+
     /// RFC 3339 in UTC with second precision: `2026-11-29T09:00:00Z`, as history, the outbox, plugin
     /// JSON and `{{time.utc}}` carry it (the action runner renders `{{time}}` in local time from it).
     ///
-    /// Computed from the epoch seconds by NetRulesCore's `LocalTime` (civil-from-days) rather than
-    /// `Calendar`: the daemon links FoundationEssentials only, whose time zones need no ICU data.
-    package static func rfc3339(_ date: Date) -> String {
-        LocalTime(seconds: Int64(date.timeIntervalSince1970.rounded(.down))).rfc3339(offset: 0)
+    /// Computed from the epoch seconds by NetRulesCore's `LocalTime` (civil-from-days): the daemon
+    /// links no calendar library.
+    package static func rfc3339(_ time: WallTime) -> String {
+        LocalTime(seconds: Int64(time.secondsSince1970.rounded(.down))).rfc3339(offset: 0)
     }
 
     /// RFC 3339 in UTC with milliseconds, `2026-11-29T09:00:00.045Z`, for a time given as

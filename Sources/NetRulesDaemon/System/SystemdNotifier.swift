@@ -1,4 +1,3 @@
-import FoundationEssentials
 @preconcurrency import Glibc
 import NetRulesLinux
 import NetRulesSystem
@@ -33,7 +32,7 @@ package struct SystemdNotifier: Sendable, Equatable {
     /// Reads `NOTIFY_SOCKET` from `environment`.
     ///
     /// - Parameter environment: The process environment.
-    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String]) {
         guard let value = environment["NOTIFY_SOCKET"], !value.isEmpty else {
             destination = nil
             return

@@ -11,7 +11,7 @@ import Testing
 struct FiringHistoryTests {
     static func entry(_ number: Int, rule: String = "r", status: String = "pending") -> HistoryEntry {
         HistoryEntry(
-            id: "t-\(number)", time: WallClock.rfc3339(Date(timeIntervalSince1970: Double(1_796_115_733 + number))),
+            id: "t-\(number)", time: WallClock.rfc3339(WallTime(secondsSince1970: Double(1_796_115_733 + number))),
             rule: rule, edge: .enter, facts: [.init(key: "ssid", value: .string("S\(number)"))],
             actions: [.init(type: "run", rendered: "true", outcome: .init(status: status))])
     }

@@ -9,7 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct LogSinkTests {
     /// 2026-11-29T09:00:00Z.
-    static let instant = Date(timeIntervalSince1970: 1_795_942_800)
+    static let instant = WallTime(secondsSince1970: 1_795_942_800)
 
     private func record(
         _ message: String, level: Logger.Level = .notice, metadata: [(String, String)] = []

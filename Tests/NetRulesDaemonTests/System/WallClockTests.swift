@@ -1,5 +1,5 @@
-import FoundationEssentials
 import NetRulesDaemon
+import NetRulesSystem
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))
@@ -10,6 +10,14 @@ struct WallClockTests {
         (4_102_444_799.0, "2099-12-31T23:59:59Z"), (-1.0, "1969-12-31T23:59:59Z"),
     ])
     func formatsRFC3339InUTC(seconds: Double, expected: String) {
-        #expect(WallClock.rfc3339(Date(timeIntervalSince1970: seconds)) == expected)
+        #expect(WallClock.rfc3339(WallTime(secondsSince1970: seconds)) == expected)
+    }
+
+    @Test func nowReadsTheRealtimeClock() {
+        let before = sys_realtimeNanoseconds()
+        let now = WallClock.now().secondsSince1970
+        let after = sys_realtimeNanoseconds()
+        // A Double near 2^31 seconds holds the time to about a quarter of a microsecond.
+        #expect(Double(before) / 1e9 - 1e-6 <= now && now <= Double(after) / 1e9 + 1e-6)
     }
 }
