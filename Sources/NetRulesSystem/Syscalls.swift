@@ -251,6 +251,11 @@ package func sys_unlink(_ path: String) -> Result<CInt, Errno> {
     retryingOnEINTR { unlink(path) }
 }
 
+/// rmdir(2).
+package func sys_rmdir(_ path: String) -> Result<CInt, Errno> {
+    retryingOnEINTR { rmdir(path) }
+}
+
 /// mkdir(2).
 package func sys_mkdir(_ path: String, _ mode: mode_t) -> Result<CInt, Errno> {
     retryingOnEINTR { mkdir(path, mode) }

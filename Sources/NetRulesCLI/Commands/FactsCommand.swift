@@ -1,4 +1,3 @@
-import FoundationEssentials
 import NetRulesConfig
 import NetRulesCore
 import NetRulesDaemon

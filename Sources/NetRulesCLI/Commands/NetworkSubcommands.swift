@@ -1,4 +1,3 @@
-import FoundationEssentials
 import NetRulesCore
 import NetRulesDaemon
 import NetRulesLinux
@@ -127,7 +126,8 @@ extension CommandIO {
     /// `no netrules daemon answered on SOCKET: no such socket` (or `nothing listening`): the
     /// socket a client tried and why nobody answered there.
     static func noDaemonAnswered(_ socket: String) -> String {
-        let why = FileManager.default.fileExists(atPath: socket) ? "nothing listening on it" : "no such socket"
+        let exists = if case .success = sys_stat(socket) { true } else { false }
+        let why = exists ? "nothing listening on it" : "no such socket"
         return "no netrules daemon answered on \(TerminalText.escaped(socket)): \(why)"
     }
 }

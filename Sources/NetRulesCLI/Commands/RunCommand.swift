@@ -1,4 +1,3 @@
-import FoundationEssentials
 import NetRulesActions
 import NetRulesCore
 import NetRulesDaemon

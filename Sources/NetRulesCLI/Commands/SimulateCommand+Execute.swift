@@ -1,4 +1,4 @@
-import FoundationEssentials
+internal import Glibc
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
@@ -56,12 +56,14 @@ extension SimulateCommand {
         _ firings: [Firing], _ ruleSet: RuleSet, scope: ExecutionScope, stateDirectory: String?, json: Bool,
         _ io: CommandIO
     ) async -> Int32 {
-        let fm = FileManager.default
         let directory =
-            stateDirectory ?? fm.temporaryDirectory.appendingPathComponent("netrules-simulate-\(UUID())").path
-        // Dropping is right: the simulation's own scratch directory under /tmp; what cannot be removed changes no
-        // result.
-        defer { if stateDirectory == nil { try? fm.removeItem(atPath: directory) } }
+            stateDirectory
+            ?? scratchDirectory(
+                temporaryDirectory: getenv("TMPDIR").map { String(cString: $0) },
+                workingDirectory: { if case .success(let path) = sys_getcwd() { path } else { "/" } },
+                name: "netrules-simulate-" + RandomUUID.make().uppercased())
+        // The simulation's own scratch directory under /tmp: what cannot be removed changes no result.
+        defer { if stateDirectory == nil { removeTree(directory) } }
         let err = io.stderr
         let runner = ActionRunner(
             stateDirectory: directory, environment: io.environment, pluginDirectories: ruleSet.pluginDirectories,
@@ -116,6 +118,34 @@ extension SimulateCommand {
             io.print(summary(executed: executed, previewed: previewed, failed: failed, scope: scope))
         }
         return failed == 0 ? ExitCode.success : ExitCode.failure
+    }
+
+    /// Where `--execute` keeps its state without `--state-dir`: `name` in the directory `TMPDIR`
+    /// names, `/tmp` when it is unset, joined with a `/` unless it ends in one; a relative one is
+    /// under the working directory.
+    static func scratchDirectory(
+        temporaryDirectory: String?, workingDirectory: () -> String, name: String
+    ) -> String {
+        var directory = temporaryDirectory ?? "/tmp"
+        if !directory.isEmpty, !directory.hasPrefix("/") {
+            let base = workingDirectory()
+            directory = base + (base.hasSuffix("/") ? "" : "/") + directory
+        }
+        return directory + (directory.hasSuffix("/") ? "" : "/") + name
+    }
+
+    /// Removes `path` and everything in it, as `rm -r` does: a symbolic link is removed, never
+    /// followed. What cannot be removed stays.
+    static func removeTree(_ path: String) {
+        guard case .success(let info) = sys_lstat(path) else { return }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            _ = sys_unlink(path)
+            return
+        }
+        if case .success(let names) = sys_listDirectory(path) {
+            for name in names { removeTree(path + "/" + name) }
+        }
+        _ = sys_rmdir(path)
     }
 
     /// `executed for real: 2 run (1 failed); previewed only: 1 webhook (not in --execute run)`.

@@ -1,4 +1,3 @@
-import FoundationEssentials
 internal import Glibc
 import NetRulesConfig
 import NetRulesCore
@@ -102,9 +101,12 @@ enum DoctorCommand: Command {
     /// Datagram ICMP sockets need the caller's group inside `net.ipv4.ping_group_range`; raw ones
     /// need root or CAP_NET_RAW.
     static func icmpCheck() -> DoctorCheck {
-        // Dropping is right: an unreadable sysctl reads as no range, and the check below then reports datagram ICMP as
-        // not permitted, with the fix.
-        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ping_group_range", encoding: .utf8)) ?? ""
+        // An unreadable sysctl reads as no range, and the check below then reports datagram ICMP as not permitted,
+        // with the fix.
+        let text =
+            FileContents.readRegularFile("/proc/sys/net/ipv4/ping_group_range").flatMap {
+                String(validating: $0, as: UTF8.self)
+            } ?? ""
         let bounds = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int64($0) }
         let group = Int64(getegid())
         let inRange = bounds.count == 2 && bounds[0] <= group && group <= bounds[1]
