@@ -218,8 +218,9 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                 if let budget = LoopBudget.configured {
                     for job in batch {
                         let start = budget.start()
+                        let priority = job.priority
                         job.runSynchronously(on: executor)
-                        budget.end(start)
+                        budget.end(start, "a task's job (priority \(priority.rawValue))")
                     }
                 } else {
                     for job in batch { job.runSynchronously(on: executor) }
@@ -235,7 +236,7 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                 for item in work {
                     let start = LoopBudget.configured?.start()
                     item()
-                    if let start { LoopBudget.configured?.end(start) }
+                    if let start { LoopBudget.configured?.end(start, "an idle work item") }
                 }
                 pthread_mutex_lock(mutex)
                 continue
@@ -249,7 +250,7 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                     for timer in due.values.sorted(by: { $0.deadline < $1.deadline }) {
                         let start = LoopBudget.configured?.start()
                         timer.handler()
-                        if let start { LoopBudget.configured?.end(start) }
+                        if let start { LoopBudget.configured?.end(start, "a timer's handler") }
                     }
                     pthread_mutex_lock(mutex)
                     continue
@@ -292,12 +293,13 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
             isWaiting = false
             for (watch, revents) in ready {
                 // Removed while the loop waited: its descriptor may be closed, or another by now.
-                guard let handler = watches[watch]?.handler else { continue }
+                guard let entry = watches[watch] else { continue }
+                let handler = entry.handler
                 runningWatch = watch
                 pthread_mutex_unlock(mutex)
                 let start = LoopBudget.configured?.start()
                 handler(revents)
-                if let start { LoopBudget.configured?.end(start) }
+                if let start { LoopBudget.configured?.end(start, "the handler of descriptor \(entry.descriptor)") }
                 pthread_mutex_lock(mutex)
                 runningWatch = nil
                 pthread_cond_broadcast(handlerReturned)
