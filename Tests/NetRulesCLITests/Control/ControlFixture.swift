@@ -12,11 +12,14 @@ struct ControlFixture {
     let path: String
     let queries: FakeDaemonQueries
     private let task: Task<Void, any Error>
+    /// Whether `start` made the directory (and `stop` removes it); a caller's own is left alone.
+    private var madeDirectory = false
 
     /// Starts a server and returns once it listens.
     static func start(
         _ queries: FakeDaemonQueries, directory: String? = nil, configure: (inout ControlServer) -> Void = { _ in }
     ) async throws -> ControlFixture {
+        let made = directory == nil
         let directory = directory ?? makeTemporaryDirectory()
         let path = directory + "/control.sock"
         let (records, sink) = StreamingLogSink.make()
@@ -39,13 +42,18 @@ struct ControlFixture {
             try await task.value
             throw CancellationError()
         }
-        return ControlFixture(directory: directory, path: path, queries: queries, task: task)
+        var fixture = ControlFixture(directory: directory, path: path, queries: queries, task: task)
+        fixture.madeDirectory = made
+        return fixture
     }
 
     /// Cancels the server (its shutdown path) and waits for it to return.
     func stop() async throws {
         task.cancel()
         try await task.value
+        // Dropping is right: a test's clean-up; a directory that cannot be removed stays under /tmp
+        // and changes no result.
+        if madeDirectory { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     /// A new directory under /tmp, short enough for a socket path (108 bytes).
