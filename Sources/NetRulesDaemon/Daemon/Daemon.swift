@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
@@ -414,42 +413,8 @@ package actor Daemon: DaemonQueries {
 extension Daemon {
     /// `mkdir -p` for the state directory: every directory it creates, parents included, gets mode
     /// 0700 whatever the umask; one that exists is left as it is.
-    /// - Throws: `SystemCallError` from `mkdir`, or `EEXIST` when the path is a file.
+    /// - Throws: `SystemCallError` from `mkdir`, or `ENOTDIR` when the path or a parent is a file.
     static func createStateDirectory(_ path: String) throws(SystemCallError) {
-        try createDirectory(path, isLeaf: true)
-    }
-
-    private static func createDirectory(_ path: String, isLeaf: Bool) throws(SystemCallError) {
-        if case .success(let info) = sys_stat(path) {
-            // A file above the leaf makes the mkdir below fail with ENOTDIR.
-            if isLeaf && info.st_mode & S_IFMT != S_IFDIR { throw SystemCallError(call: "mkdir", errno: .fileExists) }
-            return
-        }
-        let parent = parentDirectory(of: path)
-        if !parent.isEmpty { try createDirectory(parent, isLeaf: false) }
-        switch sys_mkdir(path, 0o777) {
-        case .success:
-            // A directory left with the umask's mode still works; 0700 only narrows who reads it.
-            _ = sys_chmod(path, 0o700)
-        case .failure(.fileExists) where isDirectory(path):
-            return
-        case .failure(let errno):
-            throw SystemCallError(call: "mkdir", errno: errno)
-        }
-    }
-
-    /// `a/b` for `a/b/c` and `a/b/c/`, `/` for `/a`, empty for a bare name.
-    private static func parentDirectory(of path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
-        var parent = trimmed[..<slash]
-        while parent.hasSuffix("/") { parent = parent.dropLast() }
-        return parent.isEmpty ? "/" : String(parent)
-    }
-
-    private static func isDirectory(_ path: String) -> Bool {
-        guard case .success(let info) = sys_stat(path) else { return false }
-        return info.st_mode & S_IFMT == S_IFDIR
+        try AtomicFile.makeDirectories(path, mode: 0o700)
     }
 }

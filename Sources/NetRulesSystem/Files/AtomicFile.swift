@@ -90,16 +90,21 @@ package enum AtomicFile {
     }
 
     /// `mkdir -p`, fsyncing each parent it adds an entry to, so a created path survives a crash.
-    package static func makeDirectories(_ path: String) throws(SystemCallError) {
+    /// Each directory it creates gets 0755 less the umask or, given `mode`, exactly `mode` (the
+    /// state directory's 0700, whatever the umask); one that exists is left as it is.
+    package static func makeDirectories(_ path: String, mode: mode_t? = nil) throws(SystemCallError) {
         guard !path.isEmpty, path != "/" else { return }
         if case .success(let info) = sys_stat(path) {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw SystemCallError(call: "mkdir", errno: .notDirectory) }
             return
         }
         let (parent, _) = split(path)
-        try makeDirectories(parent)
-        switch sys_mkdir(path, 0o755) {
-        case .success, .failure(.fileExists): break
+        try makeDirectories(parent, mode: mode)
+        switch sys_mkdir(path, mode ?? 0o755) {
+        case .success:
+            // A directory left with the umask's mode still works; an exact mode only narrows who reads it.
+            if let mode { _ = sys_chmod(path, mode) }
+        case .failure(.fileExists): break
         case .failure(let errno): throw SystemCallError(call: "mkdir", errno: errno)
         }
         try syncDirectory(parent)
