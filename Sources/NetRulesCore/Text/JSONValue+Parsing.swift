@@ -151,7 +151,9 @@ extension JSONValue {
             // `1e999` is valid JSON syntax but no number anything here can hold: refuse it rather
             // than carry infinity into facts, versions and durations. An integer of up to 15 digits
             // is always finite (the common case: a counter, a signal, a port).
-            if index - start > 16 || integer != index - start - (bytes[start] == UInt8(ascii: "-") ? 1 : 0) {
+            let signed = bytes[start] == UInt8(ascii: "-") ? 1 : 0
+            let isShortInteger = integer == index - start - signed && integer <= 15
+            if !isShortInteger {
                 guard Double(text)?.isFinite == true else { throw error("number out of range") }
             }
             return .literal(text)

@@ -14,14 +14,7 @@ package enum FileContents {
         }
         let file = FileDescriptor(taking: fd)
         defer { file.closeDiscardingError() }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while out.count < limit {
-            let count = try chunk.withUnsafeMutableBytes { sys_read(fd, $0) }.get(call: "read")
-            if count == 0 { break }
-            out += chunk[..<min(count, limit - out.count)]
-        }
-        return out
+        return try readAll(fd, limit: limit)
     }
 
     /// The bytes of the regular file at `path`, a symbolic link followed; nil when it cannot be
@@ -34,12 +27,22 @@ package enum FileContents {
         let file = FileDescriptor(taking: fd)
         defer { file.closeDiscardingError() }
         guard case .success(let info) = sys_fstat(fd), info.st_mode & S_IFMT == S_IFREG else { return nil }
+        do {
+            return try readAll(fd, limit: .max)
+        } catch {
+            return nil
+        }
+    }
+
+    /// What is left to read of `fd`, at most `limit` bytes.
+    private static func readAll(_ fd: CInt, limit: Int) throws(SystemCallError) -> [UInt8] {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            guard case .success(let count) = chunk.withUnsafeMutableBytes({ sys_read(fd, $0) }) else { return nil }
-            if count == 0 { return out }
-            out += chunk[..<count]
+        while out.count < limit {
+            let count = try chunk.withUnsafeMutableBytes { sys_read(fd, $0) }.get(call: "read")
+            if count == 0 { break }
+            out += chunk[..<min(count, limit - out.count)]
         }
+        return out
     }
 }
