@@ -6,20 +6,20 @@ import Synchronization
 
 /// One MQTT connection on libmosquitto, driven by `run()`'s task: in the daemon, on its event loop.
 ///
-/// That task (`Loop`) owns the `struct mosquitto` and makes every libmosquitto call, callbacks
-/// included; other threads only hand it work through `pending` and signal `wake`. It waits for the
-/// client's socket and the wake event (`Readiness`) with the time to the next keepalive as the
-/// deadline, so an idle, connected link wakes once per keepalive (libmosquitto's `loop_misc`
-/// sends the PINGREQ then).
+/// Its decisions (when to connect, what a failure costs, when to give a connection up) are
+/// `LinkMachine`'s; this class performs them. `run()`'s task (`Loop`) owns the `struct mosquitto`
+/// of the connection in hand and makes every libmosquitto call on it, callbacks included; other
+/// threads only hand it work through `pending` and signal `wake`. It waits for the client's socket
+/// and the wake event (`Readiness`) with the earliest of the machine's deadline, the next
+/// keepalive and a publication that waits as the deadline, so an idle, connected link wakes once
+/// per keepalive (libmosquitto's `loop_misc` sends the PINGREQ then).
 ///
-/// - Connecting is mosquitto_connect (blocking: DNS and TCP) on a short-lived thread of its own,
-///   never on the loop; work handed over meanwhile waits in `pending`.
-/// - After a refused or lost connection it tries again after 1 s, doubling to 60 s (a broker on
-///   this machine: every second); at once when
-///   `networkChanged()` says the network may now help; not at all while `setRoute(false)` says
-///   there is no route to the broker.
+/// - Each attempt is a new client, made and connected (DNS, TCP, TLS: blocking) on a short-lived
+///   thread of its own, never on the loop; the loop goes on meanwhile, and an attempt given up
+///   (too slow, or `stop()`) is closed by its thread when it ends.
 /// - On each connection it publishes `<prefix>/availability` `online` (retained, the Will says
-///   `offline`), then every retained document (`setRetained`) and subscribes to `subscriptions`.
+///   `offline`), then every retained document (`setRetained`), the events that wait (`publish`)
+///   and subscribes to `subscriptions`.
 /// - `stop()` publishes `offline`, disconnects, and ends the loop.
 package final class MQTTLink: Sendable {
     /// What the link needs to connect.
@@ -41,6 +41,8 @@ package final class MQTTLink: Sendable {
         /// Whether the link sets the Will and publishes `online`/`offline` on the availability
         /// topic; false for a connection beside the daemon's (`doctor`), which must not speak for it.
         package var announces = true
+        /// The link's waits (tests shorten them).
+        package var policy = LinkMachine.Policy()
 
         package init(
             broker: MQTTSettings.Broker, clientID: String, username: String? = nil, password: String? = nil,
@@ -64,7 +66,7 @@ package final class MQTTLink: Sendable {
         package var availabilityTopic: String { "\(prefix)/availability" }
     }
 
-    /// What the link reports, from its loop thread, in order.
+    /// What the link reports, from its loop, in order.
     package enum Event: Sendable, Equatable {
         /// The broker accepted the connection (CONNACK success).
         case connected
@@ -76,9 +78,14 @@ package final class MQTTLink: Sendable {
 
     /// The connection as `status` shows it.
     package enum State: Sendable, Equatable {
-        case connecting
+        /// An attempt runs; `tries` failed before it (the last for `after`).
+        case connecting(after: String?, tries: Int)
         case connected
-        case disconnected(reason: String)
+        /// The next attempt is due at `at`, after `tries` failures in a row, the last for `after`.
+        case retrying(at: ContinuousClock.Instant, after: String, tries: Int)
+        /// No route to the broker: nothing is tried until one comes back.
+        case noRoute
+        case stopped
     }
 
     /// How a message handed to `send` ended.
@@ -104,18 +111,33 @@ package final class MQTTLink: Sendable {
         var userProperties: [(String, String)]
     }
 
+    /// A retained document: what to publish, how often at most, and whether it still has to go.
+    struct Retained {
+        var payload: @Sendable () -> [UInt8]
+        var interval: Duration
+        var dirty: Bool
+    }
+
+    /// A message of `publish`, kept until the broker acknowledged it.
+    struct QueuedEvent {
+        var id: UInt64
+        var topic: String
+        var payload: [UInt8]
+    }
+
     /// Work handed to the loop by other threads.
     struct Pending {
         var stop = false
-        var networkChanged = false
-        var routeAvailable = true
-        /// Retained documents by topic, with whether each still has to be sent.
-        var retained: [String: (payload: [UInt8], dirty: Bool)] = [:]
+        /// What other threads said of the network, in order, for the machine.
+        var network: [LinkMachine.Event] = []
+        /// Retained documents by topic, in the order they were first set.
+        var retained: [String: Retained] = [:]
         var retainedOrder: [String] = []
-        /// Topics published at most once per `coalescing` (the state).
-        var coalesced: Set<String> = []
-        /// Messages that are not retained, in order; dropped while disconnected.
-        var messages: [(topic: String, payload: [UInt8], qos: Int32)] = []
+        /// The messages of `publish`, oldest first, until acknowledged (at most `eventLimit`).
+        var events: [QueuedEvent] = []
+        /// Events dropped since the last log line about it (the oldest go first).
+        var droppedEvents = 0
+        var nextEventID: UInt64 = 0
         /// Set by the loop: whether it is connected (CONNACK received).
         var connected = false
         /// Messages handed to `send`, in order, not yet given to libmosquitto.
@@ -123,6 +145,10 @@ package final class MQTTLink: Sendable {
         /// Who waits for each message of `send`, by its id, until the loop answers.
         var waiters: [UInt64: CheckedContinuation<Acknowledgement, Never>] = [:]
         var nextID: UInt64 = 0
+        /// An attempt's outcome, handed over by its thread.
+        var attempt: Attempt.Outcome?
+        /// The attempt whose outcome the loop still wants; an older one closes its own client.
+        var attemptNumber: UInt64 = 0
     }
 
     package let configuration: Configuration
@@ -130,19 +156,17 @@ package final class MQTTLink: Sendable {
     let onEvent: @Sendable (Event) -> Void
     let wake: WakeEvent
     let pending = Mutex(Pending())
-    let stateBox = Mutex<(State, ContinuousClock.Instant)>((.connecting, .now))
-    /// Messages that are not retained wait at most this many while the loop is busy.
-    static let messageQueueLimit = 1000
-    /// The longest wait between two attempts to reach a broker on this machine (`isLocal`): a
-    /// refused local connection costs nothing, and its return is noticed within this.
-    package static let localRetry: Duration = .seconds(1)
+    let stateBox = Mutex<(State, ContinuousClock.Instant)>((.connecting(after: nil, tries: 0), .now))
+    /// Events of `publish` kept while the link is down; the oldest are dropped past this (logged).
+    package static let eventLimit = 100
     /// The largest packet the broker may send this client (CONNECT's Maximum Packet Size): a
-    /// subscribed fact takes at most 1 KiB, Home Assistant's status a word.
+    /// subscribed fact takes at most 1 KiB, Home Assistant's status a word; a bigger message is
+    /// dropped by the broker before it costs memory here.
     package static let maximumIncomingPacket: UInt32 = 64 * 1024
-    /// The shortest time between two publications of a coalesced topic.
+    /// The shortest time between two publications of the state.
     package static let coalescing: Duration = .milliseconds(100)
 
-    /// Loads libmosquitto and makes a link; `start()` runs it.
+    /// Loads libmosquitto and makes a link; `run()` runs it.
     /// - Throws: `MQTTError` when libmosquitto cannot be loaded, or `SystemCallError` for the
     ///   wake event.
     package init(
@@ -158,7 +182,7 @@ package final class MQTTLink: Sendable {
         wake = try WakeEvent()
     }
 
-    /// The connection's state and since when.
+    /// The connection's state and since when it is so.
     package var state: (State, ContinuousClock.Instant) { stateBox.withLock { $0 } }
 
     /// Runs the loop until `stop()`; returns once it published `offline` and disconnected.
@@ -167,26 +191,50 @@ package final class MQTTLink: Sendable {
         wake.close()
     }
 
-    /// Publishes `payload` on `topic`, retained, now and after every reconnect; `coalesced`
-    /// topics at most once per `coalescing`. Safe from any thread.
-    package func setRetained(topic: String, payload: [UInt8], coalesced: Bool = false) {
-        pending.withLock { p in
-            if p.retained[topic] == nil { p.retainedOrder.append(topic) }
-            p.retained[topic] = (payload, true)
-            if coalesced { p.coalesced.insert(topic) }
-        }
-        wake.signal()
+    /// Publishes `payload` on `topic`, retained, now and after every reconnect, at most once per
+    /// `interval` (the newest payload when it is due). Safe from any thread.
+    package func setRetained(topic: String, payload: [UInt8], interval: Duration = .zero) {
+        setRetained(topic: topic, interval: interval) { payload }
     }
 
-    /// Publishes `payload` on `topic`, not retained, when connected; dropped otherwise. Safe from
-    /// any thread.
-    package func publish(topic: String, payload: [UInt8], qos: Int = 0) {
-        let queued = pending.withLock { p in
-            guard p.connected, p.messages.count < Self.messageQueueLimit else { return false }
-            p.messages.append((topic, payload, Int32(qos)))
+    /// `setRetained(topic:payload:interval:)` with the payload made when it goes out: a document
+    /// that changes often is rendered once per publication, not once per change.
+    package func setRetained(topic: String, interval: Duration, payload: @escaping @Sendable () -> [UInt8]) {
+        let signal = pending.withLock { p -> Bool in
+            if p.retained[topic] == nil { p.retainedOrder.append(topic) }
+            let waiting = p.retained[topic]?.dirty ?? false
+            p.retained[topic] = Retained(payload: payload, interval: interval, dirty: true)
+            // One that waits already is taken when due: no need to wake the loop again.
+            return !waiting
+        }
+        if signal { wake.signal() }
+    }
+
+    /// Publishes the retained document of `topic` again (when its interval allows); nothing
+    /// when there is none.
+    package func republish(topic: String) {
+        let signal = pending.withLock { p -> Bool in
+            guard p.retained[topic] != nil else { return false }
+            p.retained[topic]!.dirty = true
             return true
         }
-        if queued { wake.signal() }
+        if signal { wake.signal() }
+    }
+
+    /// Publishes `payload` on `topic` (QoS 1, not retained) once connected, and again on the next
+    /// connection until the broker acknowledged it: a message made while the link is down or being
+    /// replaced goes out after the reconnect, in order. At most `eventLimit` wait; past that the
+    /// oldest is dropped, and the log says how many. Safe from any thread.
+    package func publish(topic: String, payload: [UInt8]) {
+        pending.withLock { p in
+            p.nextEventID += 1
+            p.events.append(QueuedEvent(id: p.nextEventID, topic: topic, payload: payload))
+            if p.events.count > Self.eventLimit {
+                p.events.removeFirst(p.events.count - Self.eventLimit)
+                p.droppedEvents += 1
+            }
+        }
+        wake.signal()
     }
 
     /// Whether the broker has accepted the connection (and it has not been lost since).
@@ -232,14 +280,20 @@ package final class MQTTLink: Sendable {
 
     /// Says the network changed in a way that may let a connection succeed now (a default route
     /// came back, connectivity went online): a waiting reconnect is tried at once.
-    package func networkChanged() {
-        pending.withLock { $0.networkChanged = true }
-        wake.signal()
-    }
+    package func networkChanged() { tell(.networkChanged) }
 
     /// Says whether there is a route to the broker; reconnects pause while there is none.
-    package func setRoute(_ available: Bool) {
-        pending.withLock { $0.routeAvailable = available }
+    package func setRoute(_ available: Bool) { tell(.route(available: available)) }
+
+    /// Says which addresses the machine has now: a connection made from one that is gone is
+    /// replaced at once.
+    package func addressesChanged(_ addresses: [IPAddress]) { tell(.addresses(addresses)) }
+
+    /// Says the default route was replaced: the connection is replaced at once.
+    package func routeReplaced() { tell(.routeReplaced) }
+
+    private func tell(_ event: LinkMachine.Event) {
+        pending.withLock { $0.network.append(event) }
         wake.signal()
     }
 
@@ -247,463 +301,5 @@ package final class MQTTLink: Sendable {
     package func stop() {
         pending.withLock { $0.stop = true }
         wake.signal()
-    }
-
-    func setState(_ state: State) {
-        stateBox.withLock { box in
-            if box.0 != state { box = (state, .now) }
-        }
-    }
-}
-
-/// The link's own state and its steps, driven by `run()`'s task: on the daemon's loop, which
-/// waits for the client's socket and the wake event (`Readiness`) with the time to the next
-/// keepalive as the deadline; the blocking connect (DNS and TCP in libmosquitto) on a thread of
-/// its own for as long as it takes. libmosquitto's callbacks reach it through their `userdata`.
-///
-/// `@unchecked Sendable`: confined to `run()`'s task, one step at a time; the connecting thread
-/// runs while that task waits for it, so no two threads touch it (or the `struct mosquitto`) at once.
-private final class Loop: @unchecked Sendable {
-    let link: MQTTLink
-    var handle: OpaquePointer?
-    /// Whether the TCP connection is up (CONNECT sent); `connected` once the broker accepted it.
-    var socketUp = false
-    var connected = false
-    var backoff: Duration = .seconds(1)
-    var nextAttempt: ContinuousClock.Instant = .now
-    var lastReported: String?
-    var lastActivity: ContinuousClock.Instant = .now
-    var lastPublished: [String: ContinuousClock.Instant] = [:]
-    var events: [MQTTLink.Event] = []
-    /// Set when the connection failed or was lost: the next attempt starts from a new client, so
-    /// libmosquitto never resends on its own what `send`'s callers will send again themselves.
-    var handleStale = false
-    /// The QoS 1 messages of `send` given to libmosquitto, by message id, until their PUBACK.
-    var inflight: [Int32: UInt64] = [:]
-
-    init(link: MQTTLink) { self.link = link }
-
-    var configuration: MQTTLink.Configuration { link.configuration }
-
-    func run() async {
-        defer {
-            if let handle { netrules_mosquitto_destroy(handle) }
-            handle = nil
-            // Nothing will answer them any more: their messages stay with their callers.
-            link.pending.withLock { $0.connected = false }
-            inflight = [:]
-            link.answer(nil, with: .notConnected)
-        }
-        while true {
-            let (stop, networkChanged, route) = link.pending.withLock { p in
-                defer { p.networkChanged = false }
-                return (p.stop, p.networkChanged, p.routeAvailable)
-            }
-            if stop {
-                if connected { goOffline() }
-                return
-            }
-            if !socketUp {
-                if networkChanged {
-                    nextAttempt = .now
-                    backoff = .seconds(1)
-                }
-                if !route {
-                    report(.disconnected("no route to the broker: waiting for the network"))
-                    await wait(deadline: nil)
-                    continue
-                }
-                if ContinuousClock.now >= nextAttempt {
-                    await connect()
-                } else {
-                    await wait(deadline: nextAttempt)
-                }
-                continue
-            }
-            if connected { flush() }
-            await serviceSocket()
-        }
-    }
-
-    /// One attempt, off the daemon's loop: mosquitto_connect resolves and connects blocking.
-    func connect() async {
-        do {
-            try await DedicatedThread.spawnAndWait(name: "netrules-mqtt") { [self] in attempt() }
-        } catch {
-            failed("cannot start a thread to connect to \(configuration.broker): \(error)")
-        }
-    }
-
-    // MARK: Connecting
-
-    func makeHandle() -> OpaquePointer? {
-        let userdata = Unmanaged.passUnretained(self).toOpaque()
-        guard let h = netrules_mosquitto_new(configuration.clientID, true, userdata) else { return nil }
-        netrules_mosquitto_int_option(h, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V5))
-        if let username = configuration.username {
-            netrules_mosquitto_username_pw_set(h, username, configuration.password)
-        }
-        if configuration.announces {
-            let offline = Array("offline".utf8)
-            _ = offline.withUnsafeBytes { bytes in
-                netrules_mosquitto_will_set_v5(
-                    h, configuration.availabilityTopic, Int32(bytes.count), bytes.baseAddress, 1, true, nil)
-            }
-        }
-        netrules_mosquitto_connect_v5_callback_set(h) { _, userdata, rc, _, _ in
-            Unmanaged<Loop>.fromOpaque(userdata!).takeUnretainedValue().connack(Int(rc))
-        }
-        netrules_mosquitto_disconnect_v5_callback_set(h) { _, userdata, rc, _ in
-            Unmanaged<Loop>.fromOpaque(userdata!).takeUnretainedValue().disconnected(Int(rc))
-        }
-        netrules_mosquitto_message_v5_callback_set(h) { _, userdata, message, _ in
-            guard let message else { return }
-            Unmanaged<Loop>.fromOpaque(userdata!).takeUnretainedValue().received(message.pointee)
-        }
-        netrules_mosquitto_publish_v5_callback_set(h) { _, userdata, mid, reason, _ in
-            Unmanaged<Loop>.fromOpaque(userdata!).takeUnretainedValue().acknowledged(mid, reason: reason)
-        }
-        return h
-    }
-
-    /// TLS options; an error in words, or nil.
-    func configureTLS(_ h: OpaquePointer) -> String? {
-        guard configuration.broker.usesTLS else { return nil }
-        if configuration.caFile == nil {
-            netrules_mosquitto_int_option(h, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
-        }
-        let rc = netrules_mosquitto_tls_set(
-            h, configuration.caFile, configuration.caFile == nil ? "/etc/ssl/certs" : nil, configuration.certFile,
-            configuration.keyFile)
-        if rc != MOSQ_ERR_SUCCESS.rawValue {
-            return "cannot use the TLS files (ca_file, cert_file, key_file): \(Self.describe(rc))"
-        }
-        netrules_mosquitto_tls_insecure_set(h, configuration.insecure)
-        return nil
-    }
-
-    func attempt() {
-        if handleStale, let stale = handle {
-            netrules_mosquitto_destroy(stale)
-            handle = nil
-        }
-        handleStale = false
-        if handle == nil {
-            handle = makeHandle()
-            if let handle, let problem = configureTLS(handle) {
-                failed(problem)
-                return
-            }
-        }
-        guard let handle else {
-            failed("cannot make an MQTT client (out of memory)")
-            return
-        }
-        link.setState(.connecting)
-        let (host, port): (String, Int32) =
-            switch configuration.broker {
-            case .tcp(let host, let port, _): (host, Int32(port))
-            case .unix(let path): (path, 0)
-            }
-        let keepalive = Int32(configuration.keepalive.components.seconds)
-        // MQTT 5's Maximum Packet Size: the broker must drop, not send, a bigger message to this
-        // client, so what any publisher on a subscribed topic sends cannot cost more memory here.
-        var properties: OpaquePointer?
-        defer { netrules_mosquitto_property_free_all(&properties) }
-        netrules_mosquitto_property_add_int32(
-            &properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), MQTTLink.maximumIncomingPacket)
-        errno = 0
-        let rc = netrules_mosquitto_connect_bind_v5(handle, host, port, keepalive, nil, properties)
-        if rc == MOSQ_ERR_SUCCESS.rawValue {
-            socketUp = true
-            lastActivity = .now
-            return
-        }
-        failed(connectFailure(rc))
-    }
-
-    /// Why connecting failed, in words: a TLS failure says which trust failed and that there is
-    /// no fallback.
-    func connectFailure(_ rc: Int32) -> String {
-        var reason = Self.describe(rc)
-        if rc == MOSQ_ERR_ERRNO.rawValue, errno != 0 { reason = Errno(rawValue: errno).description }
-        if rc == MOSQ_ERR_TLS.rawValue {
-            let host: String =
-                switch configuration.broker {
-                case .tcp(let host, _, _): host
-                case .unix(let path): path
-                }
-            reason =
-                "the TLS handshake failed: the broker's certificate is not trusted by "
-                + "\(configuration.caFile ?? "the system's CAs") or does not name \(host) "
-                + "(no fallback to an unverified connection)"
-        }
-        return "cannot connect to \(configuration.broker): \(reason)"
-    }
-
-    func failed(_ reason: String) {
-        socketUp = false
-        connected = false
-        handleStale = true
-        link.pending.withLock { $0.connected = false }
-        inflight = [:]
-        link.answer(nil, with: .notConnected)
-        report(.disconnected(reason))
-        nextAttempt = .now + backoff
-        backoff = min(backoff * 2, configuration.broker.isLocal ? MQTTLink.localRetry : .seconds(60))
-    }
-
-    /// Reports a state change once: the same failure again is not logged nor reported again.
-    func report(_ event: MQTTLink.Event) {
-        switch event {
-        case .connected:
-            lastReported = nil
-            link.setState(.connected)
-            link.logger.notice("mqtt: connected to \(configuration.broker) as \(configuration.clientID)")
-        case .disconnected(let reason):
-            guard lastReported != reason else { return }
-            lastReported = reason
-            link.setState(.disconnected(reason: reason))
-            link.logger.warning("mqtt: \(reason)")
-        case .message:
-            break
-        }
-        link.onEvent(event)
-    }
-
-    // MARK: Callbacks (inside loop_read/loop_write/loop_misc)
-
-    func connack(_ rc: Int) {
-        guard rc == 0 else {
-            let reason = String(cString: netrules_mosquitto_reason_string(Int32(rc)))
-            failed("the broker \(configuration.broker) refused the connection: \(reason)")
-            nextAttemptAfterRefusal()
-            return
-        }
-        connected = true
-        backoff = .seconds(1)
-        link.pending.withLock { p in
-            p.connected = true
-            for topic in p.retainedOrder { p.retained[topic]?.dirty = true }
-        }
-        lastPublished = [:]
-        if configuration.announces {
-            publishNow(configuration.availabilityTopic, Array("online".utf8), qos: 1, retain: true)
-        }
-        for filter in configuration.subscriptions {
-            netrules_mosquitto_subscribe_v5(handle, nil, filter, 0, 0, nil)
-        }
-        report(.connected)
-    }
-
-    /// A refused CONNECT leaves the socket open; close it so the next attempt starts clean.
-    func nextAttemptAfterRefusal() {
-        if let handle { netrules_mosquitto_disconnect_v5(handle, 0, nil) }
-    }
-
-    func disconnected(_ rc: Int) {
-        let wasConnected = connected
-        socketUp = false
-        connected = false
-        handleStale = true
-        link.pending.withLock { p in
-            p.connected = false
-            p.messages.removeAll()
-        }
-        inflight = [:]
-        link.answer(nil, with: .notConnected)
-        // 0: our own mosquitto_disconnect (a clean stop, `goOffline`), which is no loss to report.
-        if wasConnected, rc != Int(MOSQ_ERR_SUCCESS.rawValue) {
-            let reason =
-                rc == Int(MOSQ_ERR_KEEPALIVE.rawValue) ? "the broker stopped answering" : Self.describe(Int32(rc))
-            failed("lost the connection to \(configuration.broker): \(reason)")
-            // The first retry after a loss waits a second, as after a failed attempt.
-        }
-    }
-
-    func received(_ message: mosquitto_message) {
-        let topic = String(cString: message.topic)
-        let count = Int(message.payloadlen)
-        let payload: [UInt8] =
-            count > 0 && message.payload != nil
-            ? Array(UnsafeRawBufferPointer(start: message.payload, count: count)) : []
-        link.onEvent(.message(topic: topic, payload: payload, retained: message.retain))
-    }
-
-    /// A PUBACK (or, for QoS 0, the hand-over) of message `mid`: answers its `send`.
-    func acknowledged(_ mid: Int32, reason: Int32) {
-        guard let id = inflight.removeValue(forKey: mid) else { return }
-        if reason < 0x80 {
-            link.answer([id], with: .delivered)
-        } else {
-            let words = String(cString: netrules_mosquitto_reason_string(reason))
-            link.answer([id], with: .refused("the broker refused the message: \(words) (reason \(reason))"))
-        }
-    }
-
-    // MARK: The connected loop
-
-    func publishNow(_ topic: String, _ payload: [UInt8], qos: Int32, retain: Bool) {
-        _ = payload.withUnsafeBytes { bytes in
-            netrules_mosquitto_publish_v5(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, qos, retain, nil)
-        }
-        lastActivity = .now
-    }
-
-    /// The earliest time a coalesced topic that still waits may go out, or nil.
-    var coalescedDue: ContinuousClock.Instant?
-
-    func flush() {
-        let now = ContinuousClock.now
-        let (retained, messages, outgoing):
-            ([(String, [UInt8])], [(topic: String, payload: [UInt8], qos: Int32)], [MQTTLink.Outgoing]) =
-                link.pending.withLock { p in
-                    var out: [(String, [UInt8])] = []
-                    coalescedDue = nil
-                    for topic in p.retainedOrder {
-                        guard let entry = p.retained[topic], entry.dirty else { continue }
-                        if p.coalesced.contains(topic), let last = lastPublished[topic],
-                            now < last + MQTTLink.coalescing
-                        {
-                            let due = last + MQTTLink.coalescing
-                            coalescedDue = min(coalescedDue ?? due, due)
-                            continue
-                        }
-                        p.retained[topic]!.dirty = false
-                        out.append((topic, entry.payload))
-                    }
-                    defer {
-                        p.messages.removeAll()
-                        p.outgoing.removeAll()
-                    }
-                    return (out, p.messages, p.outgoing)
-                }
-        for (topic, payload) in retained {
-            publishNow(topic, payload, qos: 1, retain: true)
-            lastPublished[topic] = now
-        }
-        for message in messages { publishNow(message.topic, message.payload, qos: message.qos, retain: false) }
-        for message in outgoing { publish(message) }
-    }
-
-    /// Gives one message of `send` to libmosquitto, with its user properties; a QoS 1 message
-    /// waits for its PUBACK in `inflight`.
-    func publish(_ message: MQTTLink.Outgoing) {
-        var properties: OpaquePointer?
-        defer { netrules_mosquitto_property_free_all(&properties) }
-        for (name, value) in message.userProperties {
-            netrules_mosquitto_property_add_string_pair(
-                &properties, Int32(MQTT_PROP_USER_PROPERTY.rawValue), name, value)
-        }
-        var mid: Int32 = 0
-        let rc = message.payload.withUnsafeBytes { bytes in
-            netrules_mosquitto_publish_v5(
-                handle, &mid, message.topic, Int32(bytes.count), bytes.baseAddress, message.qos, message.retain,
-                properties)
-        }
-        lastActivity = .now
-        switch rc {
-        case MOSQ_ERR_SUCCESS.rawValue:
-            if message.qos == 0 { link.answer([message.id], with: .delivered) } else { inflight[mid] = message.id }
-        case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_NOMEM.rawValue, MOSQ_ERR_ERRNO.rawValue:
-            link.answer([message.id], with: .notConnected)
-        default:
-            link.answer([message.id], with: .refused("libmosquitto refused the message: \(Self.describe(rc))"))
-        }
-    }
-
-    func serviceSocket() async {
-        guard let handle else { return }
-        let fd = netrules_mosquitto_socket(handle)
-        guard fd >= 0 else {
-            disconnected(Int(MOSQ_ERR_NO_CONN.rawValue))
-            return
-        }
-        var events = Int16(POLLIN)
-        if netrules_mosquitto_want_write(handle) { events |= Int16(POLLOUT) }
-        var descriptors = [
-            pollfd(fd: fd, events: events, revents: 0), pollfd(fd: link.wake.fd, events: Int16(POLLIN), revents: 0),
-        ]
-        // The next keepalive (libmosquitto counts whole seconds, so a moment after it), or a
-        // coalesced publication that waits.
-        var deadline = lastActivity + configuration.keepalive + .milliseconds(5)
-        if let due = coalescedDue { deadline = min(deadline, due) }
-        let outcome: WaitOutcome
-        do {
-            outcome = try await Readiness.wait(for: &descriptors, deadline: deadline, threadName: "netrules-mqtt")
-        } catch is CancellationError {
-            link.stop()
-            return
-        } catch {
-            link.logger.error("mqtt: \(error)")
-            // Dropping is right: a pause before looking again, so a failing poll is not a busy loop.
-            try? await QuietClock().sleep(for: .milliseconds(100))
-            return
-        }
-        if descriptors[1].revents != 0 { link.wake.reset() }
-        let revents = descriptors[0].revents
-        var rc = MOSQ_ERR_SUCCESS.rawValue
-        if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
-            rc = netrules_mosquitto_loop_read(handle, 1)
-            lastActivity = .now
-        }
-        if rc == MOSQ_ERR_SUCCESS.rawValue, socketUp, revents & Int16(POLLOUT) != 0 {
-            rc = netrules_mosquitto_loop_write(handle, 1)
-        }
-        if rc == MOSQ_ERR_SUCCESS.rawValue, socketUp {
-            rc = netrules_mosquitto_loop_misc(handle)
-            if outcome == .timedOut, coalescedDue == nil || ContinuousClock.now < coalescedDue!,
-                !netrules_mosquitto_want_write(handle)
-            {
-                // Woken for a keepalive that libmosquitto did not consider due yet (its clock
-                // counts whole seconds): look again in a second rather than spin.
-                lastActivity = .now - configuration.keepalive + .seconds(1)
-            } else if outcome == .timedOut {
-                lastActivity = .now
-            }
-        }
-        if rc != MOSQ_ERR_SUCCESS.rawValue, socketUp {
-            // libmosquitto called on_disconnect already for most errors; make sure the state moves.
-            if connected {
-                disconnected(Int(rc))
-            } else {
-                failed(connectFailure(rc))
-            }
-        }
-    }
-
-    /// Waits for the wake event (work handed over, a network change, `stop()`) or `deadline`.
-    func wait(deadline: ContinuousClock.Instant?) async {
-        do {
-            if try await Readiness.wait(for: link.wake.fd, deadline: deadline, threadName: "netrules-mqtt") == .ready {
-                link.wake.reset()
-            }
-        } catch is CancellationError {
-            link.stop()
-        } catch {
-            link.logger.error("mqtt: \(error)")
-            // Dropping is right: a pause before looking again, so a failing poll is not a busy loop.
-            try? await QuietClock().sleep(for: .milliseconds(100))
-        }
-    }
-
-    func goOffline() {
-        guard let handle else { return }
-        if configuration.announces {
-            publishNow(configuration.availabilityTopic, Array("offline".utf8), qos: 1, retain: true)
-        }
-        // Let the PUBLISH (and, for QoS 1, its PUBACK) go through before DISCONNECT.
-        let until = ContinuousClock.now + .seconds(2)
-        while netrules_mosquitto_want_write(handle), ContinuousClock.now < until {
-            if netrules_mosquitto_loop_write(handle, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
-        }
-        netrules_mosquitto_disconnect_v5(handle, 0, nil)
-        _ = netrules_mosquitto_loop_write(handle, 1)
-        link.setState(.disconnected(reason: "stopped"))
-        link.logger.notice("mqtt: disconnected from \(configuration.broker)")
-    }
-
-    static func describe(_ rc: Int32) -> String {
-        String(cString: netrules_mosquitto_strerror(rc))
     }
 }

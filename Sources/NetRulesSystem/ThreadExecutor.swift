@@ -211,6 +211,11 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
         pthread_mutex_lock(mutex)
         loopThread = sys_gettid()
         while true {
+            // Each pass runs what is due (a batch of jobs, else the idle work; then the timers that
+            // are due) and then always polls, without waiting while work remains: a job or timer
+            // that re-arms itself at once cannot keep the loop from its descriptors (a signal, a
+            // client, a child's exit), as NIO's loop runs its tasks and selects in turn.
+            var ranWork = false
             if !jobs.isEmpty {
                 swap(&batch, &jobs)
                 pthread_mutex_unlock(mutex)
@@ -227,9 +232,8 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                 }
                 batch.removeAll(keepingCapacity: true)
                 pthread_mutex_lock(mutex)
-                continue
-            }
-            if !idleWork.isEmpty {
+                ranWork = true
+            } else if !idleWork.isEmpty {
                 let work = idleWork
                 idleWork = []
                 pthread_mutex_unlock(mutex)
@@ -239,7 +243,7 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                     if let start { LoopBudget.configured?.end(start, "an idle work item") }
                 }
                 pthread_mutex_lock(mutex)
-                continue
+                ranWork = true
             }
             if !timers.isEmpty {
                 let now = ContinuousClock.now
@@ -253,13 +257,17 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                         if let start { LoopBudget.configured?.end(start, "a timer's handler") }
                     }
                     pthread_mutex_lock(mutex)
-                    continue
+                    ranWork = true
                 }
             }
-            if isStopping { break }
-            let deadline = timers.values.map(\.deadline).min()
+            if !ranWork && isStopping { break }
+            // Work left (or just done, which may have queued more): look at the descriptors
+            // without waiting, then run it.
+            let busy = ranWork || !jobs.isEmpty || !idleWork.isEmpty
+            let deadline = busy ? ContinuousClock.now : timers.values.map(\.deadline).min()
             let watched = watches.map { ($0.key, $0.value.descriptor, $0.value.events) }
-            isWaiting = true
+            // Only a poll that may wait needs the wake event written to end it.
+            isWaiting = !busy
             pthread_mutex_unlock(mutex)
 
             descriptors.removeAll(keepingCapacity: true)

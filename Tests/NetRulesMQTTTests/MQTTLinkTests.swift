@@ -93,7 +93,9 @@ struct MQTTLinkTests {
         // Five changes within a few milliseconds: the first goes out at once, the last within
         // 100 ms after it, and nothing in between.
         let states = try await broker.subscribe("p2/state", count: 3, seconds: 2)
-        for n in 1...5 { harness.link.setRetained(topic: "p2/state", payload: Array("\(n)".utf8), coalesced: true) }
+        for n in 1...5 {
+            harness.link.setRetained(topic: "p2/state", payload: Array("\(n)".utf8), interval: MQTTLink.coalescing)
+        }
         let lines = try await states.wait()
         // The loop may take all five at once (then only 5 goes out); never more than two.
         #expect(lines == ["p2/state 0 1", "p2/state 0 5"] || lines == ["p2/state 0 5"], "\(lines)")

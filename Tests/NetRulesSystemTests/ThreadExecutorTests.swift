@@ -144,4 +144,37 @@ struct ThreadExecutorTests {
         }
         #expect(!executor.cancel(cancelled))
     }
+
+    /// The MQTT link's wedge (issue 33): a client that re-armed a timer already due, every time it
+    /// ran, kept the loop from ever polling, so no descriptor (signals, the control socket, the
+    /// broker's CONNACK) was read again. Each pass of the loop now polls.
+    @Test func aTimerReArmedInThePastForeverCannotKeepTheLoopFromItsDescriptors() async throws {
+        let executor = try ThreadExecutor.spawn(name: "nr-test-fair")
+        let spinning = Mutex(true)
+        defer {
+            spinning.withLock { $0 = false }
+            executor.stop()
+        }
+        @Sendable func rearm() {
+            guard spinning.withLock({ $0 }) else { return }
+            _ = executor.at(.now - .seconds(1)) { rearm() }
+        }
+        rearm()
+        let event = try WakeEvent()
+        defer { event.close() }
+        let read = Mutex(false)
+        let watch = executor.watch(event.fd) {
+            event.reset()
+            read.withLock { $0 = true }
+        }
+        defer { executor.unwatch(watch) }
+        // A job spinning the same way (a task that yields and goes again at once).
+        let jobs = Task(executorPreference: executor) {
+            while spinning.withLock({ $0 }) { await Task.yield() }
+        }
+        event.signal()
+        #expect(try await eventually { read.withLock { $0 } }, "the watched descriptor was never read")
+        spinning.withLock { $0 = false }
+        await jobs.value
+    }
 }

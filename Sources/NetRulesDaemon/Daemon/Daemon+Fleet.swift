@@ -27,6 +27,19 @@ extension Daemon {
         return stream
     }
 
+    /// Subscribes the fleet to every change of `keys`, delivered on the daemon's executor in the
+    /// core's order (nothing dropped, unlike a `watch` stream), and returns the facts as they are
+    /// now: a change after this is delivered, none before it is missed.
+    package func subscribeFleet(
+        keys: Set<FactKey>, _ deliver: @escaping @Sendable ([Engine.Step.Change]) -> Void
+    ) -> FactStore {
+        subscriptions.subscribe("fleet", keys: keys) { deliver($0) }
+        return core.engine.facts
+    }
+
+    /// Ends `subscribeFleet`'s subscription.
+    package func unsubscribeFleet() { subscriptions.unsubscribe("fleet") }
+
     /// Where `status` reads the MQTT connection from (set by the running `FleetService`).
     package func reportFleetStatus(_ status: @escaping @Sendable () -> FleetService.Status?) { fleetStatus = status }
 

@@ -25,8 +25,15 @@ package final class FleetService: Sendable {
     let environment: [String: String]
     let version: String
     let logger: Logger
-    /// The link running now, for `status`.
-    let current = Mutex<(link: MQTTLink, since: (ContinuousClock.Instant, String))?>(nil)
+    /// What `status` shows of the client.
+    enum Current {
+        case link(MQTTLink)
+        /// `mqtt:` is there but its client cannot run (no password, no libmosquitto, no client id).
+        case cannotStart(broker: String, clientID: String, reason: String, since: WallTime)
+    }
+
+    /// The client now, for `status`; nil without `mqtt:`.
+    let current = Mutex<Current?>(nil)
 
     package init(environment: [String: String], version: String, logger: Logger) {
         self.environment = environment
@@ -40,7 +47,6 @@ package final class FleetService: Sendable {
     }
 
     enum Input: Sendable {
-        case fact(FactChange)
         case notice(FleetNotice)
         case link(MQTTLink.Event)
     }
@@ -53,47 +59,26 @@ package final class FleetService: Sendable {
         let noticeForwarder = Task(executorPreference: TaskPlacement.preferred) {
             for await n in notices { feed.yield(.notice(n)) }
         }
-        // Fact changes only while a session has a link to publish them: without `mqtt:` the daemon
-        // keeps no watcher for the fleet, so a fact update costs no stream hops here and does not
-        // turn on the Wi-Fi signal's sampling (any watcher does).
-        var factForwarder: Task<Void, Never>?
         var session: Session?
-        defer {
-            noticeForwarder.cancel()
-            factForwarder?.cancel()
-        }
+        defer { noticeForwarder.cancel() }
         await withTaskCancellationHandler {
             for await input in inputs {
                 switch input {
                 case .notice(.rules(let ruleSet)):
                     if session?.settings != ruleSet.mqtt {
                         await daemon.brokerChanged(nil)
+                        await daemon.unsubscribeFleet()
                         await session?.stop()
                         session = nil
-                        factForwarder?.cancel()
-                        factForwarder = nil
                         current.withLock { $0 = nil }
                         if let settings = ruleSet.mqtt {
-                            // Watching before the snapshot: a change between the two is published twice, never lost.
-                            let facts = await daemon.factChanges()
-                            factForwarder = Task(executorPreference: TaskPlacement.preferred) {
-                                for await c in facts { feed.yield(.fact(c)) }
-                            }
-                            session = start(
-                                settings, facts: await daemon.facts(), feed: feed,
-                                report: daemon.reportSubscribedFacts)
-                            if session == nil {
-                                factForwarder?.cancel()
-                                factForwarder = nil
-                            }
+                            session = await start(settings, daemon: daemon, feed: feed)
                         }
                         await daemon.brokerChanged(session?.link)
                     }
                     session?.rulesChanged(ruleSet)
                 case .notice(.fired(let firing, let at)):
                     session?.fired(firing, at: at)
-                case .fact(let change):
-                    session?.factChanged(change)
                 case .link(let event):
                     session?.linkEvent(event)
                     // QoS 1 messages waiting in the outbox go once the broker accepted the connection.
@@ -104,29 +89,28 @@ package final class FleetService: Sendable {
             feed.finish()
         }
         await daemon.brokerChanged(nil)
+        await daemon.unsubscribeFleet()
         await session?.stop()
     }
 
-    /// Makes the link for `settings` and starts it; nil (logged) when it cannot be made.
-    func start(
-        _ settings: MQTTSettings, facts: FactStore, feed: AsyncStream<Input>.Continuation,
-        report: @escaping @Sendable (FactUpdate) -> Void = { _ in }
-    ) -> Session? {
+    /// Makes the link for `settings`, starts it and subscribes it to the facts it publishes and
+    /// the ones its connection depends on (lossless: every change, from the daemon's core); nil
+    /// when it cannot be made, with the reason in the log and in `status`.
+    func start(_ settings: MQTTSettings, daemon: Daemon, feed: AsyncStream<Input>.Continuation) async -> Session? {
         let clientID: String
         do {
             clientID = try settings.clientID ?? MachineClientID.derive()
         } catch {
-            logger.error("mqtt: \(error)")
-            return nil
+            return cannotStart(settings, clientID: "?", "\(error)")
         }
         var password: String?
         if let variable = settings.passwordVariable {
             password = environment[variable]
             if (password ?? "").isEmpty {
-                logger.error(
-                    "mqtt: \(variable) is not set in the daemon's environment: the password cannot be sent; "
-                        + "add \(variable)=… to /etc/netrules/environment")
-                return nil
+                return cannotStart(
+                    settings, clientID: clientID,
+                    "\(variable), the password of mqtt:, is not set in the daemon's environment; "
+                        + "add \(variable)=… to /etc/netrules/environment (or the service's Environment=) and reload")
             }
         }
         let prefix = settings.prefix(clientID: clientID)
@@ -140,8 +124,7 @@ package final class FleetService: Sendable {
         do {
             link = try MQTTLink(configuration: configuration, logger: logger) { feed.yield(.link($0)) }
         } catch {
-            logger.error("mqtt: \(error)")
-            return nil
+            return cannotStart(settings, clientID: clientID, "\(error)")
         }
         let task = Task(executorPreference: TaskPlacement.preferred) { [logger] in
             do {
@@ -150,30 +133,62 @@ package final class FleetService: Sendable {
                 logger.error("mqtt: \(error)")
             }
         }
-        current.withLock { $0 = (link, (.now, WallClock.now().rfc3339)) }
-        let session = Session(
-            settings: settings, link: link, task: task, clientID: clientID, facts: facts, version: version,
+        current.withLock { $0 = .link(link) }
+        let watched = FleetFacts(published: settings.published, link: link, stateTopic: "\(prefix)/state")
+        let facts = await daemon.subscribeFleet(keys: watched.keys) { changes in watched.apply(changes) }
+        watched.start(from: facts)
+        return Session(
+            settings: settings, link: link, task: task, clientID: clientID, version: version,
             hostName: Self.hostName(), subscribed: SubscribedFacts(settings.subscriptions, logger: logger),
-            report: report)
-        session.publishState()
-        return session
+            report: daemon.reportSubscribedFacts)
     }
 
-    /// What `status` shows, or nil without a link.
+    /// Logs why the client cannot start and keeps it for `status`; returns nil.
+    func cannotStart(_ settings: MQTTSettings, clientID: String, _ reason: String) -> Session? {
+        logger.error("mqtt: the client cannot start: \(reason)")
+        current.withLock {
+            $0 = .cannotStart(
+                broker: settings.broker.description, clientID: clientID, reason: reason, since: WallClock.now())
+        }
+        return nil
+    }
+
+    /// What `status` shows, or nil without `mqtt:`.
     package func status() -> Status? {
         current.withLock { current -> Status? in
-            guard let current else { return nil }
-            let (state, _) = current.link.state
-            let text: String =
-                switch state {
-                case .connecting: "connecting"
-                case .connected: "connected"
-                case .disconnected(let reason): "disconnected: \(reason)"
-                }
-            return Status(
-                broker: current.link.configuration.broker.description, clientID: current.link.configuration.clientID,
-                state: text, since: current.since.1)
+            switch current {
+            case nil:
+                return nil
+            case .cannotStart(let broker, let clientID, let reason, let since):
+                return Status(
+                    broker: broker, clientID: clientID, state: "cannot start: \(reason)", since: since.rfc3339)
+            case .link(let link):
+                let (state, since) = link.state
+                return Status(
+                    broker: link.configuration.broker.description, clientID: link.configuration.clientID,
+                    state: Self.describe(state), since: WallClock.at(since).rfc3339)
+            }
         }
+    }
+
+    /// The state in words, as `status` shows it after `mqtt: `.
+    static func describe(_ state: MQTTLink.State) -> String {
+        switch state {
+        case .connecting(let reason?, let tries):
+            "connecting (\(tries) \(tries == 1 ? "try" : "tries") failed, the last: \(reason))"
+        case .connecting(nil, _): "connecting"
+        case .connected: "connected"
+        case .retrying(let at, let reason, let tries):
+            "retrying in \(Self.seconds(until: at)) after: \(reason) (\(tries) \(tries == 1 ? "try" : "tries"))"
+        case .noRoute: "waiting for a route to the broker"
+        case .stopped: "stopped"
+        }
+    }
+
+    /// Whole seconds from now to `instant`, at least 0: `8 s`.
+    static func seconds(until instant: ContinuousClock.Instant) -> String {
+        let (whole, fraction) = ContinuousClock.now.duration(to: instant).components
+        return "\(max(0, whole + (fraction > 0 ? 1 : 0))) s"
     }
 
     static func hostName() -> String {
@@ -183,7 +198,8 @@ package final class FleetService: Sendable {
     }
 }
 
-/// One link and what it publishes; confined to `FleetService.run`'s task.
+/// One link and what it publishes; confined to `FleetService.run`'s task (the facts it publishes
+/// are `FleetFacts`', fed by the daemon).
 final class Session {
     let settings: MQTTSettings
     let link: MQTTLink
@@ -191,17 +207,17 @@ final class Session {
     let clientID: String
     let version: String
     let hostName: String
-    var facts: [FactKey: FactState] = [:]
     var device: FleetDocuments.Device?
-    var lastGateway: (FactState, FactState) = (.unknown, .unknown)
     /// The facts `mqtt.NAME` of `subscribe:`, and where their updates go (the daemon).
     var subscribed: SubscribedFacts
     let report: @Sendable (FactUpdate) -> Void
+    /// The shortest time between two publications of the discovery config: Home Assistant's
+    /// `online` is answered, however often it comes, at most this often (the last one always).
+    static let discoveryInterval: Duration = .seconds(5)
 
     init(
-        settings: MQTTSettings, link: MQTTLink, task: Task<Void, Never>, clientID: String, facts: FactStore,
-        version: String, hostName: String, subscribed: SubscribedFacts,
-        report: @escaping @Sendable (FactUpdate) -> Void
+        settings: MQTTSettings, link: MQTTLink, task: Task<Void, Never>, clientID: String, version: String,
+        hostName: String, subscribed: SubscribedFacts, report: @escaping @Sendable (FactUpdate) -> Void
     ) {
         self.subscribed = subscribed
         self.report = report
@@ -211,40 +227,9 @@ final class Session {
         self.clientID = clientID
         self.version = version
         self.hostName = hostName
-        for key in settings.published { self.facts[key] = facts[key] }
-        lastGateway = (facts[.gateway], facts[.gateway6])
-        updateRoute(old: (.unknown, .unknown))
     }
 
     var prefix: String { settings.prefix(clientID: clientID) }
-
-    func publishState() {
-        let document = FleetDocuments.state(settings.published) { self.facts[$0] ?? .unknown }
-        link.setRetained(topic: "\(prefix)/state", payload: document.compactBytes, coalesced: true)
-    }
-
-    func factChanged(_ change: FactChange) {
-        if settings.published.contains(change.key) {
-            facts[change.key] = change.new
-            publishState()
-        }
-        if change.key == .gateway || change.key == .gateway6 {
-            let old = lastGateway
-            lastGateway = change.key == .gateway ? (change.new, lastGateway.1) : (lastGateway.0, change.new)
-            updateRoute(old: old)
-        }
-        if change.key == .connectivity, change.new == .value(.string("online")) { link.networkChanged() }
-    }
-
-    /// Pauses reconnects while there is no default route (both gateways known absent), and tries
-    /// at once when one comes back. A broker on loopback or a unix socket needs no route.
-    func updateRoute(old: (FactState, FactState)) {
-        if settings.broker.isLocal { return }
-        let hadRoute = !(old.0 == .absent && old.1 == .absent)
-        let hasRoute = !(lastGateway.0 == .absent && lastGateway.1 == .absent)
-        link.setRoute(hasRoute)
-        if hasRoute && !hadRoute { link.networkChanged() }
-    }
 
     func fired(_ firing: Firing, at time: String) {
         let document = FleetDocuments.event(
@@ -261,16 +246,21 @@ final class Session {
         guard next != device else { return }
         let removed = device.map { FleetDocuments.removedComponents(from: $0, to: next) } ?? []
         device = next
-        link.setRetained(topic: next.topic, payload: FleetDocuments.discovery(next, removed: removed).compactBytes)
+        link.setRetained(
+            topic: next.topic, payload: FleetDocuments.discovery(next, removed: removed).compactBytes,
+            interval: Self.discoveryInterval)
     }
 
     func linkEvent(_ event: MQTTLink.Event) {
         subscriptionEvent(event)
         guard case .message(let topic, let payload, _) = event else { return }
         if topic == "homeassistant/status", payload == Array("online".utf8), let device {
-            // Home Assistant restarted: it forgets devices whose config it does not hear again.
-            link.setRetained(topic: device.topic, payload: FleetDocuments.discovery(device).compactBytes)
-            publishState()
+            // Home Assistant restarted: it forgets devices whose config it does not hear again. The
+            // config and the state go again, each no more often than its interval allows.
+            link.setRetained(
+                topic: device.topic, payload: FleetDocuments.discovery(device).compactBytes,
+                interval: Self.discoveryInterval)
+            link.republish(topic: "\(prefix)/state")
         }
     }
 

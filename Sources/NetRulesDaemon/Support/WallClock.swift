@@ -9,6 +9,12 @@ package enum WallClock {
         return WallTime(secondsSince1970: Double(seconds) + Double(nanoseconds) / 1_000_000_000)
     }
 
+    /// The wall-clock time of `instant` on the continuous clock (a moment in this boot, past or
+    /// to come), as far as the wall clock has not been set since.
+    package static func at(_ instant: ContinuousClock.Instant) -> WallTime {
+        now() + ContinuousClock.now.duration(to: instant)
+    }
+
     /// RFC 3339 in UTC with second precision: `2026-11-29T09:00:00Z`, as history, the outbox, plugin
     /// JSON and `{{time.utc}}` carry it (the action runner renders `{{time}}` in local time from it).
     ///
