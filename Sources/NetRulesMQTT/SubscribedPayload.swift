@@ -54,16 +54,9 @@ package enum SubscribedPayload {
     /// Whether `topic` (a message's, never holding a wildcard) matches the topic filter `filter`:
     /// `+` stands for one whole level, a last `#` for the rest (the level before it included,
     /// so `a/#` matches `a`). A topic starting with `$` matches no filter starting with a
-    /// wildcard (MQTT 3.1.1 §4.7.2).
+    /// wildcard (MQTT 3.1.1 §4.7.2). The same matching as `check`'s against the daemon's own
+    /// topics (`MQTTTopicPattern`).
     package static func topic(_ topic: String, matches filter: String) -> Bool {
-        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        let patterns = filter.split(separator: "/", omittingEmptySubsequences: false)
-        if topic.hasPrefix("$"), let first = patterns.first, first == "+" || first == "#" { return false }
-        for (index, pattern) in patterns.enumerated() {
-            if pattern == "#" { return index == patterns.count - 1 }
-            guard index < levels.count else { return false }
-            if pattern != "+" && pattern != levels[index] { return false }
-        }
-        return levels.count == patterns.count
+        MQTTTopicPattern(topic: topic).isMatched(by: filter)
     }
 }

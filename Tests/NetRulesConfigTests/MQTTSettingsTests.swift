@@ -166,6 +166,60 @@ struct MQTTSettingsTests {
         #expect(MQTTSettings.publishTopicProblem(topic) == problem)
     }
 
+    /// A `subscribe:` filter that would hear the daemon's own topics is refused at the filter; a
+    /// level the daemon knows only when it runs (the derived client id) matches anything.
+    @Test(arguments: [
+        (
+            "  subscribe: { me: \"netrules/+/state\" }",
+            "f0.yaml:4:20: error: subscribe: 'me': the filter 'netrules/+/state' matches the topic "
+                + "netrules/<client id>/state that this daemon publishes: it would hear its own messages"
+        ),
+        (
+            "  subscribe: { door: office/door, all: \"#\" }",
+            "f0.yaml:4:40: error: subscribe: 'all': the filter '#' matches the topic "
+                + "netrules/<client id>/state that this daemon publishes: it would hear its own messages"
+        ),
+        (
+            "  client_id: laptop-7\n  subscribe:\n    mine: netrules/laptop-7/availability",
+            "f0.yaml:6:11: error: subscribe: 'mine': the filter 'netrules/laptop-7/availability' matches the topic "
+                + "netrules/laptop-7/availability that this daemon publishes: it would hear its own messages"
+        ),
+        (
+            "  topic_prefix: fleet/me\n  subscribe: { ev: fleet/+/event }",
+            "f0.yaml:5:20: error: subscribe: 'ev': the filter 'fleet/+/event' matches the topic "
+                + "fleet/me/event that this daemon publishes: it would hear its own messages"
+        ),
+        (
+            "  subscribe: { cmd: \"netrules/+/rule/#\" }",
+            "f0.yaml:4:21: error: subscribe: 'cmd': the filter 'netrules/+/rule/#' matches the topic "
+                + "netrules/<client id>/rule/<rule>/set that this daemon keeps for commands to its rules: "
+                + "a message there is a command, not a fact"
+        ),
+        (
+            "  subscribe: { ha: \"homeassistant/device/+/config\" }",
+            "f0.yaml:4:20: error: subscribe: 'ha': the filter 'homeassistant/device/+/config' matches the topic "
+                + "homeassistant/device/<client id>/config that this daemon publishes: it would hear its own messages"
+        ),
+    ])
+    func aFilterHearingTheDaemonsOwnTopicsIsRefusedAtItsPosition(section: String, headline: String) {
+        let result = Self.load("  broker: mqtt://127.0.0.1\n" + section)
+        #expect(result.ruleSet.mqtt == nil)
+        #expect(Self.headlines(result) == [headline], "\(result.renderedDiagnostics())")
+    }
+
+    /// Other machines' topics, and Home Assistant's own, are not the daemon's.
+    @Test(arguments: [
+        "  client_id: laptop-7\n  subscribe: { peer: netrules/laptop-2/state }",
+        "  topic_prefix: fleet/me\n  subscribe: { peers: \"netrules/+/state\", ha: homeassistant/status }",
+        "  discovery: false\n  subscribe: { ha: \"homeassistant/#\" }",
+        "  subscribe: { rules: \"netrules/+/rules/#\", deep: \"netrules/+/state/x\" }",
+    ])
+    func filtersOfOtherTopicsAreKept(section: String) {
+        let result = Self.load("  broker: mqtt://127.0.0.1\n" + section)
+        #expect(!result.hasErrors, "\(result.renderedDiagnostics())")
+        #expect(result.ruleSet.mqtt?.subscriptions.isEmpty == false)
+    }
+
     /// `publish:` may name `mqtt.NAME` only for a NAME `subscribe:` declares.
     @Test func publishingAnUndeclaredSubscribedFactIsAnError() {
         let declared = Self.load(

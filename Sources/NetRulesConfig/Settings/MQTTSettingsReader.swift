@@ -165,13 +165,41 @@ extension ValidationContext {
             }
         }
         if let n = m["subscribe"] {
-            if let subscriptions = mqttSubscriptions(n, path.key("subscribe")) {
+            if let subscriptions = mqttSubscriptions(n, path.key("subscribe")),
+                rejectOwnTopics(subscriptions, of: settings, n, path.key("subscribe"))
+            {
                 settings.subscriptions = subscriptions
             } else {
                 ok = false
             }
         }
         return ok ? settings : nil
+    }
+
+    /// Reports each filter of `subscriptions` that matches one of the daemon's own topics
+    /// (`MQTTSettings.ownTopics`, with `settings`' prefixes and client id); false when one does.
+    /// Hearing its own state would set `mqtt.NAME` from it, republish, and hear that again.
+    private mutating func rejectOwnTopics(
+        _ subscriptions: [MQTTSettings.Subscription], of settings: MQTTSettings, _ node: YAMLNode, _ path: KeyPath
+    ) -> Bool {
+        var ok = true
+        let own = settings.ownTopics
+        for subscription in subscriptions {
+            guard let topic = own.first(where: { $0.pattern.isMatched(by: subscription.topic) }) else { continue }
+            let mark = node.mapping?[subscription.name]?.mark ?? node.mark
+            let what =
+                topic.isCommand
+                ? "that this daemon keeps for commands to its rules: a message there is a command, not a fact"
+                : "that this daemon publishes: it would hear its own messages"
+            error(
+                "subscribe: '\(subscription.name)': the filter '\(subscription.topic)' matches the topic "
+                    + "\(topic.pattern) \(what)",
+                at: mark, path: path.key(subscription.name),
+                hint: "name the other machines' topics (netrules/OTHER-ID/state), or give this machine a "
+                    + "'topic_prefix' the filter does not match")
+            ok = false
+        }
+        return ok
     }
 
     /// `mqtt://HOST[:PORT]`, `mqtts://HOST[:PORT]` or `unix:/path`.
