@@ -125,6 +125,8 @@ struct PlacesConfigTests {
                 verify: []
               lab:
                 when: { ssid: Lab }
+              away:
+                when: { ssid: Guest }
             """
         let second = """
             version: 1
@@ -139,6 +141,8 @@ struct PlacesConfigTests {
             problems == [
                 "a.yaml:3:3: 'my.office' cannot name a place",
                 "a.yaml:6:5: place 'home' has no 'when' condition",
+                "a.yaml:9:3: 'away' cannot name a place: it is what 'places.NAME' and Home Assistant's place "
+                    + "sensor say when a place is not here",
                 "b.yaml:3:3: place 'lab' is defined twice (first at a.yaml:7:3)",
             ])
     }

@@ -67,3 +67,20 @@ struct JSONValueTests {
         #expect(try JSONValue.parse(Array("-123456789012345678".utf8)) == .literal("-123456789012345678"))
     }
 }
+
+extension JSONValueTests {
+    /// What MQTT publishes: strict UTF-8 with no `\udcXX`, each byte outside a valid sequence as
+    /// the text `\xNN` that netrules shows a person.
+    @Test func strictUTF8ShowsBytesThatAreNotUTF8AsTheTerminalDoes() throws {
+        let document = JSONValue.object([
+            ("ssid", JSONValue(FactValue.text([0xFF, 0xFE]))),
+            ("list", .array([JSONValue(FactValue.text(Array("Café".utf8) + [0xC3]))])), ("n", .number(3)),
+        ])
+        let bytes = document.strictUTF8.compactBytes
+        #expect(String(validating: bytes, as: UTF8.self) != nil)
+        #expect(document.strictUTF8.compact == #"{"ssid":"\\xff\\xfe","list":["Café\\xc3"],"n":3}"#)
+        #expect(try JSONValue.parse(bytes) == document.strictUTF8)
+        #expect(document.strictUTF8.compact.contains(#"\ud"#) == false)
+        #expect(document.compact.contains(#"\udcff"#))
+    }
+}

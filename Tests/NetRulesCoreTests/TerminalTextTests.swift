@@ -43,6 +43,9 @@ struct TerminalTextTests {
         #expect(TerminalText.escaped(bytes: [0x41, 0x9B, 0x32, 0x4A, 0x1B, 0x5C, 0xFF]) == #"A\x9b2J\x1b\\\xff"#)
         #expect(TerminalText.escaped(bytes: Array("Café".utf8)) == "Café")
         #expect(TerminalText.escaped(bytes: Array("C\u{9B}".utf8)) == #"C\u{9B}"#)
+        // Valid sequences between such bytes are text: only the bytes outside them are \xNN.
+        #expect(TerminalText.escaped(bytes: Array("Café".utf8) + [0xFF, 0xE2, 0x82]) == #"Café\xff\xe2\x82"#)
+        #expect(TerminalText.escaped(bytes: [0xFF] + Array("\u{202E}\n東".utf8)) == #"\xff\u{202E}\n東"#)
     }
 
     @Test func quotedValuesEscapeQuotesAndBackslashesToo() {

@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesMQTT
+import NetRulesSystem
 import NetRulesTesting
 import Testing
 
@@ -29,7 +30,72 @@ struct DiscoveryDocumentTests {
         #expect(compact.contains(#""event_types":["office","home"]"#))
         #expect(compact.contains(#""dev_cla":"enum","options":["online","portal","offline"]"#))
         #expect(compact.contains(#""avty_t":"netrules/netrules-0123456789abcdef/availability""#))
-        #expect(compact.contains(#""o":{"name":"netrules","sw":"0.1.0","url":"https://netrules.dev"}"#))
+        // No origin url: the project has no web site of its own.
+        #expect(compact.contains(#""o":{"name":"netrules","sw":"0.1.0"},"#))
+    }
+
+    /// Names as HA users expect them, with entity ids made from the unique ids, which never change.
+    @Test func entitiesHaveFriendlyNamesAndStableEntityIDs() throws {
+        let components = FleetDocuments.components(Self.device)
+        func member(_ id: String, _ key: String) -> String? {
+            guard case .object(let members)? = components.first(where: { $0.0 == "netrules-0123456789abcdef_\(id)" })?.1
+            else { return nil }
+            return members.first { $0.0 == key }?.1.stringValue
+        }
+        let names = ["ssid", "connectivity", "online", "place", "vpn", "network", "signal", "hosts_nas", "rule"].map {
+            member($0, "name")
+        }
+        #expect(
+            names == ["SSID", "Connectivity", "Online", "Place", "VPN", "Network", "Signal", "Host nas", "Rule fired"])
+        #expect(member("ssid", "default_entity_id") == "sensor.netrules_0123456789abcdef_ssid")
+        #expect(member("online", "default_entity_id") == "binary_sensor.netrules_0123456789abcdef_online")
+        #expect(member("hosts_nas", "default_entity_id") == "sensor.netrules_0123456789abcdef_hosts_nas")
+        #expect(member("rule", "default_entity_id") == "event.netrules_0123456789abcdef_rule")
+        #expect(member("ssid", "unique_id") == "netrules-0123456789abcdef_ssid")
+    }
+
+    @Test(arguments: [
+        ("gateway", "Gateway"), ("gateway.mac", "Gateway MAC"), ("signal.quality", "Signal quality"),
+        ("portal.url", "Portal URL"), ("nm.connectivity", "NM connectivity"), ("ip", "IP"), ("dns", "DNS"),
+        ("hosts.intranet", "Host intranet"), ("interfaces.wg0", "Interface wg0"), ("places.office", "Place office"),
+        ("mqtt.door", "MQTT door"), ("bssid", "BSSID"), ("connection.uuid", "Connection UUID"),
+    ])
+    func otherFactsAreNamedFromTheirKeys(key: String, name: String) {
+        #expect(FleetDocuments.entityName(key) == name)
+    }
+
+    /// `away` when the daemon knows no place is here, `None` (HA's unknown) only while it does not know.
+    @Test func thePlaceSensorSaysAwayWhenNoPlaceIsHere() async throws {
+        let compact = FleetDocuments.discovery(Self.device).compact
+        #expect(compact.contains(#""dev_cla":"enum","options":["office","home","away"]"#))
+        let template = try #require(
+            FleetDocuments.components(Self.device).first { $0.0 == "netrules-0123456789abcdef_place" }.flatMap {
+                if case .object(let members) = $0.1 { members.first { $0.0 == "val_tpl" }?.1.stringValue } else { nil }
+            })
+        #expect(
+            template
+                == "{% if 'place' in value_json['unknown'] %}None{% elif value_json['place'] is none %}away"
+                + "{% else %}{{ value_json['place'] }}{% endif %}")
+        let states: [FactState] = [.unknown, .absent, .value(.string("office"))]
+        let documents = states.map { state in FleetDocuments.state(["place"]) { _ in state }.compact }
+        #expect(
+            documents == [
+                #"{"place":null,"unknown":["place"]}"#, #"{"place":null,"unknown":[]}"#,
+                #"{"place":"office","unknown":[]}"#,
+            ])
+        // Rendered by Jinja2, as Home Assistant renders it, where a python3 with jinja2 is at hand.
+        let script = """
+            import json, sys
+            try:
+                import jinja2
+            except ImportError:
+                print("no jinja2"); sys.exit(0)
+            template = jinja2.Environment().from_string(sys.argv[1])
+            for line in sys.stdin.read().splitlines():
+                print(template.render(value_json=json.loads(line)))
+            """
+        let output = try await Self.python(script, [template], input: documents.joined(separator: "\n"))
+        if output != "no jinja2\n" { #expect(output == "None\naway\noffice\n") }
     }
 
     @Test func aComponentDroppedByAReloadIsRemovedByName() {
@@ -55,6 +121,49 @@ struct DiscoveryDocumentTests {
                 "component id a.b is not [a-zA-Z0-9_-]", "event component a.b needs state_topic",
                 "event component a.b needs event_types",
             ])
+    }
+
+    /// An SSID of bytes FF FE (not UTF-8): strict UTF-8 JSON that Python reads in strict mode,
+    /// the bytes shown as the text `\xff\xfe`, never the `\udcXX` orjson refuses.
+    @Test func aStateWithBytesThatAreNotUTF8IsStrictJSON() async throws {
+        let state = FleetDocuments.state(["ssid", "place"]) { key in
+            key == "ssid" ? .value(.text([0xFF, 0xFE])) : .absent
+        }
+        let payload = state.compactBytes
+        #expect(String(validating: payload, as: UTF8.self) != nil)
+        #expect(!state.compact.contains(#"\ud"#))
+        #expect(state.compact == #"{"ssid":"\\xff\\xfe","place":null,"unknown":[]}"#)
+        let parsed = try JSONValue.parse(payload)
+        guard case .object(let members) = parsed else { throw TestError("the state is not an object") }
+        #expect(members.first?.1 == .string(#"\xff\xfe"#))
+        // Python's json (and orjson, where it is installed), strictly.
+        let script = """
+            import json, sys
+            payload = sys.stdin.buffer.read()
+            document = json.loads(payload.decode("utf-8"))
+            document["ssid"].encode("utf-8")
+            json.loads(payload)
+            try:
+                import orjson
+                orjson.loads(payload)
+            except ImportError:
+                pass
+            print(json.dumps(document["ssid"]))
+            """
+        #expect(try await Self.python(script, input: state.compact) == #""\\xff\\xfe""# + "\n")
+    }
+
+    /// Runs `script` with python3 (found on PATH) and returns its standard output; fails the test
+    /// when python3 exits with anything but 0.
+    static func python(_ script: String, _ arguments: [String] = [], input: String) async throws -> String {
+        let child = ChildProcess(
+            executablePath: "/usr/bin/env",
+            arguments: (["env", "python3", "-c", script] + arguments).map { Array($0.utf8) },
+            environment: ChildProcess.inheritedEnvironment, standardInput: Array(input.utf8), timeout: .seconds(30))
+        let outcome = try await child.run()
+        let errors = String(decoding: outcome.standardError.bytes, as: UTF8.self)
+        #expect(outcome.succeeded, "python3: \(outcome.termination): \(errors)")
+        return String(decoding: outcome.standardOutput.bytes, as: UTF8.self)
     }
 
     @Test func theStateListsUnknownFactsAndTheEventNamesTheRule() {

@@ -2,7 +2,8 @@ import NetRulesCore
 
 /// Turns an `mqtt:` action and a firing into its message: the topic level by level
 /// (`MQTTAction.renderTopic`), the payload like a webhook's body (`json:` values JSON-escaped,
-/// `{{env.NAME}}` kept as a token read again when it is sent, never written to the outbox).
+/// `{{env.NAME}}` kept as a token read again when it is sent, never written to the outbox), but
+/// `json:` as strict UTF-8 (`JSONValue.strictUTF8`: text that is not UTF-8 as `\xNN`).
 enum MQTTRendering {
     /// The message as an outbox entry (a QoS 0 message is sent from it too, without being stored),
     /// or why the firing's values make no topic.
@@ -22,7 +23,8 @@ enum MQTTRendering {
         case .none:
             payload = []
         case .json(let value):
-            payload = FiringDocument.json(value, context: context, secrets: secrets).compactBytes
+            // Strict UTF-8, as every JSON netrules publishes: a value that is not UTF-8 shows as `\xNN`.
+            payload = FiringDocument.json(value, context: context, secrets: secrets).strictUTF8.compactBytes
             usesSecrets = secrets.occurs(in: payload)
         case .text(let template):
             payload = WebhookRendering.render(

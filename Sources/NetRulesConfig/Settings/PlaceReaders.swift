@@ -23,6 +23,13 @@ extension ValidationContext {
                     hint: "use letters, digits, '_' and '-' (it becomes the fact places.\(key.text))")
                 continue
             }
+            guard key.text != PlaceDefinition.noPlace else {
+                error(
+                    "'\(key.text)' cannot name a place: it is what 'places.NAME' and Home Assistant's place sensor "
+                        + "say when a place is not here", at: key.mark, path: p,
+                    hint: "choose another name, such as '\(key.text)-site'")
+                continue
+            }
             guard let pm = mapping(value, p, what: "'{ when: CONDITION, verify: [...] }'") else { continue }
             rejectUnknownKeys(pm, p, known: Self.placeKeys, what: "a place")
             var ok = true

@@ -42,6 +42,11 @@ public struct PlaceDefinition: Sendable, CustomStringConvertible {
         self.fingerprint = fingerprint
     }
 
+    /// What Home Assistant's place sensor shows when the daemon knows no place is here (`place`
+    /// known absent), as `places.NAME` says of a place that is not here. No place may be named
+    /// so, or "no place" and that place would read alike.
+    public static let noPlace = "away"
+
     /// Whether `text` can name a place: letters, digits, `_` and `-`, so `places.NAME` stays one
     /// dotted component and a template can name it.
     public static func isValidName(_ text: String) -> Bool {

@@ -49,16 +49,28 @@ public enum TerminalText {
     }
 
     /// Bytes for a person to read: valid UTF-8 as ``escaped(_:)`` shows it; otherwise each byte
-    /// that is not printable ASCII as `\xNN` (and `\` as `\\`).
+    /// outside a valid UTF-8 sequence as `\xNN`, and the valid sequences between them as
+    /// ``escaped(_:)`` shows their scalars (`\` as `\\`): `Café` and FF read `Café\xff`.
+    ///
+    /// MQTT payloads show such bytes this way too (`JSONValue.strictUTF8`).
     public static func escaped(bytes: some Collection<UInt8>) -> String {
         if let text = String(validating: bytes, as: UTF8.self) { return escaped(text) }
+        let bytes = Array(bytes)
         var out = ""
         out.reserveCapacity(bytes.count + 8)
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\\"): out += "\\\\"
-            case 0x20..<0x7F: out.unicodeScalars.append(Unicode.Scalar(byte))
-            default: out += escape(forASCII: byte)
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var position = 0
+        parsing: while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                append(Unicode.UTF8.decode(encoded), to: &out)
+                position += encoded.count
+            case .error(let length):
+                for byte in bytes[position..<position + length] { out += "\\x" + FactValue.hexByte(byte) }
+                position += length
+            case .emptyInput:
+                break parsing
             }
         }
         return out

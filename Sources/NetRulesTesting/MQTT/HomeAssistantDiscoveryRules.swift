@@ -61,6 +61,12 @@ package enum HomeAssistantDiscoveryRules {
             if member(component, ["object_id", "obj_id"]) != nil {
                 out.append("component \(id) uses object_id (deprecated since 2025.10)")
             }
+            if let entityID = member(component, ["default_entity_id"]) {
+                let text = entityID.stringValue ?? ""
+                if !text.hasPrefix("\(platform).") || !isEntityID(text) {
+                    out.append("component \(id)'s default_entity_id \(text) is not a valid \(platform) entity id")
+                }
+            }
             for alternatives in required[platform] ?? [] where member(component, alternatives) == nil {
                 out.append("\(platform) component \(id) needs \(alternatives[0])")
             }
@@ -81,6 +87,17 @@ package enum HomeAssistantDiscoveryRules {
             }
         }
         return out
+    }
+
+    /// Whether `text` is an entity id as HA's `valid_entity_id` says (homeassistant/core.py):
+    /// `domain.object_id`, each `[a-z0-9_]`, not starting or ending with `_`, and no `__`.
+    static func isEntityID(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return false }
+        return parts.allSatisfy { part in
+            !part.isEmpty && !part.hasPrefix("_") && !part.hasSuffix("_")
+                && part.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F }
+        } && !text.contains("__")
     }
 
     static func isID(_ text: String) -> Bool {
