@@ -86,6 +86,9 @@ public struct RuleLoader: Sendable {
     /// The environment the daemon's `{{env.NAME}}` will read, as far as the caller knows it: each
     /// placeholder whose variable it leaves unset or empty is a warning. Nil checks nothing.
     public var environment: [String: String]?
+    /// Whether `environment` is the daemon's own, not that of `check` or `simulate` beside it
+    /// (`ValidationContext.environmentIsTheDaemons`).
+    public var environmentIsTheDaemons = false
     /// Says why a file the rules name for the daemon to read (a webhook's `ca_file`) cannot be
     /// read, or nil; each problem is a warning. Nil (the default) checks nothing.
     public var fileProblem: (@Sendable (String) -> String?)?
@@ -214,6 +217,7 @@ public struct RuleLoader: Sendable {
                         path: .root.key("mqtt"))
                 } else {
                     context.environment = environment
+                    context.environmentIsTheDaemons = environmentIsTheDaemons
                     context.fileProblem = fileProblem
                     mqtt = context.mqtt(q.value, .root.key("mqtt"))
                     mqttOrigin = "\(file):\(q.key.mark)"
@@ -274,6 +278,7 @@ public struct RuleLoader: Sendable {
             var context = ValidationContext(file: file)
             context.source = texts[file]
             context.environment = environment
+            context.environmentIsTheDaemons = environmentIsTheDaemons
             if let o = root["observers"] {
                 observers += context.observers(o, .root.key("observers")) { findObserverPlugin($0, dirs) }
             }
@@ -285,6 +290,7 @@ public struct RuleLoader: Sendable {
                         var own = ValidationContext(file: file)
                         own.source = context.source
                         own.environment = environment
+                        own.environmentIsTheDaemons = environmentIsTheDaemons
                         own.fileProblem = fileProblem
                         own.programProblem = programProblem
                         own.userProblem = userProblem

@@ -16,6 +16,10 @@ public struct ValidationContext: Sendable {
     /// the daemon): each placeholder whose variable it does not set, or sets empty, is a warning.
     /// Nil checks nothing.
     public var environment: [String: String]?
+    /// Whether `environment` is the daemon's own (the daemon reading its rules) rather than that of
+    /// a command beside it (`check`, `simulate`): the warnings then speak of the daemon's
+    /// environment and give no advice for `check`.
+    public var environmentIsTheDaemons = false
     /// Says why a file the rules name for the daemon to read (a webhook's `ca_file`) cannot be
     /// read here (`does not exist`, …), or nil when it can; each problem is a warning. Injected,
     /// because looking at the file system is the OS layer's job. Nil checks nothing.

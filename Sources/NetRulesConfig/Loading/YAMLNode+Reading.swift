@@ -156,17 +156,30 @@ extension ValidationContext {
         return nil
     }
 
-    /// A template, with errors pointing into the scalar when it sits on one line.
-    public mutating func template(_ node: YAMLNode, _ path: KeyPath, what: String = "a string") -> Template? {
+    /// What reads an `{{env.NAME}}`: what fails where it is unset, as its warning says.
+    public enum VariableUse: Sendable {
+        /// An action's template: the action fails and sends or runs nothing.
+        case action
+        /// `mqtt: password:`: the MQTT client cannot log in, and is not started.
+        case mqttPassword
+    }
+
+    /// A template, with errors pointing into the scalar when it sits on one line; `use` says what
+    /// an unset `{{env.NAME}}` in it breaks.
+    public mutating func template(
+        _ node: YAMLNode, _ path: KeyPath, what: String = "a string", use: VariableUse = .action
+    ) -> Template? {
         guard let s = node.scalar, !s.isNull else {
             expected(what, found: node, path: path)
             return nil
         }
-        return template(s.text, at: s, path)
+        return template(s.text, at: s, path, use: use)
     }
 
     /// Parses template text found in `scalar`.
-    public mutating func template(_ text: String, at scalar: YAMLScalar, _ path: KeyPath) -> Template? {
+    public mutating func template(
+        _ text: String, at scalar: YAMLScalar, _ path: KeyPath, use: VariableUse = .action
+    ) -> Template? {
         let template: Template
         do {
             template = try Template(text)
@@ -183,7 +196,8 @@ extension ValidationContext {
         if let environment {
             for (name, offset) in zip(template.names, template.placeholderOffsets) {
                 guard case .environment(let variable) = name, (environment[variable] ?? "").isEmpty else { continue }
-                let (message, hint) = Self.unsetVariable(variable, empty: environment[variable] != nil)
+                let (message, hint) = Self.unsetVariable(
+                    variable, empty: environment[variable] != nil, use: use, daemon: environmentIsTheDaemons)
                 warning(message, at: mark(ofOffset: offset, in: scalar), path: path, hint: hint)
             }
         }
@@ -207,13 +221,34 @@ extension ValidationContext {
 
     /// The warning for `{{env.NAME}}` when `NAME` is unset or empty where the rules are checked:
     /// it names where the daemon's own environment comes from, since that is what counts.
-    static func unsetVariable(_ name: String, empty: Bool) -> (message: String, hint: String) {
-        (
-            "\(name) is \(empty ? "empty" : "not set") in this environment; the daemon reads its environment "
+    ///
+    /// `check` and `simulate` see their own environment, not the daemon's, so theirs says where the
+    /// daemon's comes from; the daemon's own says what breaks and how to fix it, with no advice for
+    /// `check`. The environment file is read when the daemon starts: a restart, not a reload.
+    static func unsetVariable(
+        _ name: String, empty: Bool, use: VariableUse = .action, daemon: Bool = false
+    ) -> (message: String, hint: String) {
+        let state = empty ? "empty" : "not set"
+        let file = "/etc/netrules/environment (mode 0600; for netrules-user.service, ~/.config/netrules/environment)"
+        let breaks =
+            switch use {
+            case .action: "an action that reads it fails and sends or runs nothing"
+            case .mqttPassword: "the MQTT client cannot log in to the broker and is not started"
+            }
+        if daemon {
+            let what =
+                switch use {
+                case .action: "\(name) is \(state) in the daemon's environment: \(breaks)"
+                case .mqttPassword:
+                    "\(name), the password of mqtt:, is \(state) in the daemon's environment: \(breaks)"
+                }
+            return (what, "add \(name)=… to \(file) and restart netrules: the daemon reads it only when it starts")
+        }
+        return (
+            "\(name) is \(state) in this environment; the daemon reads its environment "
                 + "from the systemd unit's EnvironmentFile=-/etc/netrules/environment (netrules.service), and "
-                + "where \(name) is unset or empty an action that reads it fails and sends or runs nothing",
-            "add \(name)=… to /etc/netrules/environment (mode 0600; for netrules-user.service, "
-                + "~/.config/netrules/environment); check sees only its own environment"
+                + "where \(name) is unset or empty \(breaks)",
+            "add \(name)=… to \(file); check sees only its own environment"
         )
     }
 

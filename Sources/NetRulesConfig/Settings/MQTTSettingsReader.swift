@@ -268,7 +268,7 @@ extension ValidationContext {
 
     /// `password: "{{env.NAME}}"`: only a placeholder, so the secret never sits in a rule file.
     private mutating func mqttSecret(_ node: YAMLNode, _ path: KeyPath) -> String? {
-        guard let template = template(node, path, what: "\"{{env.NAME}}\"") else { return nil }
+        guard let template = template(node, path, what: "\"{{env.NAME}}\"", use: .mqttPassword) else { return nil }
         // One segment that is the one placeholder: nothing written around it.
         if template.segments.count == 1, template.names.count == 1, case .environment(let variable) = template.names[0]
         {

@@ -17,7 +17,7 @@ extension Daemon {
         let logger = options.logger
         let result: LoadResult
         do {
-            result = try RuleFiles.load(options.ruleFiles, environment: options.environment)
+            result = try RuleFiles.load(options.ruleFiles, environment: options.environment, daemon: true)
         } catch {
             logger.error("\(error)")
             return (nil, true, LoadReport(text: "\(error)\n"))

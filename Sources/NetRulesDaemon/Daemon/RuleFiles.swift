@@ -49,8 +49,11 @@ package enum RuleFiles {
     /// Reads and loads the files; throws only when a file cannot be read.
     ///
     /// Plugins are found in the rule files' `plugins:` directories, then `PATH`; `{{env.NAME}}`
-    /// reading a variable `environment` does not set (or sets empty) is a warning.
-    package static func load(_ paths: [String], environment: [String: String]) throws(ReadError) -> LoadResult {
+    /// reading a variable `environment` does not set (or sets empty) is a warning, in the daemon's
+    /// words when `environment` is the daemon's own (`daemon`), else in `check`'s.
+    package static func load(
+        _ paths: [String], environment: [String: String], daemon: Bool = false
+    ) throws(ReadError) -> LoadResult {
         var sources: [RuleSource] = []
         for file in try expand(paths) {
             guard let bytes = FileContents.readRegularFile(file) else {
@@ -67,6 +70,7 @@ package enum RuleFiles {
             },
             environment: environment
         )
+        loader.environmentIsTheDaemons = daemon
         loader.fileProblem = { path in
             switch sys_stat(path) {
             case .failure(let errno): return errno == .noSuchFileOrDirectory ? "does not exist" : "\(errno.message)"
