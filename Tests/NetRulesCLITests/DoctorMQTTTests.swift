@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
-import NetRulesCLI
 import NetRulesCore
 import NetRulesMQTT
 import NetRulesTesting
 import Synchronization
 import Testing
+
+@testable import NetRulesCLI
 
 /// `netrules doctor`'s broker check (issue 25) against a real mosquitto: one connection as
 /// `<client_id>-doctor` that reports the broker's answer and leaves the daemon's session alone.
@@ -182,6 +183,43 @@ struct DoctorMQTTTests {
         )
         #expect(r.seconds >= 5 && r.seconds < 7.5, "took \(r.seconds) s")
         #expect(r.code == 1)
+    }
+
+    /// mosquitto's TLS listener reached with mqtt://: TCP connects, the plain CONNECT is not TLS,
+    /// and the broker closes the connection before any CONNACK.
+    @Test(.enabled(if: TestBroker.installed, Self.skipReason))
+    func aTLSPortReachedWithPlainMQTTIsNamedWithThePortAndTheScheme() async throws {
+        let certificates = TemporaryDirectory("netrules-doctor-scheme")
+        defer { certificates.remove() }
+        let authority = try TestCertificateAuthority("broker", in: certificates.path)
+        let server = try authority.issue("server", commonName: "127.0.0.1", subjectAltNames: ["IP:127.0.0.1"])
+        let broker = try await TestBroker(tls: (server.certificatePath, server.keyPath))
+        defer { broker.remove() }
+        let url = "mqtt://127.0.0.1:\(broker.port)"
+
+        let r = try await Self.doctor(mqtt: "broker: \(url)\nclient_id: laptop-6")
+        #expect(r.check["status"] as? String == "error")
+        let detail = try #require(r.check["detail"] as? String)
+        #expect(detail.hasPrefix("the broker \(url) closed the connection before accepting it"), "\(detail)")
+        #expect(
+            r.check["fix"] as? String
+                == "something at \(url) speaks TCP but not MQTT: a proxy, a captive network, or a TLS port reached "
+                + "with mqtt://; check the port and the scheme of broker: in mqtt: (mqtt:// is plain MQTT, 1883 by "
+                + "default; mqtts:// is TLS, 8883 by default)")
+        #expect(r.code == 1)
+    }
+
+    /// A broker that took the connection and never sent CONNACK within the link's limit.
+    @Test func aConnectionNeverAcceptedIsNamedAsSomethingThatDoesNotSpeakMQTT() {
+        let settings = MQTTSettings(broker: .tcp(host: "hotel.example", port: 8883, tls: false))
+        let fix = DoctorCommand.mqttFix(
+            for: "the broker mqtt://hotel.example:8883 did not accept the connection within 10 s", settings)
+        #expect(
+            fix
+                == "something at mqtt://hotel.example:8883 took the connection and never answered MQTT: a broker too "
+                + "busy to answer, a proxy, a captive network, or a TLS port reached with mqtt://; check the port and "
+                + "the scheme of broker: in mqtt: (mqtt:// is plain MQTT, 1883 by default; mqtts:// is TLS, 8883 by "
+                + "default)")
     }
 
     @Test func withoutMQTTThereIsNoBrokerCheck() async throws {

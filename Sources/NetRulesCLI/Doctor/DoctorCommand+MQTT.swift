@@ -87,6 +87,18 @@ extension DoctorCommand {
         if reason.contains("TLS files") {
             return "check that ca_file, cert_file and key_file exist and can be read"
         }
+        // The TCP connection was made, and no CONNACK came: what listens there is not an MQTT
+        // broker, or not one that speaks what the scheme says.
+        let notMQTT =
+            "a proxy, a captive network, or a TLS port reached with mqtt://; check the port and the scheme of "
+            + "broker: in mqtt: (mqtt:// is plain MQTT, 1883 by default; mqtts:// is TLS, 8883 by default)"
+        if reason.contains("closed the connection before accepting it") {
+            return "something at \(settings.broker) speaks TCP but not MQTT: \(notMQTT)"
+        }
+        if reason.contains("did not accept the connection within") {
+            return "something at \(settings.broker) took the connection and never answered MQTT: a broker too busy "
+                + "to answer, \(notMQTT)"
+        }
         return "start the broker, or correct broker: in mqtt:"
     }
 }
