@@ -10,6 +10,8 @@ package final class TestBroker: @unchecked Sendable {
     package let socketPath: String?
     let configuration: String
     package let log: String
+    /// Where the broker listens when it runs in a network namespace: its name and address.
+    package let namespace: (name: String, address: String)?
 
     /// Whether mosquitto and its clients are installed; tests that need them are skipped loudly otherwise.
     package static let installed: Bool =
@@ -19,17 +21,22 @@ package final class TestBroker: @unchecked Sendable {
     /// Makes and starts a broker; `users` adds a password file (and refuses anonymous clients);
     /// `tls` adds a TLS listener with that certificate and key instead of the plain one;
     /// `persistent` keeps sessions (and the QoS 1 messages queued for them) across a `stop()` and
-    /// `start()`, in the broker's directory.
+    /// `start()`, in the broker's directory; `namespace` runs it in that network namespace, listening
+    /// on `address` there (and its clients, `retained` and `subscribe`, run there too); `port`
+    /// chooses the port (a free one by default).
     package init(
         unixSocket: Bool = false, users: [String: String] = [:], tls: (cert: String, key: String)? = nil,
-        persistent: Bool = false
+        persistent: Bool = false, namespace: (name: String, address: String)? = nil, port: Int? = nil
     ) async throws {
         directory = TemporaryDirectory("netrules-mqtt")
-        port = try Self.freePort()
+        self.port = try port ?? Self.freePort()
+        self.namespace = namespace
         socketPath = unixSocket ? directory.file("mqtt.sock") : nil
         log = directory.file("mosquitto.log")
         var lines = [
-            unixSocket ? "listener 0 \(directory.file("mqtt.sock"))" : "listener \(port) 127.0.0.1",
+            unixSocket
+                ? "listener 0 \(directory.file("mqtt.sock"))"
+                : "listener \(self.port) \(namespace?.address ?? "127.0.0.1")",
             "allow_anonymous \(users.isEmpty ? "true" : "false")", "log_dest stderr", "log_type all", "user root",
         ]
         lines += persistent ? ["persistence true", "persistence_location \(directory.path)/"] : ["persistence false"]
@@ -50,7 +57,7 @@ package final class TestBroker: @unchecked Sendable {
     /// Starts the broker (again) and waits until it listens.
     package func start() async throws {
         process = try BackgroundProcess(
-            ["/usr/sbin/mosquitto", "-c", configuration], environment: ["PATH=/usr/bin:/bin"], log: log)
+            inNamespace + ["/usr/sbin/mosquitto", "-c", configuration], environment: ["PATH=/usr/bin:/bin"], log: log)
         let deadline = Date().addingTimeInterval(20)
         while true {
             // Looked at once more after the deadline: a test process stalled past it (a loaded
@@ -86,18 +93,28 @@ package final class TestBroker: @unchecked Sendable {
     }
 
     /// The broker as `mqtt:` writes it.
-    package var url: String { socketPath.map { "unix:\($0)" } ?? "mqtt://127.0.0.1:\(port)" }
+    package var url: String { socketPath.map { "unix:\($0)" } ?? "mqtt://\(host):\(port)" }
+
+    /// The address it listens on.
+    package var host: String { namespace?.address ?? "127.0.0.1" }
 
     /// Arguments of mosquitto_sub that reach this broker.
     package var clientArguments: [String] {
-        socketPath.map { ["--unix", $0] } ?? ["-h", "127.0.0.1", "-p", String(port)]
+        socketPath.map { ["--unix", $0] } ?? ["-h", host, "-p", String(port)]
     }
+
+    /// The words that run a program in the broker's namespace (none outside one).
+    package var inNamespace: [String] { namespace.map { ["/usr/sbin/ip", "netns", "exec", $0.name] } ?? [] }
+
+    /// The broker's log so far.
+    package var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
     /// The retained messages under `filter`, as sorted `TOPIC PAYLOAD` lines (mosquitto_sub --retained-only).
     package func retained(_ filter: String, user: (String, String)? = nil) async throws -> [String] {
         var arguments = clientArguments + ["-t", filter, "--retained-only", "-W", "1", "-F", "%t %p"]
         if let user { arguments += ["-u", user.0, "-P", user.1] }
-        let output = try await Self.run("/usr/bin/mosquitto_sub", arguments)
+        let command = inNamespace + ["/usr/bin/mosquitto_sub"] + arguments
+        let output = try await Self.run(command[0], Array(command.dropFirst()))
         return output.split(separator: "\n").map(String.init).sorted()
     }
 
@@ -113,7 +130,7 @@ package final class TestBroker: @unchecked Sendable {
         let output = directory.file("sub\(subscribers).log")
         let process = try BackgroundProcess(
             // Line-buffered, so -d's SUBACK line shows that it subscribed.
-            ["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub"] + clientArguments
+            inNamespace + ["/usr/bin/stdbuf", "-oL", "/usr/bin/mosquitto_sub"] + clientArguments
                 + ["-V", "mqttv5", "-t", filter, "-C", String(count), "-W", String(seconds), "-F", format, "-d"]
                 + (session.map { ["-c", "-i", $0, "-q", "1", "-x", "3600"] } ?? []),
             environment: [], log: output)
