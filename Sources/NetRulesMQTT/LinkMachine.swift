@@ -308,7 +308,11 @@ package struct LinkMachine: Sendable {
         case .waiting:
             tries = 0
             return attempt(at: now)
-        case .idle, .opening, .noRoute, .stopped:
+        case .opening:
+            // An attempt made through the network the machine left may hang until its limit.
+            tries = 0
+            return [.drop] + attempt(at: now)
+        case .idle, .noRoute, .stopped:
             return []
         }
     }
