@@ -159,10 +159,11 @@ package final class MQTTLink: Sendable {
     let stateBox = Mutex<(State, ContinuousClock.Instant)>((.connecting(after: nil, tries: 0), .now))
     /// Events of `publish` kept while the link is down; the oldest are dropped past this (logged).
     package static let eventLimit = 100
-    /// The largest packet the broker may send this client (CONNECT's Maximum Packet Size): a
-    /// subscribed fact takes at most 1 KiB, Home Assistant's status a word; a bigger message is
-    /// dropped by the broker before it costs memory here.
-    package static let maximumIncomingPacket: UInt32 = 64 * 1024
+    /// The largest packet the broker may send this client (CONNECT's Maximum Packet Size). A
+    /// subscribed fact keeps at most 1 KiB; a message up to this size still arrives, so the fact
+    /// becomes unknown and the log says so, and a bigger one is dropped by the broker before it
+    /// costs memory here (then nothing can tell the daemon it was sent).
+    package static let maximumIncomingPacket: UInt32 = 1 << 20
     /// The shortest time between two publications of the state.
     package static let coalescing: Duration = .milliseconds(100)
 

@@ -130,6 +130,34 @@ struct FleetPublishingTests {
             #expect(try await testbed.stop(daemon) == .exited(0))
         }
     }
+
+    /// `password:` names a variable the daemon's environment lacks: the client cannot start, and
+    /// `status` and the log say so in the daemon's own words (no advice meant for `check`).
+    @Test func aClientThatCannotStartShowsWhyInStatusAndTheLog() async throws {
+        try await Testbed.run { testbed in
+            let broker = try await TestBroker(unixSocket: true)
+            defer { broker.remove() }
+            let wifi = try WiFiPlugin(in: testbed)
+            let rules = try testbed.write(
+                Self.rules(observers: wifi.observersYAML, broker: broker, id: "nopass-1").replacingOccurrences(
+                    of: "  keepalive: 15s\n",
+                    with: "  keepalive: 15s\n  username: laptop\n  password: \"{{env.NR_TEST_MQTT_PASSWORD}}\"\n"),
+                to: "fleet.yaml")
+            let daemon = try await testbed.startDaemon(rules: [rules])
+            let status = try TestNamespace.shell(
+                DaemonProcess.executable, "status", "--control-socket", testbed.path("control.sock"))
+            let line = status.split(separator: "\n").first { $0.hasPrefix("mqtt:") } ?? ""
+            #expect(
+                line.hasPrefix(
+                    "mqtt: cannot start: NR_TEST_MQTT_PASSWORD, the password of mqtt:, is not set in the daemon's "
+                        + "environment"), "\(status)")
+            #expect(line.contains("broker \(broker.url) as nopass-1"), "\(line)")
+            #expect(
+                testbed.log.contains("mqtt: the client cannot start: NR_TEST_MQTT_PASSWORD"), "\(testbed.logTail())")
+            #expect(!testbed.log.contains("check sees only"), "\(testbed.logTail())")
+            #expect(try await testbed.stop(daemon) == .exited(0))
+        }
+    }
 }
 
 /// Polls `condition` every 100 ms for up to `seconds`; a look that throws counts as not yet.

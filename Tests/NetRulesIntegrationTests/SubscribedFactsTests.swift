@@ -219,19 +219,19 @@ struct SubscribedFactsTests {
             }
             #expect(!testbed.log.contains("1048576 bytes long"), "the 1 MB message reached the daemon")
 
-            // 32 KiB: within the packet size, over the fact's 1 KiB: refused with one log line, the
-            // fact unknown; the daemon's log stays small.
+            // 128 KiB (over the 64 KiB the packet size was, issue 33): within it, over the fact's
+            // 1 KiB: refused with one log line, the fact unknown; the daemon's log stays small.
             let big = testbed.path("big.bin")
-            try Data(repeating: 0x61, count: 32 * 1024).write(to: URL(fileURLWithPath: big))
+            try Data(repeating: 0x61, count: 128 * 1024).write(to: URL(fileURLWithPath: big))
             try await Self.publish(broker, "notes/c", file: big)
             try await Self.publish(broker, "notes/c", file: big)
             try await eventually("the refusal in the log (log: \(testbed.logTail()))") {
-                testbed.log.contains("32768 bytes long")
+                testbed.log.contains("131072 bytes long")
             }
             try await eventually("mqtt.note unknown after the refused message (\(testbed.daemonFacts()))") {
                 !testbed.daemonFacts().contains(#""mqtt.note":"#)
             }
-            let refusals = testbed.log.components(separatedBy: "32768 bytes long").count - 1
+            let refusals = testbed.log.components(separatedBy: "131072 bytes long").count - 1
             for line in testbed.log.split(separator: "\n") where line.contains("refused a message") {
                 print("SubscribedFactsTests: \(line)")
             }
