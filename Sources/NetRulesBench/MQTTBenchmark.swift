@@ -296,7 +296,7 @@ enum MQTTBenchmark {
             }
             try await waitForMQTT(socket, state: { $0 == "connected" }, "connected")
             broker!.stop()
-            try await waitForMQTT(socket, state: { $0.hasPrefix("disconnected") }, "disconnected")
+            try await waitForMQTT(socket, state: { $0 != "connected" }, "disconnected")
 
             let clock = ContinuousClock()
             let outbox = directory + "/state/outbox"

@@ -28,10 +28,11 @@ final class FleetFacts: Sendable {
         self.stateTopic = stateTopic
     }
 
-    /// The facts as the subscription began; the first state and the route follow from them.
+    /// The facts as the subscription began; the first state and the route follow from them. A
+    /// change delivered before this (the subscription came first) is newer and stays.
     func start(from store: FactStore) {
         facts.withLock { facts in
-            for key in keys { facts[key] = store[key] }
+            for key in keys where facts[key] == nil { facts[key] = store[key] }
         }
         let (gateway, gateway6) = facts.withLock { ($0[.gateway] ?? .unknown, $0[.gateway6] ?? .unknown) }
         if !brokerIsLocal { link.setRoute(Self.hasRoute(gateway, gateway6)) }
