@@ -57,6 +57,23 @@ struct PlaceEngineTests {
         d.finish()
     }
 
+    /// Issue 34: where the laptop is starts a new round whatever the condition reads: the office
+    /// is proved by its SSID alone, yet another access point, interface or gateway MAC is another
+    /// network until proved.
+    @Test(arguments: [FactKey.bssid, .interface, .gatewayMAC])
+    func aRoamStartsANewProofRoundThoughTheConditionDoesNotReadIt(_ key: FactKey) {
+        var d = EngineDriver(rules: [], places: [Self.office])
+        d.set([.ssid: .bytes(Array("XF-WORLD".utf8)), key: "first"], at: 0)
+        let first = d.engine.proofRound(ofPlace: "office")
+        d.prove("office", .passed, at: 1)
+        #expect(d.engine.facts[.placeStatus("office")] == .value("here"))
+        d.set([key: "second"], at: 2)
+        #expect(d.engine.proofRound(ofPlace: "office") != first)
+        #expect(d.engine.facts[.placeStatus("office")] == .value("claimed"))
+        #expect(d.engine.facts[.placeProof("office")] == .value("pending"))
+        d.finish()
+    }
+
     @Test func aNetworkChangeMakesAPassedProofStaleAndDropsAnswersOfTheOldRound() {
         var d = EngineDriver(rules: [], places: [Self.home()])
         d.set([.gatewayMAC: Self.homeMAC, .gateway: "192.0.2.1"], at: 0)

@@ -123,6 +123,62 @@ struct PlacesTests {
         }
     }
 
+    /// Issue 34: a roam to another access point with the same SSID and IP settings starts a new
+    /// proof round, though the place's condition reads only the SSID: the server presenting
+    /// another key makes the place `claimed` within 3 s, and the log names both pins.
+    @Test func aRoamToAnotherAccessPointProvesThePlaceAgain() async throws {
+        try await Testbed.run { testbed in
+            let genuine = try TestCertificate("genuine", commonName: "nas.home.arpa", in: testbed.directory)
+            let spoof = try TestCertificate("spoof", commonName: "nas.home.arpa", in: testbed.directory)
+            let wifi = try WiFiPlugin(in: testbed)
+            try wifi.report(ssid: "Home", bssid: "aa:aa:aa:aa:aa:01")
+            let rules = try testbed.write(
+                """
+                version: 1
+                \(wifi.observersYAML)
+                places:
+                  home:
+                    when: { ssid: Home }
+                    verify:
+                      - https: \(Testbed.peerAddress):\(Self.port)
+                        pin: \(try genuine.opensslPin)
+                    timeout: 1s
+                rules:
+                  - name: at-home
+                    when: { place: home }
+                    do: [ { run: "true" } ]
+
+                """, to: "places.yaml")
+            var server = try TestTLSServer(genuine, address: Testbed.peerAddress, port: Self.port, in: testbed.peer)
+            let daemon = try await testbed.startDaemon(rules: [rules])
+            try await eventually("home to be here") { Self.facts(testbed)["places.home"] as? String == "here" }
+
+            // Another access point, the same SSID and addresses; its network's server has another key.
+            server.stop()
+            server = try TestTLSServer(spoof, address: Testbed.peerAddress, port: Self.port, in: testbed.peer)
+            let roamed = ContinuousClock.now
+            try wifi.report(ssid: "Home", bssid: "aa:aa:aa:aa:aa:02")
+            try await eventually("home to be claimed after the roam", timeout: .seconds(3)) {
+                Self.facts(testbed)["places.home"] as? String == "claimed"
+            }
+            print("PlacesTests: claimed \(ContinuousClock.now - roamed) after the roam")
+            try await eventually("the mismatch in the log") { testbed.log.contains("pin mismatch") }
+            let line = testbed.log.split(separator: "\n").first { $0.contains("pin mismatch") }.map(String.init) ?? ""
+            #expect(line.contains("warning"), "\(line)")
+            #expect(line.contains("place 'home' not proved"), "\(line)")
+            let (presented, pinned) = (try spoof.opensslPin, try genuine.opensslPin)
+            #expect(line.contains(presented) && line.contains(pinned), "\(line)")
+
+            // Back to the first access point, whose server has the pinned key: here again.
+            server.stop()
+            server = try TestTLSServer(genuine, address: Testbed.peerAddress, port: Self.port, in: testbed.peer)
+            try wifi.report(ssid: "Home", bssid: "aa:aa:aa:aa:aa:01")
+            try await eventually("home to be here again") { Self.facts(testbed)["places.home"] as? String == "here" }
+            server.stop()
+            #expect(try await testbed.stop(daemon) == .exited(0))
+        }
+    }
+
     /// Whether to measure: a benchmark, not a timed test (`NETRULES_BENCH=1 scripts/test --filter
     /// PlacesTests/timeFrom` prints the figure).
     static let measuring = ProcessInfo.processInfo.environment["NETRULES_BENCH"] == "1"

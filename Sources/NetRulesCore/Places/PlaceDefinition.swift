@@ -62,12 +62,17 @@ public struct PlaceDefinition: Sendable, CustomStringConvertible {
         return "\(name) when \(condition), verified by \(proofText)"
     }
 
-    /// The keys whose change means "this may be another network now": the condition's, and the
-    /// default route, addresses and DNS. A change of one invalidates the proofs' outcome.
+    /// The keys whose change means "this may be another network now": the condition's, and where
+    /// the laptop is (the access point, the interface, the route, addresses and DNS). A change of
+    /// one invalidates the proofs' outcome.
     public var recheckKeys: Set<FactKey> {
         Set(condition.readKeys).union(Self.networkKeys)
     }
 
-    /// The facts that say which network the default route leads to.
-    public static let networkKeys: Set<FactKey> = [.ip, .gateway, .gateway6, .gatewayMAC, .dns, .network]
+    /// The facts that say which network the machine is on: the Wi-Fi network and its access point
+    /// (a roam to another access point with the same addresses is another network until proved),
+    /// the Wi-Fi interface, and where the default route leads.
+    public static let networkKeys: Set<FactKey> = [
+        .ssid, .bssid, .interface, .ip, .gateway, .gateway6, .gatewayMAC, .dns, .network,
+    ]
 }

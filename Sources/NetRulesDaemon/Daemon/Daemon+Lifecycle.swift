@@ -164,7 +164,9 @@ extension Daemon {
             if !proved.isEmpty {
                 let sink = events
                 let prove = options.services.proofs ?? PlaceProber.handshakes()
-                prober = PlaceProber(places: proved, clock: QuietClock(), prove: prove) { place, round, outcome in
+                prober = PlaceProber(
+                    places: proved, clock: QuietClock(), logger: options.logger.child("places"), prove: prove
+                ) { place, round, outcome in
                     sink.yield(.proof(place: place, round: round, outcome: outcome))
                 }
             }
@@ -199,13 +201,14 @@ extension Daemon {
     // MARK: - Persistence
 
     /// Appends one line to the journal (one write(2)): it survives a SIGKILL at any instant, and
-    /// the journal's own thread flushes it to the disk when asked; true when it was appended.
+    /// the journal's own thread flushes it to the disk when asked; true when it was appended. A
+    /// line that cannot be appended makes the core write a snapshot instead; the store logs the
+    /// failure, once while they go on (`PersistenceFailures`).
     func append(_ line: JournalDelta) async -> Bool {
         do {
             try store.append(line)
             return true
         } catch {
-            logger.log(.error, "cannot append to the state journal (rewriting state.json instead)", error: error)
             await perform(.journalAppendFailed)
             return false
         }
@@ -213,12 +216,9 @@ extension Daemon {
 
     /// Replaces the saved state with a snapshot and empties the journal: the journal moves on to
     /// a new segment here, the snapshot is written on the pool (`SnapshotWriter`), and a failure
-    /// reaches the core as `DaemonEvent.snapshotFailed`.
+    /// reaches the core as `DaemonEvent.snapshotFailed` (the store logs it, once while they go on).
     func writeSnapshot(_ state: PersistedState) {
-        let (logger, events) = (self.logger, self.events)
-        store.writeSnapshot(state) { error in
-            logger.log(.error, "cannot persist the rule state", error: error)
-            events.yield(.snapshotFailed)
-        }
+        let events = self.events
+        store.writeSnapshot(state) { _ in events.yield(.snapshotFailed) }
     }
 }

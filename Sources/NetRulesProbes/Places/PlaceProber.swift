@@ -25,6 +25,7 @@ package final class PlaceProber: Sendable {
 
     private let places: [String: PlaceDefinition]
     private let clock: any Clock<Duration>
+    private let logger: Logger
     private let prove: Prove
     private let report: Report
     private let running = Mutex<[String: (round: UInt64, task: Task<Void, Never>)]>([:])
@@ -33,14 +34,18 @@ package final class PlaceProber: Sendable {
     ///
     /// - Parameters:
     ///   - clock: Paces the re-verifications (`QuietClock` in the daemon: no wake-ups between them).
+    ///   - logger: Where a failed proof is said, once per streak of the same failure: a pin
+    ///     mismatch (the spoofing the proofs exist to catch) at `warning`, any other failure at
+    ///     `notice`.
     ///   - prove: Runs a place's proofs (`PlaceProber.handshakes(executor:)` in production).
     ///   - report: Takes each outcome; called from the prober's tasks, it must not block.
     package init(
-        places: [PlaceDefinition], clock: any Clock<Duration>, prove: @escaping Prove,
+        places: [PlaceDefinition], clock: any Clock<Duration>, logger: Logger = .disabled, prove: @escaping Prove,
         report: @escaping Report
     ) {
         self.places = Dictionary(places.filter { !$0.proofs.isEmpty }.map { ($0.name, $0) }) { first, _ in first }
         self.clock = clock
+        self.logger = logger
         self.prove = prove
         self.report = report
     }
@@ -74,13 +79,23 @@ package final class PlaceProber: Sendable {
     }
 
     private func start(_ place: PlaceDefinition, round: UInt64) -> Task<Void, Never> {
-        let (clock, prove, report) = (self.clock, self.prove, self.report)
+        let (clock, prove, report, logger) = (self.clock, self.prove, self.report, self.logger)
         return Task(executorPreference: TaskPlacement.preferred) {
             var retry = Self.firstRetry
+            var logged: String?
             while !Task.isCancelled {
                 let outcome = await prove(place)
                 if Task.isCancelled { return }
                 report(place.name, round, outcome)
+                switch outcome {
+                case .passed:
+                    logged = nil
+                case .failed(let reason) where reason != logged:
+                    logged = reason
+                    Self.log(reason, of: place, to: logger)
+                case .failed:
+                    break
+                }
                 let delay: Duration
                 if case .passed = outcome {
                     retry = Self.firstRetry
@@ -96,6 +111,20 @@ package final class PlaceProber: Sendable {
 }
 
 extension PlaceProber {
+    /// Says why `place` is not proved: a pin mismatch names the host, the key it presented and
+    /// the pinned ones, at `warning`; another failure (no connection, a timeout) at `notice`.
+    static func log(_ reason: String, of place: PlaceDefinition, to logger: Logger) {
+        if reason.contains("pin mismatch") {
+            let pins = place.proofs.flatMap(\.pins).joined(separator: ", ")
+            logger.warning(
+                "place '\(place.name)' not proved: \(reason) (pinned: \(pins)); a network that pretends to be "
+                    + "\(place.name), or a new key on its server",
+                metadata: [("place", place.name)])
+        } else {
+            logger.notice("place '\(place.name)' not proved: \(reason)", metadata: [("place", place.name)])
+        }
+    }
+
     /// The production proofs: a TLS handshake per proof over the default route's interface, its
     /// name resolved by the system's resolver (the current network's DNS), the pin as the trust
     /// anchor, bounded by the place's timeout.
