@@ -14,6 +14,36 @@ struct JSONValueTests {
         #expect(JSONValue.text(Array("é".utf8)) == .string("é"))
     }
 
+    /// `--json` escapes every scalar the text escaper does (C0, DEL, C1, U+2028/2029, the bidi and
+    /// other format characters) as `\uXXXX` with lowercase digits, and reads each back exactly.
+    @Test func controlAndFormatScalarsAreEscapedAsUnicodeEscapes() throws {
+        let written = [
+            ("\u{0}\u{1B}\u{1F}\u{7F}", #"\u0000\u001b\u001f\u007f"#),
+            ("nel\u{85} csi\u{9B} st\u{9C} \u{80}\u{9F}", #"nel\u0085 csi\u009b st\u009c \u0080\u009f"#),
+            ("\u{2028}\u{2029}", #"\u2028\u2029"#),
+            ("rlo\u{202E}\u{61C}\u{200E}\u{2066}\u{2069}", #"rlo\u202e\u061c\u200e\u2066\u2069"#),
+            ("Off\u{200B}ice\u{FEFF}\u{2060}\u{34F}\u{AD}", #"Off\u200bice\ufeff\u2060\u034f\u00ad"#),
+            ("tag\u{E0001}\u{E007F}", #"tag\udb40\udc01\udb40\udc7f"#),
+            ("kept: é 東 \u{1F600} \u{2764}\u{FE0F} \u{A0}", "kept: é 東 \u{1F600} \u{2764}\u{FE0F} \u{A0}"),
+        ]
+        for (text, contents) in written {
+            #expect(JSONValue.string(text).compact == "\"\(contents)\"")
+            #expect(JSONValue.escapedContents(text) == contents)
+            #expect(try JSONValue.parse(Array(JSONValue.string(text).compact.utf8)) == .string(text))
+        }
+        // In text that is not UTF-8 too, next to a surrogate-escaped byte.
+        let bytes: [UInt8] = [0xFF] + Array("\u{85}\u{202E}\u{200B}".utf8)
+        #expect(JSONValue.bytes(bytes).compact == #""\udcff\u0085\u202e\u200b""#)
+        #expect(try JSONValue.parse(Array(JSONValue.bytes(bytes).compact.utf8)) == .bytes(bytes))
+        // Every scalar below U+E0080 that text output escapes is an escape in JSON, and only those
+        // (with `"` and `\`) are.
+        for value in Array(UInt32(0x80)..<0x32000) + Array(0xE0000..<0xE0080) {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let written = JSONValue.escapedContents(String(scalar))
+            #expect(written.hasPrefix(#"\u"#) == TerminalText.needsEscaping(scalar), "U+\(String(value, radix: 16))")
+        }
+    }
+
     @Test func surrogatePairsAndOtherLoneSurrogatesReadAsBefore() throws {
         #expect(try JSONValue.parse(Array(#""\ud83d\ude00""#.utf8)) == .string("😀"))
         #expect(try JSONValue.parse(Array(#""\udc41""#.utf8)) == .string("\u{FFFD}"))

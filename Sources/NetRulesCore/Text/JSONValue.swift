@@ -120,9 +120,11 @@ public enum JSONValue: Hashable, Sendable {
         s.withUTF8 { escape(validUTF8: $0, into: &out) }
     }
 
-    /// Escapes valid UTF-8: `"`, `\\` and the C0 controls as JSON requires, DEL and the line and
-    /// paragraph separators (U+2028, U+2029, which end a line for some readers) as `\uXXXX`;
-    /// everything else is copied as is.
+    /// Escapes valid UTF-8: `"`, `\\` and the C0 controls as JSON requires, and every other scalar
+    /// ``TerminalText`` shows as an escape (DEL, the C1 controls, U+2028 and U+2029, the
+    /// bidirectional and other format characters) as `\uXXXX`, a surrogate pair above U+FFFF;
+    /// everything else is copied as is. JSON may carry those raw, but a reader that prints a value
+    /// or splits lines would then obey them, so JSON and text output hide the same scalars.
     private static func escape(validUTF8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         var index = 0
         var copied = 0
@@ -131,20 +133,26 @@ public enum JSONValue: Hashable, Sendable {
         }
         while index < bytes.count {
             let byte = bytes[index]
-            if byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte != 0x7F && byte != 0xE2 {
-                index += 1
-                continue
-            }
-            if byte == 0xE2 {
-                // U+2028 and U+2029 are E2 80 A8 and E2 80 A9; any other E2 sequence is plain text.
-                guard index + 2 < bytes.count, bytes[index + 1] == 0x80, bytes[index + 2] & 0xFE == 0xA8 else {
-                    index += 1
+            if byte >= 0x80 {
+                let (scalar, length) = decodeScalar(bytes, at: index)
+                if !TerminalText.needsEscaping(scalar) {
+                    index += length
                     continue
                 }
                 copyRun()
-                out.append(contentsOf: (bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
-                index += 3
+                if scalar.value > 0xFFFF {
+                    let offset = scalar.value - 0x10000
+                    appendEscape(UInt16(0xD800 + (offset >> 10)), into: &out)
+                    appendEscape(UInt16(0xDC00 + (offset & 0x3FF)), into: &out)
+                } else {
+                    appendEscape(UInt16(scalar.value), into: &out)
+                }
+                index += length
                 copied = index
+                continue
+            }
+            if byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte != 0x7F {
+                index += 1
                 continue
             }
             copyRun()
@@ -156,14 +164,29 @@ public enum JSONValue: Hashable, Sendable {
             case 0x09: out.append(contentsOf: "\\t".utf8)
             case 0x08: out.append(contentsOf: "\\b".utf8)
             case 0x0C: out.append(contentsOf: "\\f".utf8)
-            default:
-                out.append(contentsOf: "\\u00".utf8)
-                appendHex(byte, into: &out)
+            default: appendEscape(UInt16(byte), into: &out)
             }
             index += 1
             copied = index
         }
         copyRun()
+    }
+
+    /// The scalar of the valid UTF-8 sequence whose lead byte (at or above 0x80) is at `index`,
+    /// and the sequence's length.
+    private static func decodeScalar(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (Unicode.Scalar, Int) {
+        let lead = UInt32(bytes[index])
+        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+        var value = lead & (0x7F >> length)
+        for offset in 1..<length { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+        return (Unicode.Scalar(value) ?? "\u{FFFD}", length)
+    }
+
+    /// `\uXXXX` with lowercase hexadecimal digits.
+    private static func appendEscape(_ unit: UInt16, into out: inout [UInt8]) {
+        out.append(contentsOf: "\\u".utf8)
+        appendHex(UInt8(unit >> 8), into: &out)
+        appendHex(UInt8(unit & 0xFF), into: &out)
     }
 
     /// Valid UTF-8 runs are escaped as text; every other byte is `\udcXX`.

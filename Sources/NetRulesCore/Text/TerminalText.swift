@@ -10,24 +10,29 @@
 /// - C0 controls, DEL and C1 controls (general category Cc): `\n`, `\r`, `\t`, else `\xNN` for
 ///   U+0000–U+007F and `\u{NN}` for U+0080–U+009F;
 /// - the line and paragraph separators U+2028 and U+2029, which some viewers break lines at;
-/// - the bidirectional controls U+061C, U+200E, U+200F, U+202A–U+202E and U+2066–U+2069, as
-///   `\u{NNNN}`;
+/// - the invisible format characters, as `\u{NNNN}`: every scalar of general category Cf (the
+///   bidirectional controls U+061C, U+200E, U+200F, U+202A–U+202E and U+2066–U+2069, the soft
+///   hyphen U+00AD, the zero-width U+200B–U+200D, U+2060–U+2064, U+FEFF, the tags
+///   U+E0001–U+E007F …), the combining grapheme joiner U+034F, and the whole tag block
+///   U+E0000–U+E007F, assigned or not. These hide text or make two different values look the same
+///   (`Office` and `Off\u{200B}ice`); an emoji sequence joined by U+200D shows its joiners;
 /// - bytes that are not UTF-8 (``escaped(bytes:)``), as `\xNN`: a raw byte is always `\x` with
 ///   two digits, a scalar at or above U+0080 always `\u{…}`, so the two cannot be confused.
 ///
 /// Text with nothing to escape is returned as it is, backslashes included. Text with something
 /// to escape also has its backslashes doubled, so the escaped form reads back unambiguously.
 /// Everything else, letters of any script and emoji included, is kept. `--json` output does not
-/// go through this: JSON escapes what JSON needs and stays exact.
+/// go through this: it stays exact, and JSON writes each scalar this escapes as `\uXXXX`
+/// (`JSONValue`), so a reader gets the same text.
 public enum TerminalText {
     /// Whether `scalar` is shown as an escape.
     public static func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         if value < 0x20 || (0x7F...0x9F).contains(value) { return true }
-        if value < 0x061C { return false }
+        if value < 0xAD { return false }
         switch value {
-        case 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
-        default: return false
+        case 0x034F, 0x2028, 0x2029, 0xE0000...0xE007F: return true
+        default: return scalar.properties.generalCategory == .format
         }
     }
 
