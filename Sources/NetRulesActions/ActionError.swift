@@ -8,7 +8,7 @@ package struct ActionError: DetailedError, Sendable {
         private enum Value: Hashable, Sendable {
             case spawnFailed, timedOut, exitedWithFailure, killedBySignal, ioFailed
             case httpStatus, transportFailed, pluginNotFound, invalidPath, dropped, missingSecret, outboxFull
-            case userUnavailable, invalidTopic, notConnected, brokerRefused
+            case userUnavailable, invalidTopic, notConnected, brokerRefused, untrustedProgram
         }
 
         private let value: Value
@@ -48,6 +48,9 @@ package struct ActionError: DetailedError, Sendable {
         package static let notConnected = Code(.notConnected)
         /// The broker (or libmosquitto) refused an `mqtt:` message for good.
         package static let brokerRefused = Code(.brokerRefused)
+        /// A program, script or plugin that would run as root can be changed by someone other
+        /// than root (`FileTrust`), so it was not started.
+        package static let untrustedProgram = Code(.untrustedProgram)
 
         package var description: String { String(describing: value) }
     }

@@ -93,7 +93,8 @@ package actor ActionRunner {
     ///   - httpClient: The client for webhooks; share the portal probe's.
     ///   - concurrency: How many rules' firings may run at once (at least 1); `defaultConcurrency`
     ///     unless a caller bounds it.
-    ///   - environment: The daemon's environment: inherited by processes, read by `{{env.NAME}}`.
+    ///   - environment: The daemon's environment: inherited by processes run as root (one run as
+    ///     another user starts clean: `FiringEnvironment`), read by `{{env.NAME}}`.
     ///   - pluginDirectories: Searched for plugins the rule set did not resolve at load time.
     ///   - logger: The parent logger; the runner logs as `netrules.actions`: one line per action
     ///     result (`notice`, a failure as an `error`) and its output (`notice`), a webhook attempt

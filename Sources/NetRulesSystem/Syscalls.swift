@@ -401,10 +401,10 @@ package func sys_spawn_as_user(
     return .failure(SystemCallError(call: call, errno: Errno(rawValue: result)))
 }
 
-/// getpwnam_r(3) or, with `uid`, getpwuid_r(3): the account's uid, gid, home and name; nil when
-/// there is no such account. Retried with a larger buffer on ERANGE.
+/// getpwnam_r(3) or, with `uid`, getpwuid_r(3): the account's uid, gid, home, login shell and
+/// name; nil when there is no such account. Retried with a larger buffer on ERANGE.
 package func sys_getpw(name: String? = nil, uid: uid_t = 0) -> Result<
-    (name: String, uid: uid_t, gid: gid_t, home: String)?, Errno
+    (name: String, uid: uid_t, gid: gid_t, home: String, shell: String)?, Errno
 > {
     var size = 1024
     while true {
@@ -428,7 +428,8 @@ package func sys_getpw(name: String? = nil, uid: uid_t = 0) -> Result<
         return .success(
             (
                 name: String(cString: found.pointee.pw_name), uid: found.pointee.pw_uid, gid: found.pointee.pw_gid,
-                home: String(cString: found.pointee.pw_dir)
+                home: String(cString: found.pointee.pw_dir),
+                shell: found.pointee.pw_shell.map { String(cString: $0) } ?? ""
             ))
     }
 }

@@ -71,6 +71,65 @@ struct ActionUserTests {
                     : "xdg=unset bus=unset"))
     }
 
+    /// The variables a child prints with `env`, one per line, by name.
+    static func printedVariables(_ result: ActionResult) -> [String: String] {
+        let text = (result.output ?? "").hasPrefix("stdout: ") ? String((result.output ?? "").dropFirst(8)) : ""
+        var variables: [String: String] = [:]
+        for line in text.split(separator: "\\n", omittingEmptySubsequences: false) {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            variables[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        return variables
+    }
+
+    @Test func runAsNobodyGetsNoneOfTheDaemonsSecrets() async throws {
+        let nobody = try #require(try UserAccount.named("nobody"))
+        let harness = RunnerHarness(environment: ActionUserDecisionTests.daemonEnvironment)
+        let firing = Fixtures.firing(
+            rule: "office", facts: [.ssid: .string("Office")],
+            actions: [
+                RunnerHarness.spec(
+                    RunAction(
+                        command: Fixtures.command("env"), timeout: .seconds(10),
+                        environment: [(name: "OWN", value: Fixtures.template("{{ssid}}"))], user: .named("nobody")))
+            ])
+        await harness.runner.submit(firing, wallTime: "2025-01-02T03:04:05Z")
+        let result = try #require(await harness.settledResults(expecting: 1).first)
+        #expect(result.isSuccess, "\(result)")
+        let printed = Self.printedVariables(result)
+        #expect(printed["MQTT_PASSWORD"] == nil && printed["TOKEN"] == nil, "\(printed)")
+        var expected = [
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": nobody.home, "USER": "nobody", "LOGNAME": "nobody",
+            "SHELL": nobody.shell, "LANG": "C.UTF-8", "LC_TIME": "en_GB.UTF-8", "NETRULES_RULE": "office",
+            "NETRULES_EDGE": "enter", "NETRULES_SSID": "Office", "OWN": "Office",
+        ]
+        if let runtime = nobody.runtimeDirectory {
+            expected["XDG_RUNTIME_DIR"] = runtime
+            expected["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(runtime)/bus"
+        }
+        for (name, value) in expected { #expect(printed[name] == value, "\(name) in \(printed)") }
+        // Nothing else: the firing's time, and the PWD the shell (or the direct start) exports.
+        let others = Set(printed.keys).subtracting(expected.keys)
+        #expect(others == ["NETRULES_TIME", "NETRULES_TIME_UTC", "PWD"], "\(printed)")
+    }
+
+    @Test func aPluginRunAsNobodyGetsNoneOfTheDaemonsSecretsEither() async throws {
+        let directory = TemporaryDirectory()
+        #expect(chmod(directory.path, 0o755) == 0)
+        let path = directory.file("netrules-action-env")
+        Fixtures.writeFile(path, Array("#!/bin/sh\nexec env\n".utf8), mode: 0o755)
+        let action = PluginAction(
+            name: "env", options: .null, timeout: .seconds(10), executablePath: path, user: .named("nobody"))
+        let result = await PluginExecutor(directories: []).execute(
+            action, in: Fixtures.context(Fixtures.firing(), environment: ActionUserDecisionTests.daemonEnvironment),
+            result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "env"))
+        #expect(result.isSuccess, "\(result)")
+        let printed = Self.printedVariables(result)
+        #expect(printed["MQTT_PASSWORD"] == nil && printed["TOKEN"] == nil, "\(printed)")
+        #expect(printed["PATH"] == "/usr/local/bin:/usr/bin:/bin" && printed["USER"] == "nobody", "\(printed)")
+        #expect(printed["NETRULES_ACTION"] == "env" && printed["LANG"] == "C.UTF-8", "\(printed)")
+    }
+
     @Test func aDirectlyStartedCommandChangesCredentialsToo() async throws {
         let nobody = try #require(try UserAccount.named("nobody"))
         let result = await Self.run("id -u", as: .named("nobody"))
@@ -217,15 +276,50 @@ struct ActionUserDecisionTests {
                 == "netrules runs as uid 1001, not as root, so it cannot run an action as 'alice' (user: alice)")
     }
 
-    @Test func theLoginEnvironmentReplacesTheDaemonsOwn() {
-        let account = UserAccount(name: "nrtest", uid: 4_000_000, gid: 4_000_000, groups: [], home: "/home/nrtest")
-        let environment = account.loginEnvironment(
-            ["PATH=/usr/bin", "HOME=/root", "USER=root", "XDG_RUNTIME_DIR=/run/user/0", "NETRULES_EDGE=enter"].map {
-                Array($0.utf8)
-            })
+    /// The daemon's environment, holding what only root may read.
+    static let daemonEnvironment = [
+        "PATH": "/root/bin:/usr/sbin:/usr/bin:/bin", "HOME": "/root", "USER": "root", "LANG": "C.UTF-8",
+        "LC_TIME": "en_GB.UTF-8", "XDG_RUNTIME_DIR": "/run/user/0", "MQTT_PASSWORD": "hunter2", "TOKEN": "s3cret",
+        "SHELL": "/bin/bash", "NETRULES_SSID": "stale",
+    ]
+
+    static func entries(_ account: ActionAccount, extra: [(name: String, value: [UInt8])] = []) -> [String] {
+        let context = Fixtures.context(
+            Fixtures.firing(rule: "r", facts: [.ssid: .string("Office")]), environment: daemonEnvironment)
+        return FiringEnvironment.entries(for: context, extra: extra, as: account).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+
+    /// A user who has no runtime directory here, so no session variables.
+    static let stranger = UserAccount(
+        name: "nrtest", uid: 4_000_000, gid: 4_000_000, groups: [], home: "/home/nrtest", shell: "/bin/zsh")
+
+    @Test func anotherUserStartsFromACleanEnvironment() {
+        let own: [(name: String, value: [UInt8])] = [
+            (name: "OWN", value: Array("mine".utf8)), (name: "HOME", value: Array("/root".utf8)),
+        ]
         #expect(
-            environment.map { String(decoding: $0, as: UTF8.self) } == [
-                "PATH=/usr/bin", "NETRULES_EDGE=enter", "HOME=/home/nrtest", "USER=nrtest", "LOGNAME=nrtest",
-            ])
+            Self.entries(.account(Self.stranger), extra: own) == [
+                "HOME=/home/nrtest", "LANG=C.UTF-8", "LC_TIME=en_GB.UTF-8", "LOGNAME=nrtest", "NETRULES_EDGE=enter",
+                "NETRULES_RULE=r", "NETRULES_SSID=Office", "NETRULES_TIME=2025-01-02T03:04:05Z",
+                "NETRULES_TIME_UTC=2025-01-02T03:04:05Z", "OWN=mine", "PATH=/usr/local/bin:/usr/bin:/bin",
+                "SHELL=/bin/zsh", "USER=nrtest",
+            ], "an env: HOME does not point another user's child at root's home")
+    }
+
+    @Test func anActionAsRootKeepsTheDaemonsEnvironment() {
+        let entries = Self.entries(.daemon(nil))
+        #expect(entries.contains("MQTT_PASSWORD=hunter2") && entries.contains("TOKEN=s3cret"))
+        #expect(entries.contains("PATH=/root/bin:/usr/sbin:/usr/bin:/bin") && entries.contains("HOME=/root"))
+        #expect(entries.contains("NETRULES_SSID=Office") && !entries.contains("NETRULES_SSID=stale"))
+    }
+
+    @Test func aPerUserDaemonsOwnUserKeepsItsEnvironmentWithItsLogin() {
+        // A per-user daemon running an action as itself: its environment is already that user's.
+        let entries = Self.entries(.daemon(Self.stranger))
+        #expect(entries.contains("TOKEN=s3cret"))
+        #expect(entries.contains("HOME=/home/nrtest") && entries.contains("SHELL=/bin/zsh"))
+        #expect(!entries.contains { $0.hasPrefix("XDG_RUNTIME_DIR=") }, "root's runtime directory is not kept")
     }
 }

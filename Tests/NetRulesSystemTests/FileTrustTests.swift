@@ -2,7 +2,7 @@
 import NetRulesTesting
 import Testing
 
-@testable import NetRulesDaemon
+@testable import NetRulesSystem
 
 /// The passwd name of uid 65534 (`nobody` on Debian), as the messages show it.
 private func nobodyName() -> String {

@@ -51,13 +51,21 @@ struct PluginExecutor: Sendable {
                 ActionError(.pluginNotFound, "no executable '\(name)' in the plugin directories or PATH"))
             return .failure(Unstarted(result: result))
         }
-        let account = action.user.map { ActionAccount.resolveBlocking($0, daemonUID: geteuid()) } ?? .daemon(nil)
+        let daemonUID = geteuid()
+        let account = action.user.map { ActionAccount.resolveBlocking($0, daemonUID: daemonUID) } ?? .daemon(nil)
         if let unstarted = account.unstarted(result) { return .failure(Unstarted(result: unstarted)) }
+        // Checked when the rules loaded too; again here, since the file may have changed since (or
+        // been found only now). A plugin run as another user is that user's business.
+        if account.runsAsRoot(daemonUID: daemonUID),
+            let problem = FileTrust.problem(withFile: executable, runningAsRoot: true, kind: .plugin)
+        {
+            result.outcome = .failed(ActionError(.untrustedProgram, problem))
+            return .failure(Unstarted(result: result))
+        }
         var process = ChildProcess(
             executablePath: executable, arguments: [Array(executable.utf8)],
-            environment: account.environment(
-                FiringEnvironment.entries(
-                    for: context, extra: [(name: "NETRULES_ACTION", value: Array(action.name.utf8))])),
+            environment: FiringEnvironment.entries(
+                for: context, extra: [(name: "NETRULES_ACTION", value: Array(action.name.utf8))], as: account),
             workingDirectory: nil, standardInput: FiringDocument.render(context, options: action.options),
             timeout: action.timeout, terminationGrace: terminationGrace, outputLimit: outputLimit
         )

@@ -96,14 +96,15 @@ struct RunExecutor: Sendable {
         }
     }
 
-    /// Blocking: reads the account database and stats PATH entries and the working directory.
+    /// Blocking: reads the account database and stats PATH entries, the working directory and,
+    /// for a command run as root, the program and its directories.
     private func prepare(_ action: RunAction, in context: ActionContext, result: ActionResult) -> Prepared {
-        let account = action.user.map { ActionAccount.resolveBlocking($0, daemonUID: geteuid()) } ?? .daemon(nil)
+        let daemonUID = geteuid()
+        let account = action.user.map { ActionAccount.resolveBlocking($0, daemonUID: daemonUID) } ?? .daemon(nil)
         if let unstarted = account.unstarted(result) { return .unstarted(unstarted) }
         // `env:` values are not quoted: they reach the process as data, never as shell text.
         let extra = action.environment.map { (name: $0.name, value: context.render($0.value)) }
-        // The login variables after `env:`: a rule cannot point another user's child at root's HOME.
-        let environment = account.environment(FiringEnvironment.entries(for: context, extra: extra))
+        let environment = FiringEnvironment.entries(for: context, extra: extra, as: account)
         let workingDirectory = action.workingDirectory.map(PathExpansion.expandingTilde)
         var process = ChildProcess(
             executablePath: shell,
@@ -115,8 +116,25 @@ struct RunExecutor: Sendable {
         process.user = account.credentials
         process.makeStandardInput = { FiringDocument.render(context) }
         let direct = start(of: action, in: context, environment: environment, workingDirectory: workingDirectory)
-        if case .direct(let command) = direct { return .ready(process, direct: command) }
-        return .ready(process, direct: nil)
+        let command: DirectCommand? = if case .direct(let command) = direct { command } else { nil }
+        // As root, a program someone else can change is theirs to run as root: refused, as plugins are.
+        if account.runsAsRoot(daemonUID: daemonUID),
+            let problem = ProgramTrust.problem(
+                of: action.command, executable: command?.executablePath, searchPath: Self.searchPath(in: environment),
+                workingDirectory: workingDirectory)
+        {
+            var refused = result
+            refused.outcome = .failed(ActionError(.untrustedProgram, problem))
+            return .unstarted(refused)
+        }
+        return .ready(process, direct: command)
+    }
+
+    /// The `PATH` of `environment` (its last entry, as the shell takes it), or nil when it has none.
+    private static func searchPath(in environment: [[UInt8]]) -> String? {
+        environment.last { $0.starts(with: Array("PATH=".utf8)) }.map {
+            String(decoding: $0.dropFirst(5), as: UTF8.self)
+        }
     }
 }
 

@@ -68,11 +68,28 @@ enum ActionAccount: Sendable {
         if case .account(let account) = self { account } else { nil }
     }
 
-    /// `environment` with the login variables of the account the action runs as, if any.
-    func environment(_ environment: [[UInt8]]) -> [[UInt8]] {
+    /// The account whose login variables the child gets (see `FiringEnvironment`), if any.
+    var login: UserAccount? {
         switch self {
-        case .account(let account), .daemon(let account?): account.loginEnvironment(environment)
-        case .daemon(nil), .skipped, .failed: environment
+        case .account(let account), .daemon(let account?): account
+        case .daemon(nil), .skipped, .failed: nil
+        }
+    }
+
+    /// Whether the child starts from a clean environment rather than the daemon's: it runs as
+    /// another user than root, who must not get root's secrets (see `FiringEnvironment`). A
+    /// per-user daemon's own user (`.daemon`) already has them.
+    var startsClean: Bool {
+        if case .account(let account) = self { account.uid != 0 } else { false }
+    }
+
+    /// Whether the child runs as root (the daemon is root and `user:` is absent or names root):
+    /// only then must its program be one no one else can change (`FileTrust`).
+    func runsAsRoot(daemonUID: uid_t) -> Bool {
+        switch self {
+        case .daemon: daemonUID == 0
+        case .account(let account): account.uid == 0
+        case .skipped, .failed: false
         }
     }
 

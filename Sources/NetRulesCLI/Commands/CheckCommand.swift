@@ -1,6 +1,7 @@
 import NetRulesConfig
 import NetRulesCore
 import NetRulesDaemon
+internal import NetRulesSystem
 
 /// `netrules check FILE…`: validate rule files.
 enum CheckCommand: Command {

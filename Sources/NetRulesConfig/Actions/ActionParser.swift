@@ -95,6 +95,7 @@ public struct ActionParser: Sendable {
                 plugin.user = user
                 return plugin.action
             }
+            if action != nil, let user { context.warnSecretsHanded(to: user, in: value, path: path.key(key.text)) }
         }
         guard ok, let action else { return nil }
         return ActionSpec(action, continueOnError: continueOnError)
@@ -172,6 +173,58 @@ extension ValidationContext {
         warning(
             problem, at: mark(ofOffset: offset, in: scalar), path: path,
             hint: "install it, or write its absolute path; the daemon searches its own PATH")
+    }
+
+    /// Warns at each file `command` names (`ShellProgramReference`) that the daemon, as root,
+    /// will refuse to run (`programTrustProblem`): one others can write, or in a directory others
+    /// can write. Only for an action that runs as root; `searchPath` is the action's own literal
+    /// `PATH`, `workingDirectory` its `cwd:`.
+    mutating func checkTrust(
+        of command: ShellCommandTemplate, node: YAMLNode, path: KeyPath, searchPath: String? = nil,
+        workingDirectory: String? = nil
+    ) {
+        guard let programTrustProblem, let scalar = node.scalar else { return }
+        for reference in ShellProgramReference.references(in: command) {
+            guard let problem = programTrustProblem(reference.word, reference.role, searchPath, workingDirectory)
+            else { continue }
+            warning(
+                problem + "; netrules will not run it as root", at: mark(ofOffset: reference.offset, in: scalar),
+                path: path,
+                hint: "whoever can change this file can run anything as root; make it root's alone, "
+                    + "or give the action a 'user:'")
+        }
+    }
+
+    /// Warns at each `{{env.NAME}}` in `node` (a command, `env:` values, a plugin's options, at
+    /// any depth) of an action run as `user`: the daemon renders it (the rule author's choice),
+    /// which hands that secret of root's environment to the user. Nothing for `user: root`.
+    mutating func warnSecretsHanded(to user: ActionUser, in node: YAMLNode, path: KeyPath) {
+        if case .named("root") = user { return }
+        switch node {
+        case .scalar(let scalar):
+            // Dropping is right: a template that does not parse was reported where it was read.
+            guard let template = try? Template(scalar.text) else { return }
+            for (name, offset) in zip(template.names, template.placeholderOffsets) {
+                guard case .environment(let variable) = name else { continue }
+                let whom =
+                    switch user {
+                    case .named(let account): "the user '\(account)'"
+                    case .activeSession: "the user of the active graphical session"
+                    }
+                warning(
+                    "{{env.\(variable)}} hands a secret of the daemon's environment to \(whom) (user: \(user)): "
+                        + "the action runs as that user, who can read its value",
+                    at: mark(ofOffset: offset, in: scalar), path: path,
+                    hint: "netrules renders it as written; if \(variable) must stay root's, "
+                        + "use it in an action without 'user:'")
+            }
+        case .sequence(let list):
+            for (index, item) in list.items.enumerated() {
+                warnSecretsHanded(to: user, in: item, path: path.index(index))
+            }
+        case .mapping(let mapping):
+            for (key, value) in mapping.entries { warnSecretsHanded(to: user, in: value, path: path.key(key.text)) }
+        }
     }
 
     /// A JSON-shaped value (a webhook's `json:`, a plugin's options). Plain scalars get JSON's

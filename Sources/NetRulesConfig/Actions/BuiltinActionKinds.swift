@@ -26,6 +26,7 @@ struct RunActionKind: ActionKind {
         if node.scalar != nil {
             guard let command = parser.context.shellCommand(node, path) else { return nil }
             parser.context.checkProgram(of: command, node: node, path: path)
+            parser.context.checkTrust(of: command, node: node, path: path)
             return .run(RunAction(command: command))
         }
         guard let m = parser.context.mapping(node, path, what: "a command or '{ command: ..., timeout: ... }'") else {
@@ -59,8 +60,23 @@ struct RunActionKind: ActionKind {
         }
         guard ok, let command else { return nil }
         // A PATH of the action's own is searched by the command, not by the daemon's check.
-        if !environment.contains(where: { $0.name == "PATH" }) {
+        let ownPath = environment.last { $0.name == "PATH" }?.value
+        if ownPath == nil {
             parser.context.checkProgram(of: command, node: commandNode, path: path.key("command"))
+        }
+        switch user {
+        case nil, .named("root"):
+            // As root: the program must be root's alone. A path of `env:` with a placeholder is
+            // known only when the action runs (the runner checks it then).
+            if ownPath?.isConstant ?? true {
+                parser.context.checkTrust(
+                    of: command, node: commandNode, path: path.key("command"), searchPath: ownPath?.source,
+                    workingDirectory: workingDirectory.flatMap { $0.hasPrefix("~") ? nil : $0 })
+            }
+        case let user?:
+            // As another user: the program is that user's business, the secrets root's.
+            parser.context.warnSecretsHanded(to: user, in: commandNode, path: path.key("command"))
+            if let e = m["env"] { parser.context.warnSecretsHanded(to: user, in: e, path: path.key("env")) }
         }
         return .run(
             RunAction(

@@ -98,6 +98,9 @@ public struct RuleLoader: Sendable {
     /// Says why an action's `user:` cannot be used (see `ValidationContext.userProblem`); each
     /// problem is an error. Nil checks nothing.
     public var userProblem: (@Sendable (String) -> String?)?
+    /// Says why the daemon will refuse to run a `run:` command's program as root (see
+    /// `ValidationContext.programTrustProblem`); each problem is a warning. Nil checks nothing.
+    public var programTrustProblem: ValidationContext.ProgramTrustCheck?
 
     static let topLevelKeys = [
         "version", "rules", "hosts", "connectivity", "observers", "plugins", "wifi", "places", "mqtt",
@@ -294,6 +297,7 @@ public struct RuleLoader: Sendable {
                         own.fileProblem = fileProblem
                         own.programProblem = programProblem
                         own.userProblem = userProblem
+                        own.programTrustProblem = programTrustProblem
                         own.hasMQTTSection = mqttOrigin != nil
                         own.subscribedNames = subscribedNames
                         var parser = RuleParser(

@@ -31,6 +31,18 @@ public struct ValidationContext: Sendable {
     /// Says why an action's `user:` names no user the daemon can run it as (`no such user`), or
     /// nil; each problem is an error. Nil checks nothing.
     public var userProblem: (@Sendable (String) -> String?)?
+    /// Says why the daemon, as root, will refuse to run a file a `run:` command names (its
+    /// program or script: `ShellProgramReference`), given the word, its role, the `PATH` the
+    /// command searches (nil: the daemon's) and the action's `cwd:`; nil when it will run it.
+    /// Each problem is a warning at the word. Injected, because looking at the file system is the
+    /// OS layer's job. Nil checks nothing.
+    public var programTrustProblem: ProgramTrustCheck?
+
+    /// See `programTrustProblem`.
+    public typealias ProgramTrustCheck =
+        @Sendable (
+            _ word: String, _ role: ShellProgramReference.Role, _ searchPath: String?, _ workingDirectory: String?
+        ) -> String?
     /// The name of the rule being read, once known: a `run:` command's `{{rule}}` stands for it.
     public var ruleName: String?
     /// Whether some file of the rule set has an `mqtt:` section (the broker an `mqtt:` action

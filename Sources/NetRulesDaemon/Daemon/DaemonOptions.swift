@@ -2,6 +2,7 @@ import NetRulesActions
 import NetRulesCore
 import NetRulesLinux
 import NetRulesProbes
+import NetRulesSystem
 
 /// How `netrules run` was asked to run.
 package struct DaemonOptions: Sendable {

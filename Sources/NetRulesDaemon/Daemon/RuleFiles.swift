@@ -81,6 +81,11 @@ package enum RuleFiles {
             return nil
         }
         loader.programProblem = { name in Self.programProblem(name, searchPath: searchPath) }
+        // The runner's own check, asked ahead: what it will refuse to run as root.
+        loader.programTrustProblem = { word, role, ownPath, workingDirectory in
+            ProgramTrust.problem(
+                ofWord: word, role: role, searchPath: ownPath ?? searchPath, workingDirectory: workingDirectory)
+        }
         loader.userProblem = { name in
             do {
                 return try UserAccount.named(name) == nil ? "there is no user '\(name)' on this system" : nil

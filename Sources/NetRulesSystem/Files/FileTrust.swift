@@ -1,17 +1,17 @@
 @preconcurrency import Glibc
-import NetRulesLinux
-import NetRulesSystem
 
-/// Decides whether a daemon running as root may trust a rule file or a plugin.
+/// Decides whether a daemon running as root may trust a rule file, a plugin or a program it runs
+/// as root.
 ///
-/// Rule files say what to run, and plugins are what runs, so when the daemon is root anyone who
-/// can change one of them gets root. The policy follows NetworkManager's dispatcher and sudo's
-/// sudoers checks:
+/// Rule files say what to run, and plugins and `run:` programs are what runs, so when the daemon
+/// is root anyone who can change one of them gets root. The policy follows NetworkManager's
+/// dispatcher and sudo's sudoers checks:
 /// - the file itself (after following symlinks) must be a regular file owned by root and not
 ///   writable by its group or by others;
 /// - every directory above it, up to `/`, both on the path as given and on the resolved path,
 ///   must be owned by root and not writable by group or others, unless it is sticky (like `/tmp`,
-///   where others may add files but cannot replace root's);
+///   where others may add files but cannot rename or remove root's: a root-owned file in root's
+///   sticky `/tmp` is trusted, one in a sticky directory another user owns is not);
 /// - a plugin must not be setuid or setgid (nothing needs it, and it would hand root to whoever runs it).
 ///
 /// A daemon that is not root trusts its user's files: they can already do what the rules do.
@@ -22,6 +22,9 @@ package enum FileTrust {
         case ruleFile = "rule file"
         /// An observer or action plugin executable.
         case plugin = "plugin"
+        /// A program or script a `run:` action runs as root. Setuid programs are common here
+        /// (`ping`, `mount`) and not refused.
+        case program = "program"
 
         package var description: String { rawValue }
     }
