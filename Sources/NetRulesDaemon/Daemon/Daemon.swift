@@ -123,10 +123,13 @@ package actor Daemon: DaemonQueries {
             return 1
         }
         if options.historyLimit > 0 {
-            // Read on the pool: the file may hold up to 32 MiB.
-            let logger = self.logger
+            // Read on the pool: the file may hold up to 32 MiB. Its failures to write are the state
+            // files': a full disk is one streak in the log.
+            let (logger, failures) = (self.logger, (store as? StateFiles)?.failures)
             history = await BlockingPool.shared.run {
-                FiringHistory(directory: options.paths.stateDirectory, limit: options.historyLimit, logger: logger)
+                FiringHistory(
+                    directory: options.paths.stateDirectory, limit: options.historyLimit, logger: logger,
+                    failures: failures)
             }
         }
         let (restored, journalOpen) = store.open()

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import NetRulesCore
 import NetRulesSystem
 import Synchronization
 
@@ -23,6 +24,12 @@ import Synchronization
 /// after an event), and the lines of a segment whose directory entry is not yet durable (the
 /// snapshot that rotated to it fsyncs the directory); design note 0004 says what that means for the
 /// firings.
+///
+/// A write that fails (a full disk) is retried into the same segment: the failed append leaves the
+/// file as it was (`AppendLog`), and a rotation starts a new segment only once this one holds a
+/// line, so failures never leave a trail of empty segments. A failed fdatasync may have lost lines
+/// already appended, so the next append fails with its error, and the daemon writes a snapshot
+/// instead (which holds them). Each is reported to `failures`, once per streak.
 final class StateJournal {
     /// The one journal file of netrules before segments: read as segment 0, the oldest.
     static let fileName = "journal.jsonl"
@@ -37,6 +44,7 @@ final class StateJournal {
     /// The lines of this segment: those it held when opened and those appended since.
     private(set) var lineCount: Int
     private var flusher: Flusher
+    private let failures: PersistenceFailures
 
     /// The file of segment `number` in `directory`: `journal.jsonl` for 0.
     static func path(ofSegment number: Int, in directory: String) -> String {
@@ -68,12 +76,17 @@ final class StateJournal {
     ///   - segment: the segment's number (at least 1).
     ///   - lines: how many lines it already holds (the caller has just read them to restore the
     ///     state, so they are not read again here).
+    ///   - failures: hears of every append and fdatasync, failed or not.
     /// - Throws: `SystemCallError` when it cannot be opened.
-    init(directory: String, segment: Int, lines: Int) throws(SystemCallError) {
+    init(
+        directory: String, segment: Int, lines: Int,
+        failures: PersistenceFailures = PersistenceFailures(directory: "", logger: .disabled)
+    ) throws(SystemCallError) {
         self.directory = directory
         self.segment = segment
+        self.failures = failures
         log = AppendLog(path: Self.path(ofSegment: segment, in: directory))
-        flusher = Flusher(descriptor: try log.open())
+        flusher = Flusher(descriptor: try log.open(), path: log.path, failures: failures)
         lineCount = lines
     }
 
@@ -86,10 +99,21 @@ final class StateJournal {
     var path: String { log.path }
 
     /// Appends one line (a newline is added) with one write(2); `requestFlush()` makes it durable.
-    /// - Throws: `SystemCallError` when the write fails.
+    /// - Throws: `SystemCallError` when the write fails (the file is then as it was), or the
+    ///   fdatasync error when a flush failed since the last append (nothing is written then).
     func append(_ line: [UInt8]) throws(SystemCallError) {
-        try log.append(line)
+        if let failed = flusher.takeFailure() {
+            failures.failed(.journal, "cannot append to '\(path)' after its flush failed", error: failed)
+            throw failed
+        }
+        do {
+            try log.append(line)
+        } catch {
+            failures.failed(.journal, "cannot append to '\(path)'", error: error)
+            throw error
+        }
         lineCount += 1
+        failures.succeeded(.journal)
     }
 
     /// Asks for what was appended to be flushed to the disk (fdatasync, on the pool), without waiting.
@@ -106,10 +130,18 @@ final class StateJournal {
     func rotate() throws(SystemCallError) -> Int {
         let next = segment + 1
         let opened = AppendLog(path: Self.path(ofSegment: next, in: directory))
-        let descriptor = try opened.open()
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try opened.open()
+        } catch {
+            failures.failed(.journal, "cannot create the journal segment '\(opened.path)'", error: error)
+            throw error
+        }
+        // A flush failure of the old segment is the snapshot's to cover, which follows a rotation.
+        _ = flusher.takeFailure()
         flusher.stop()
         (log, segment, lineCount) = (opened, next, 0)
-        flusher = Flusher(descriptor: descriptor)
+        flusher = Flusher(descriptor: descriptor, path: opened.path, failures: failures)
         return next
     }
 
@@ -135,7 +167,8 @@ final class StateJournal {
     /// Runs fdatasync(2) for the journal on the blocking pool: one job at a time, which flushes
     /// until no request came in meanwhile, however many appends asked (no thread of its own, and
     /// no wake-up while idle). It owns the descriptor's end: after `stop()` the last job flushes
-    /// once more and closes it.
+    /// once more and closes it. Each result goes to `failures`; a failure is also kept for the next
+    /// append (`takeFailure()`).
     private final class Flusher: Sendable {
         private struct State {
             /// A flush was asked for since the running job last started one.
@@ -145,23 +178,45 @@ final class StateJournal {
             var stopping = false
             /// The descriptor is closed: nothing flushes any more.
             var closed = false
+            /// The last fdatasync failed, and no append has heard of it yet.
+            var failure: SystemCallError?
         }
 
         private let descriptor: FileDescriptor
+        private let path: String
+        private let failures: PersistenceFailures
         private let state = Mutex(State())
 
-        init(descriptor: FileDescriptor) {
+        init(descriptor: FileDescriptor, path: String, failures: PersistenceFailures) {
             self.descriptor = descriptor
+            self.path = path
+            self.failures = failures
         }
 
         func request() { schedule { $0.requested = true } }
 
+        /// The failure of the last fdatasync, once: the lines before it may not be on the disk.
+        func takeFailure() -> SystemCallError? {
+            state.withLock { $0.failure.take() }
+        }
+
         /// One fdatasync now, on the caller's thread; nothing once the descriptor is closed.
         func flushNow() {
-            // Dropping is right: a closed descriptor was flushed before it closed, and a failed
-            // fdatasync leaves the lines in the page cache, as every flush of this journal does
-            // (the snapshot, fsynced, is what a failure to persist is reported by).
-            _ = try? descriptor.withFileDescriptor { sys_fdatasync($0) }
+            let result: Result<CInt, Errno>
+            do {
+                result = try descriptor.withFileDescriptor { fd throws(SystemCallError) in sys_fdatasync(fd) }
+            } catch {
+                // Closed: it was flushed before it closed.
+                return
+            }
+            switch result {
+            case .success:
+                failures.succeeded(.journalFlush)
+            case .failure(let errno):
+                let error = SystemCallError(call: "fdatasync", errno: errno)
+                state.withLock { $0.failure = error }
+                failures.failed(.journalFlush, "cannot flush '\(path)' to the disk", error: error)
+            }
         }
 
         func stop() {

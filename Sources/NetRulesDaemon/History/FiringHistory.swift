@@ -44,9 +44,13 @@ package struct FiringHistory: Sendable {
     ///   - limit: how many firings to keep (at least 1).
     ///   - logger: the parent logger; the history logs as `netrules.history`, a file that cannot be
     ///     written as an error (once until a write succeeds again).
-    package init(directory: String, limit: Int, logger: Logger = .disabled) {
+    ///   - failures: where a write that fails is reported: the daemon's, shared with its state
+    ///     files (`StateFiles.failures`), so a full disk is one streak; else the history's own.
+    package init(directory: String, limit: Int, logger: Logger = .disabled, failures: PersistenceFailures? = nil) {
         path = directory + "/" + Self.fileName
-        writer = HistoryFileWriter(path: path, logger: logger.child("netrules.history"))
+        writer = HistoryFileWriter(
+            path: path,
+            failures: failures ?? PersistenceFailures(directory: directory, logger: logger.child("netrules.history")))
         self.limit = max(1, limit)
         entries = Array(Self.read(path: path).entries.suffix(self.limit))
         compact()

@@ -10,8 +10,9 @@ import Synchronization
 /// jobs run one at a time, in order (`SerialPoolJobs`), so a line appended after a rewrite is
 /// asked for lands in the new file, never in the old one the rename replaces.
 ///
-/// A write that fails is logged once until one succeeds again; a failed append makes the next
-/// write a rewrite from memory (`needsRewrite`), since part of a line may be in the file.
+/// A write that fails is reported to `failures`, which logs it once until the state directory's
+/// writes work again; a failed append makes the next write a rewrite from memory (`needsRewrite`),
+/// since part of a line may be in the file.
 ///
 /// A rewrite holds every entry: what was queued before it and has not run yet is skipped (an
 /// append, an older rewrite), so a slow or failing disk costs one rewrite, not one per firing.
@@ -29,8 +30,6 @@ final class HistoryFileWriter: Sendable {
     private struct State {
         /// An append failed: the next write must be a rewrite.
         var needsRewrite = false
-        /// A write failed since the last success (so a full disk is logged once, not per firing).
-        var failing = false
         /// The number of the last rewrite asked for; an operation asked for before it is skipped.
         var latestRewrite: UInt64 = 0
         /// Rewrites asked for that have not run (or been skipped) yet.
@@ -40,11 +39,11 @@ final class HistoryFileWriter: Sendable {
     private let file: Mutex<AppendLog>
     private let state = Mutex(State())
     private let jobs = SerialPoolJobs()
-    private let logger: Logger
+    private let failures: PersistenceFailures
 
-    init(path: String, logger: Logger) {
+    init(path: String, failures: PersistenceFailures) {
         file = Mutex(AppendLog(path: path))
-        self.logger = logger
+        self.failures = failures
     }
 
     /// Whether the file must be rewritten before it is appended to (an append failed) and no
@@ -102,21 +101,19 @@ final class HistoryFileWriter: Sendable {
                 }
             }
         }
-        let report = state.withLock { state -> Bool in
-            switch outcome {
-            case .success:
-                state.failing = false
-                if case .rewrite = operation { state.needsRewrite = false }
-                return false
-            case .failure:
-                if case .append = operation { state.needsRewrite = true }
-                defer { state.failing = true }
-                return !state.failing
+        state.withLock { state in
+            switch (outcome, operation) {
+            case (.success, .rewrite): state.needsRewrite = false
+            case (.failure, .append): state.needsRewrite = true
+            default: break
             }
         }
-        if report, case .failure(let error) = outcome {
+        switch outcome {
+        case .success:
+            failures.succeeded(.history)
+        case .failure(let error):
             let what = if case .append = operation { "append to" } else { "rewrite" }
-            logger.error("cannot \(what) the history file '\(file.withLock { $0.path })': \(error)")
+            failures.failed(.history, "cannot \(what) the history file '\(file.withLock { $0.path })'", error: error)
         }
     }
 }

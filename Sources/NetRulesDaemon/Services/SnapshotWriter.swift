@@ -12,6 +12,9 @@ import Synchronization
 /// and replaces any snapshot still waiting (the newer state covers everything the older one did,
 /// and more).
 ///
+/// A snapshot that cannot be written is reported to its job (the daemon retries) and to `failures`,
+/// which logs it once per streak.
+///
 /// Safe from any thread; the daemon actor submits, a pool thread writes.
 final class SnapshotWriter: Sendable {
     /// One snapshot to write.
@@ -27,13 +30,15 @@ final class SnapshotWriter: Sendable {
 
     let directory: String
     private let logger: Logger
+    private let failures: PersistenceFailures
     /// The newest snapshot not written yet: a job finds it, or finds it taken by the job before.
     private let waiting = Mutex<Job?>(nil)
     private let jobs = SerialPoolJobs()
 
-    init(directory: String, logger: Logger) {
+    init(directory: String, logger: Logger, failures: PersistenceFailures) {
         self.directory = directory
         self.logger = logger
+        self.failures = failures
     }
 
     var stateFile: String { directory + "/" + PersistedState.fileName }
@@ -55,9 +60,11 @@ final class SnapshotWriter: Sendable {
         do {
             try AtomicFile.replace(stateFile, with: job.bytes, mode: 0o600, sync: true)
         } catch {
+            failures.failed(.snapshot, "cannot write '\(stateFile)'", error: error)
             job.failed(StateFileError(.writeFailed, "cannot write '\(stateFile)'", cause: error))
             return
         }
+        failures.succeeded(.snapshot)
         // What is left behind here is harmless: the snapshot names the first segment it does not
         // hold, so a covered segment is never read again, and the next snapshot deletes it.
         let covered: [Int]

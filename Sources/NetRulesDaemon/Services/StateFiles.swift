@@ -5,6 +5,9 @@ import NetRulesSystem
 /// The persisted state in the state directory: `state.json` (replaced atomically, off the loop,
 /// by `SnapshotWriter`) and the journal's segments after it (`StateJournal`; design note 0004,
 /// item 3).
+///
+/// A write that fails is reported once per streak (`failures`, shared with the history), not by
+/// the daemon for each attempt.
 package final class StateFiles: StateStore {
     let directory: String
     let logger: Logger
@@ -14,12 +17,15 @@ package final class StateFiles: StateStore {
     /// The first segment the next snapshot does not hold: the segment appended to.
     private var nextSegment = 1
     let writer: SnapshotWriter
+    /// The writes to the state directory that fail: the journal's, the snapshots' and the history's.
+    package let failures: PersistenceFailures
 
     package init(directory: String, logger: Logger, startTime: Int) {
         self.directory = directory
         self.logger = logger
         self.startTime = startTime
-        writer = SnapshotWriter(directory: directory, logger: logger)
+        failures = PersistenceFailures(directory: directory, logger: logger)
+        writer = SnapshotWriter(directory: directory, logger: logger, failures: failures)
     }
 
     var stateFile: String { directory + "/" + PersistedState.fileName }
@@ -57,7 +63,7 @@ package final class StateFiles: StateStore {
         // After every segment there, and never one the state file says it holds.
         nextSegment = max(last + 1, restored?.journalFrom ?? 1)
         do {
-            journal = try StateJournal(directory: directory, segment: nextSegment, lines: 0)
+            journal = try StateJournal(directory: directory, segment: nextSegment, lines: 0, failures: failures)
         } catch {
             logger.log(
                 .error, "cannot open the state journal '\(journalFile)' (every change will rewrite state.json)",
@@ -80,16 +86,26 @@ package final class StateFiles: StateStore {
         journal?.requestFlush()
     }
 
-    /// Starts a new journal segment and encodes the snapshot here; `SnapshotWriter` writes it
-    /// durably on the pool and deletes the segments it holds.
+    /// Starts a new journal segment, unless the one appended to holds no line yet, and encodes the
+    /// snapshot here; `SnapshotWriter` writes it durably on the pool and deletes the segments it
+    /// holds. So snapshots retried while the disk is full (each append failing) add no segment.
     package func writeSnapshot(_ state: PersistedState, failed: @escaping @Sendable (StateFileError) -> Void) {
         if let journal {
-            do {
-                nextSegment = try journal.rotate()
-            } catch {
-                // The snapshot then holds all but this segment's later lines, and the next one retries.
-                logger.log(.error, "cannot start a new segment after '\(journal.path)'", error: error)
+            if journal.lineCount == 0 {
+                // Nothing in it to replay: the snapshot holds the segments before it, and it follows
+                // the snapshot.
                 nextSegment = journal.segment
+            } else {
+                do {
+                    nextSegment = try journal.rotate()
+                } catch {
+                    // Reported by the journal. Not written: replayed after it, this segment's
+                    // older lines would undo what the snapshot holds and a failed append did not.
+                    failed(
+                        StateFileError(.writeFailed, "cannot start a new segment after '\(journal.path)'", cause: error)
+                    )
+                    return
+                }
             }
         }
         var saved = state

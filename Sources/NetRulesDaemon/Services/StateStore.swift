@@ -6,7 +6,8 @@ package protocol StateStore: AnyObject {
     /// The saved state (`state.json` with the journal's lines applied), nil when there is none.
     /// Opens the journal for appending; `journalOpen` tells whether that worked.
     func open() -> (state: PersistedState?, journalOpen: Bool)
-    /// Appends one journal line (one write(2)).
+    /// Appends one journal line (one write(2)). A store logs its own failures (the daemon only
+    /// writes a snapshot instead), once while they go on.
     func append(_ line: JournalDelta) throws
     /// Makes what was appended durable, without waiting.
     func requestFlush()

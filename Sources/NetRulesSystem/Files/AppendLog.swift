@@ -7,8 +7,11 @@
 /// (created with mode 0600, `O_NOFOLLOW` so a planted symlink is refused, `O_CLOEXEC`), so a SIGKILL
 /// at any instant leaves whole lines and at most one cut-off last line, which `read` leaves out. A
 /// short write is continued with the rest (a regular file writes short only when the disk fills
-/// up or a signal arrives, and the next write(2) then says why). `rewrite` replaces the file
-/// atomically (`AtomicFile.replace`), which is how a log is compacted.
+/// up or a signal arrives, and the next write(2) then says why). When the rest cannot be written,
+/// the part that was is cut off again (ftruncate(2)), so an append that fails leaves the file as it
+/// was and the next one can retry into the same file; should that fail too, the next append starts
+/// with a newline, so only the cut-off line is lost, never the one after it. `rewrite` replaces the
+/// file atomically (`AtomicFile.replace`), which is how a log is compacted.
 ///
 /// When the lines must reach the disk is the owner's policy: `open()` returns the descriptor for
 /// an fdatasync(2) elsewhere; whoever holds it last closes it.
@@ -18,6 +21,8 @@ package final class AppendLog {
     /// The file's path.
     package let path: String
     private var descriptor: FileDescriptor?
+    /// The file may end in part of a line that could not be cut off: the next append ends it first.
+    private var endsInPartialLine = false
 
     /// A log at `path`; nothing is opened yet.
     package init(path: String) {
@@ -36,15 +41,34 @@ package final class AppendLog {
     }
 
     /// Appends `line` and a newline with one write(2), opening the file first if needed.
-    /// - Throws: `SystemCallError` when it cannot be opened or written; part of the line may be
-    ///   there then, and `close()` makes the next append open the file again.
+    /// - Throws: `SystemCallError` when it cannot be opened or written. What part of the line was
+    ///   written is cut off again; `close()` makes the next append open the file again.
     package func append(_ line: [UInt8]) throws(SystemCallError) {
-        let bytes = line + [UInt8(ascii: "\n")]
+        let newline = UInt8(ascii: "\n")
+        let bytes = endsInPartialLine ? [newline] + line + [newline] : line + [newline]
         try open().withFileDescriptor { fd throws(SystemCallError) in
             var offset = 0
             while offset < bytes.count {
-                offset += try bytes[offset...].withUnsafeBytes { sys_write(fd, $0) }.get(call: "write")
+                switch bytes[offset...].withUnsafeBytes({ sys_write(fd, $0) }) {
+                case .success(let written):
+                    offset += written
+                case .failure(let errno):
+                    if offset > 0 { cutOff(offset, from: fd) }
+                    throw SystemCallError(call: "write", errno: errno)
+                }
             }
+        }
+        endsInPartialLine = false
+    }
+
+    /// Removes the last `count` bytes of the file (what a failed append wrote), or failing that
+    /// remembers that the file ends in part of a line.
+    private func cutOff(_ count: Int, from fd: CInt) {
+        guard case .success(let info) = sys_fstat(fd), info.st_size >= count,
+            case .success = sys_ftruncate(fd, info.st_size - off_t(count))
+        else {
+            endsInPartialLine = true
+            return
         }
     }
 
@@ -65,6 +89,7 @@ package final class AppendLog {
             bytes.append(UInt8(ascii: "\n"))
         }
         try AtomicFile.replace(path, with: bytes, mode: 0o600, sync: false)
+        endsInPartialLine = false
     }
 
     /// What `read` found.

@@ -129,7 +129,8 @@ struct StateFilesTests {
         #expect(sink.messages.isEmpty, "\(sink.messages)")
         files.writeSnapshot(try #require(restored), failed: Self.failNever)
         await files.finishWriting()
-        #expect(try Self.names(in: directory) == ["journal.3.jsonl", "state.json"])
+        // Segment 2, opened at the start, holds no line yet: the snapshot holds what is before it.
+        #expect(try Self.names(in: directory) == ["journal.2.jsonl", "state.json"])
     }
 
     @Test func oddlyNamedFilesBesideTheJournalAreNeitherReadNorDeleted() async throws {
@@ -143,7 +144,7 @@ struct StateFilesTests {
         #expect(files.journal?.segment == 1)
         files.writeSnapshot(Self.state(["office": true]), failed: Self.failNever)
         await files.finishWriting()
-        #expect(try Self.names(in: directory) == (odd + ["journal.2.jsonl", "state.json"]).sorted())
+        #expect(try Self.names(in: directory) == (odd + ["journal.1.jsonl", "state.json"]).sorted())
     }
 
     @Test func aSegmentThatCannotBeReadIsReportedAndAppendsGoAfterIt() throws {
@@ -171,6 +172,47 @@ struct StateFilesTests {
         let reported = failures.withLock { $0 }
         #expect(reported.count == 1 && reported.first?.code == .writeFailed, "\(reported)")
         #expect(try Self.names(in: directory) == ["journal.1.jsonl", "journal.2.jsonl", "state.json"])
+    }
+
+    /// A snapshot starts a new segment only after the one appended to holds a line: snapshots
+    /// retried while every append fails (a full disk) leave no trail of empty segments.
+    @Test func snapshotsOfAnEmptySegmentStartNoNewOne() async throws {
+        let directory = TemporaryDirectory("netrules-statefiles")
+        defer { directory.remove() }
+        let (_, files) = Self.restart(directory)
+        for n in 1...50 { files.writeSnapshot(Self.state(["office": n % 2 == 0], next: n), failed: Self.failNever) }
+        await files.finishWriting()
+        #expect(try Self.names(in: directory) == ["journal.1.jsonl", "state.json"])
+        // Lines appended after such a snapshot follow it, in the same segment.
+        try files.append(Self.line("office", false, next: 51))
+        let restored = PersistedState.restore(
+            stateFile: try FileContents.read(directory.file("state.json")),
+            segments: [(1, try StateJournal.readLines(at: directory.file("journal.1.jsonl")))]
+        ).state
+        #expect(restored?.rules == ["office": Self.rule(false)] && restored?.nextFiringNumber == 51)
+        files.writeSnapshot(Self.state(["office": false], next: 51), failed: Self.failNever)
+        await files.finishWriting()
+        #expect(try Self.names(in: directory) == ["journal.2.jsonl", "state.json"])
+    }
+
+    /// A snapshot after lines that cannot start a segment of its own is not written: replayed
+    /// after it, those older lines would undo what it holds (what a failed append did not write).
+    @Test func aSnapshotThatCannotStartASegmentIsNotWrittenAndSaysSo() async throws {
+        let directory = TemporaryDirectory("netrules-statefiles")
+        defer { directory.remove() }
+        let sink = CapturingLogSink()
+        let (_, files) = Self.restart(directory, sink: sink)
+        try files.append(Self.line("office", true))
+        #expect(mkdir(directory.file("journal.2.jsonl"), 0o700) == 0)
+        let failures = Mutex<[StateFileError]>([])
+        files.writeSnapshot(Self.state(["office": false])) { error in failures.withLock { $0.append(error) } }
+        await files.finishWriting()
+        #expect(failures.withLock { $0.count } == 1)
+        #expect(try Self.names(in: directory) == ["journal.1.jsonl", "journal.2.jsonl"], "no state.json")
+        #expect(sink.records.count == 1 && files.failures.isFailing, "\(sink.messages)")
+        #expect(
+            sink.messages.first?.contains("cannot create the journal segment '\(directory.file("journal.2.jsonl"))'")
+                == true, "\(sink.messages)")
     }
 
     @Test func theLastOfManySnapshotsAskedForAtOnceIsTheOneOnDisk() async throws {
