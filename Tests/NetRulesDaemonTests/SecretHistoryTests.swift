@@ -128,7 +128,7 @@ struct SecretHistoryTests {
         // The daemon said so when it loaded the rules, too.
         let messages = harness.log.messages
         #expect(
-            messages.contains { $0.contains("rules.yaml:8:45: warning: TOKEN is not set in this environment") },
+            messages.contains { $0.contains("rules.yaml:8:45: warning: TOKEN is not set in the daemon's environment") },
             "\(messages)")
     }
 }
