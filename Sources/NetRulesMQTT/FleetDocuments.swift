@@ -41,10 +41,12 @@ package enum FleetDocuments {
         package var published: [FactKey]
         package var rules: [String]
         package var places: [String]
+        /// `mqtt: commands: true`: a `switch` per rule pauses and resumes it.
+        package var commands: Bool
 
         package init(
             clientID: String, name: String, version: String, prefix: String, discoveryPrefix: String,
-            published: [FactKey], rules: [String], places: [String]
+            published: [FactKey], rules: [String], places: [String], commands: Bool = false
         ) {
             self.clientID = clientID
             self.name = name
@@ -54,6 +56,7 @@ package enum FleetDocuments {
             self.published = published
             self.rules = rules
             self.places = places
+            self.commands = commands
         }
 
         /// `<discovery prefix>/device/<client id>/config`.
@@ -72,6 +75,56 @@ package enum FleetDocuments {
             })
         return "\(clientID)_\(safe)"
     }
+
+    /// The topic level that stands for rule `name` under `<prefix>/rule/` (`…/rule/LEVEL/set`).
+    ///
+    /// A rule name is any text without control characters, and a topic level cannot hold `/`,
+    /// `+` or `#`; Home Assistant's ids want `[a-zA-Z0-9_-]`. A name of 1 to 64 of those
+    /// characters is its own level (`office-check-in`); any other gets those characters with each
+    /// other one as `_`, at most 48, then `-` and 8 hex digits of the name's FNV-1a hash
+    /// (`Office check in` → `Office_check_in-240fad44`), so two names that differ only in such
+    /// characters still get two levels. The level is the same on every run: Home Assistant's
+    /// entity and the ACL keep naming the same rule.
+    package static func ruleLevel(_ name: String) -> String {
+        if MQTTSettings.isValidClientID(name) { return name }
+        var safe = ""
+        for scalar in name.unicodeScalars.prefix(48) {
+            switch scalar.value {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x5F: safe.unicodeScalars.append(scalar)
+            default: safe += "_"
+            }
+        }
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in name.utf8 {
+            hash ^= UInt32(byte)
+            hash = hash &* 0x0100_0193
+        }
+        let hex = String(hash, radix: 16)
+        return safe + "-" + String(repeating: "0", count: 8 - hex.count) + hex
+    }
+
+    /// Each rule that can take commands, with its topic level (`ruleLevel`), in the rules' order.
+    /// Two rules whose levels are the same (a name that happens to spell another's level) are
+    /// both left out: a command on that level could not say which it meant.
+    package static func commandRules(_ rules: [String]) -> [(rule: String, level: String)] {
+        let levels = rules.map { ($0, ruleLevel($0)) }
+        var count: [String: Int] = [:]
+        for (_, level) in levels { count[level, default: 0] += 1 }
+        return levels.filter { count[$0.1] == 1 }.map { (rule: $0.0, level: $0.1) }
+    }
+
+    /// `<prefix>/rule/<level>/set`: where `ON` resumes the rule and `OFF` pauses it.
+    package static func commandTopic(prefix: String, level: String) -> String { "\(prefix)/rule/\(level)/set" }
+
+    /// `<prefix>/rule/<level>/state`: retained, `ON` while the rule runs, `OFF` while it is paused.
+    package static func ruleStateTopic(prefix: String, level: String) -> String {
+        "\(prefix)/rule/\(level)/state"
+    }
+
+    /// The payload of a running rule's state (and the command that resumes it).
+    package static let running = "ON"
+    /// The payload of a paused rule's state (and the command that pauses it).
+    package static let paused = "OFF"
 
     /// The entity id Home Assistant gives a component (`default_entity_id`, HA 2025.10+):
     /// `<platform>.<unique_id>` lower-cased, each run of characters an entity id cannot hold
@@ -226,6 +279,24 @@ package enum FleetDocuments {
                     ("stat_t", .string("\(device.prefix)/event")),
                     ("event_types", .array(device.rules.map(JSONValue.string))),
                 ]))
+        guard device.commands else { return out }
+        // One switch per rule: `Rule office-check-in`, on while it runs. Its id is `rule_switch_`
+        // and the level, which no fact key's component id can be (none has a `rule` namespace).
+        for (rule, level) in commandRules(device.rules) {
+            let id = componentID(device.clientID, "rule_switch_" + level)
+            out.append(
+                (
+                    id,
+                    .object([
+                        ("p", .string("switch")), ("unique_id", .string(id)), ("name", .string("Rule \(rule)")),
+                        ("default_entity_id", .string(defaultEntityID(platform: "switch", uniqueID: id))),
+                        ("cmd_t", .string(commandTopic(prefix: device.prefix, level: level))),
+                        ("stat_t", .string(ruleStateTopic(prefix: device.prefix, level: level))),
+                        ("pl_on", .string(running)), ("pl_off", .string(paused)), ("ent_cat", .string("config")),
+                        ("icon", .string("mdi:play-pause")),
+                    ])
+                ))
+        }
         return out
     }
 

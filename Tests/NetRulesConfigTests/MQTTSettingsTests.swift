@@ -147,6 +147,16 @@ struct MQTTSettingsTests {
             "\(result.renderedDiagnostics())")
     }
 
+    /// `commands: true` lets Home Assistant pause rules; off unless written, and only a Boolean.
+    @Test func commandsAreOffUnlessAskedFor() throws {
+        #expect(try #require(Self.load("  broker: mqtt://b").ruleSet.mqtt).commands == false)
+        #expect(try #require(Self.load("  broker: mqtt://b\n  commands: true").ruleSet.mqtt).commands)
+        let wrong = Self.load("  broker: mqtt://b\n  commands: please")
+        #expect(wrong.ruleSet.mqtt == nil)
+        #expect(
+            Self.headlines(wrong).first?.hasPrefix("f0.yaml:4:13: error:") == true, "\(wrong.renderedDiagnostics())")
+    }
+
     @Test func theSectionIsSetInOneFileOnly() {
         let result = Self.load([
             "version: 1\nmqtt: { broker: mqtt://a }\n", "version: 1\nmqtt: { broker: mqtt://b }\n",

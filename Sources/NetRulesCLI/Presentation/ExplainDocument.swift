@@ -70,10 +70,12 @@ enum ExplainDocument {
         return lines
     }
 
-    /// The `pending:`, `cooldown:` and `once_per:` lines of an `explain` document's `state`.
+    /// The `paused from MQTT at …`, `pending:`, `cooldown:` and `once_per:` lines of an `explain`
+    /// document's `state`.
     static func waits(_ state: JSONValue?) -> [String] {
         guard let state else { return [] }
         var lines: [String] = []
+        if let paused = paused(state) { lines.append(paused + ": its firings are not run until it is resumed") }
         if let hold = state.member("hold"), let edge = hold.member("edge")?.stringValue.map(TerminalText.escaped) {
             if let left = hold.member("deadline_in_seconds")?.numberValue {
                 lines.append("pending: \(edge) in \(spoken(seconds: left)) (for:)")
@@ -95,6 +97,15 @@ enum ExplainDocument {
             }
         }
         return lines
+    }
+
+    /// `paused from MQTT at 2026-12-01 09:02 +0100` for a `state` whose rule a command paused; nil
+    /// for any other.
+    static func paused(_ state: JSONValue?) -> String? {
+        guard let paused = state?.member("paused"), case .object = paused else { return nil }
+        let by = paused.member("by")?.plainText ?? "?"
+        let since = paused.member("since")?.stringValue
+        return "paused from \(by) at " + (since.flatMap(localMinutes) ?? since.map(TerminalText.escaped) ?? "?")
     }
 
     /// `2026-12-02 04:00 +0100 (in 3 h 12 min)` from an RFC 3339 local time, in the zone the daemon

@@ -8,9 +8,9 @@ enum RulesDocument {
     static func json(_ document: JSONValue) -> String { document.compact + "\n" }
 
     /// `source: daemon` (or `source: rule files, no daemon: every truth unknown`), then a table
-    /// with one rule a line: its truth, its pending `for:` hold, what drops its firings (cooldown,
-    /// `once_per`) until when, and its last firing; `none` where there is nothing, `unknown` where
-    /// the files cannot say.
+    /// with one rule a line: its truth, its pending `for:` hold, what drops its firings (a pause by a
+    /// command, cooldown, `once_per`) until when, and its last firing; `none` where there is nothing,
+    /// `unknown` where the files cannot say.
     /// - Parameters:
     ///   - document: a `rules` answer.
     ///   - utcOffset: seconds east of UTC at a Unix time, for the last firings (stored in UTC).
@@ -39,9 +39,10 @@ enum RulesDocument {
         return edge + " at " + ExplainDocument.until(hold.member("deadline"), left: hold.member("deadline_in_seconds"))
     }
 
-    /// `cooldown until …`, `once_per enter until …`, joined by `, `; or `none`.
+    /// `paused from MQTT at …`, `cooldown until …`, `once_per enter until …`, joined by `, `; or `none`.
     private static func dropping(_ state: JSONValue?) -> String {
         var drops: [String] = []
+        if let paused = ExplainDocument.paused(state) { drops.append(paused) }
         if state?.member("cooldown") == .bool(true) {
             drops.append(
                 "cooldown until "

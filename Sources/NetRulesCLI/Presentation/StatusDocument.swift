@@ -24,6 +24,8 @@ struct StatusDocument {
     var observers: JSONValue?
     /// The daemon's MQTT connection, as JSON (`broker`, `client_id`, `state`, `since`), with `mqtt:`.
     var mqtt: JSONValue?
+    /// The rules a command paused, as JSON (`rule`, `by`, `since` each); nil when none is.
+    var paused: JSONValue?
 
     /// A daemon's answer to `status`.
     init(answer: JSONValue) {
@@ -32,6 +34,7 @@ struct StatusDocument {
         if case .object? = answer.member("outbox") { outbox = answer.member("outbox") }
         if case .object? = answer.member("observers") { observers = answer.member("observers") }
         if case .object? = answer.member("mqtt") { mqtt = answer.member("mqtt") }
+        if case .array? = answer.member("paused") { paused = answer.member("paused") }
     }
 
     /// A direct reading of the system.
@@ -53,6 +56,7 @@ struct StatusDocument {
         if let outbox { members.append(("outbox", outbox)) }
         if let observers { members.append(("observers", observers)) }
         if let mqtt { members.append(("mqtt", mqtt)) }
+        if let paused { members.append(("paused", paused)) }
         if let interfaces {
             let sorted = interfaces.sorted { $0.name < $1.name }
             members.append(("interfaces", .object(sorted.map { ($0.name, Self.json($0)) })))
@@ -89,7 +93,8 @@ struct StatusDocument {
     /// daemon, those its rules read but nobody reported as `unknown`). Values read the same either
     /// way: `none` for absent facts and empty lists, list items joined with `, `, units on
     /// `signal` and `frequency`. A daemon's answer ends with its outbox:
-    /// `outbox: 3 pending (1.2 KiB), 1 failed`.
+    /// `outbox: 3 pending (1.2 KiB), 1 failed`, its MQTT connection, and a line for each rule a
+    /// command paused: `paused: office-check-in (from MQTT at 2026-12-01 09:02 +0100)`.
     var text: String {
         let values = Dictionary(facts, uniquingKeysWith: { first, _ in first })
         let common = Self.order.map(\.rawValue)
@@ -158,6 +163,15 @@ struct StatusDocument {
             let state = text("state")
             let verb = state == "connected" ? "connected to" : "\(state), broker"
             lines.append("mqtt: \(verb) \(text("broker")) as \(text("client_id")), since \(text("since"))")
+        }
+        if case .array(let rules)? = paused {
+            for rule in rules {
+                let since = rule.member("since")?.stringValue
+                let at = since.flatMap(ExplainDocument.localMinutes) ?? since.map(TerminalText.escaped) ?? "?"
+                lines.append(
+                    "paused: \(rule.member("rule")?.plainText ?? "?") (from \(rule.member("by")?.plainText ?? "?") at \(at))"
+                )
+            }
         }
         return lines.map { $0.trailingSpacesRemoved }.joined(separator: "\n") + "\n"
     }

@@ -251,6 +251,9 @@ public enum RuleFileSchema {
                     ("type", .string("object")),
                     ("additionalProperties", Schema.string("A topic filter; its last message is the fact mqtt.NAME.")),
                 ]),
+                "commands": Schema.boolean(
+                    "Pause and resume rules from PREFIX/rule/NAME/set (ON/OFF), a Home Assistant switch per rule "
+                        + "(default: false)."),
             ], required: ["broker"])
     }
 

@@ -4,11 +4,11 @@ import NetRulesCore
 extension ValidationContext {
     static let mqttKeys = [
         "broker", "client_id", "username", "password", "ca_file", "cert_file", "key_file", "insecure", "keepalive",
-        "topic_prefix", "publish", "discovery", "subscribe",
+        "topic_prefix", "publish", "discovery", "subscribe", "commands",
     ]
 
     /// `mqtt: { broker, client_id, username, password, ca_file, cert_file, key_file, insecure,
-    /// keepalive, topic_prefix, publish, discovery, subscribe }`; nil when anything in it is wrong
+    /// keepalive, topic_prefix, publish, discovery, subscribe, commands }`; nil when anything in it is wrong
     /// (each problem reported).
     mutating func mqtt(_ node: YAMLNode, _ path: KeyPath) -> MQTTSettings? {
         guard let m = mapping(node, path) else { return nil }
@@ -163,6 +163,9 @@ extension ValidationContext {
             } else {
                 ok = false
             }
+        }
+        if let n = m["commands"] {
+            if let commands = bool(n, path.key("commands")) { settings.commands = commands } else { ok = false }
         }
         if let n = m["subscribe"] {
             if let subscriptions = mqttSubscriptions(n, path.key("subscribe")),

@@ -87,6 +87,11 @@ public struct MQTTSettings: Hashable, Sendable {
     public var discovery: Discovery?
     /// `subscribe: { NAME: TOPIC }`: topics whose last message is the fact `mqtt.NAME`.
     public var subscriptions: [Subscription]
+    /// `commands: true`: the daemon subscribes to `<prefix>/rule/+/set`, where `ON` resumes a
+    /// rule and `OFF` pauses it (a Home Assistant `switch` per rule). Off unless asked for: a
+    /// command from the broker changes what the daemon does, so whoever may publish there must be
+    /// chosen first (docs/mqtt.md has the ACL).
+    public var commands: Bool
 
     /// One `subscribe:` entry.
     public struct Subscription: Hashable, Sendable {
@@ -111,7 +116,7 @@ public struct MQTTSettings: Hashable, Sendable {
         caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, insecure: Bool = false,
         keepalive: Duration = .seconds(60), topicPrefix: String? = nil,
         published: [FactKey] = MQTTSettings.defaultPublished, discovery: Discovery? = Discovery(),
-        subscriptions: [Subscription] = []
+        subscriptions: [Subscription] = [], commands: Bool = false
     ) {
         self.broker = broker
         self.clientID = clientID
@@ -126,6 +131,7 @@ public struct MQTTSettings: Hashable, Sendable {
         self.published = published
         self.discovery = discovery
         self.subscriptions = subscriptions
+        self.commands = commands
     }
 
     /// The prefix of every topic the client publishes, for the client id it connects with.

@@ -13,21 +13,26 @@ extension ControlDocuments {
     /// every loaded rule in file order, as `netrules rules --json` prints it.
     ///
     /// `truth` is `true`, `false` or `unknown`; `state` is the object `explain` answers with (the
-    /// pending `for:` hold, cooldown and `once_per` drops, each until when), `null` when read from
-    /// the files; `last_firing` is `{"time":…,"edge":…}` of the newest firing the history keeps
-    /// that ran (dropped edges do not count), `null` when none.
+    /// pending `for:` hold, cooldown and `once_per` drops, each until when, and `paused` for a rule
+    /// a command paused), `null` when read from the files; `last_firing` is `{"time":…,"edge":…}`
+    /// of the newest firing the history keeps that ran (dropped edges do not count), `null` when
+    /// none.
     /// - Parameters:
     ///   - explanations: each rule's `Engine.explain(rule:)`, in file order.
     ///   - now: the engine's current time, for the time left.
     ///   - history: the firings kept, oldest first.
-    package static func rules(_ explanations: [Explanation], now: Instant?, history: [HistoryEntry]) -> JSONValue {
+    ///   - paused: the rules a command paused.
+    package static func rules(
+        _ explanations: [Explanation], now: Instant?, history: [HistoryEntry], paused: [PausedRule] = []
+    ) -> JSONValue {
         let last = lastFirings(history)
+        let pauses = Dictionary(paused.map { ($0.rule, $0) }, uniquingKeysWith: { first, _ in first })
         return rules(
             source: .daemon,
             explanations.map { explanation in
                 rule(
                     explanation.rule, truth: explanation.root.truth.description,
-                    state: state(explanation, now: now), last: last[explanation.rule])
+                    state: state(explanation, now: now, paused: pauses[explanation.rule]), last: last[explanation.rule])
             })
     }
 

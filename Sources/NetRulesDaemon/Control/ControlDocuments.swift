@@ -16,10 +16,11 @@ package enum ControlDocuments {
     /// `"unknown":[KEY…]`, the keys its rules can read that nobody has reported (sorted),
     /// `"outbox":{"pending":N,"pending_bytes":N,"failed":N}`, when some failed,
     /// `"observers":{"failed":[{"name":…,"error":…,"since":…,"attempts":N,"next_attempt":…,"facts":[…],"rules":[…]}]}`,
-    /// and with `mqtt:`, `"mqtt":{"broker":…,"client_id":…,"state":…,"since":RFC3339}`.
+    /// with `mqtt:`, `"mqtt":{"broker":…,"client_id":…,"state":…,"since":RFC3339}`, and when a
+    /// command paused rules, `"paused":[{"rule":…,"by":"MQTT","since":RFC3339}…]` in file order.
     package static func status(
         _ facts: FactStore, outbox: OutboxSize? = nil, reads: Set<FactKey>? = nil,
-        failedObservers: [FailedObserver]? = nil, mqtt: FleetService.Status? = nil
+        failedObservers: [FailedObserver]? = nil, mqtt: FleetService.Status? = nil, paused: [PausedRule] = []
     ) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("version", .number(Double(version))),
@@ -43,6 +44,13 @@ package enum ControlDocuments {
                         ("state", .string(mqtt.state)), ("since", .string(mqtt.since)),
                     ])
                 ))
+        }
+        // Only when some are: the document of a daemon without commands stays as it was.
+        if !paused.isEmpty {
+            let items = paused.map { pause -> JSONValue in
+                .object([("rule", .string(pause.rule)), ("by", .string(pause.by)), ("since", .string(pause.since))])
+            }
+            members.append(("paused", .array(items)))
         }
         return .object(members)
     }
@@ -144,7 +152,8 @@ package enum ControlDocuments {
     /// - Parameters:
     ///   - explanation: what `Engine.explain(rule:)` returned.
     ///   - now: the engine's current time, for the hold's and cooldown's remaining time.
-    package static func explain(_ explanation: Explanation, now: Instant?) -> JSONValue {
+    ///   - paused: the rule's pause (`RulePause`), if a command paused it.
+    package static func explain(_ explanation: Explanation, now: Instant?, paused: PausedRule? = nil) -> JSONValue {
         func tree(_ node: Explanation.Node) -> JSONValue {
             .object([
                 ("condition", .string(node.description)), ("truth", .string(node.truth.description)),
@@ -160,7 +169,7 @@ package enum ControlDocuments {
             ("tree", tree(explanation.root)),
             ("facts", .object(known.map { ($0.key.rawValue, factValue($0, clock: explanation.clock)) })),
             ("unknown", .array(unknown.map { .string($0.key.rawValue) })),
-            ("state", state(explanation, now: now)),
+            ("state", state(explanation, now: now, paused: paused)),
         ]
         // Only for a rule that reads a place, so the documents of the others stay as they were.
         if !explanation.places.isEmpty { document.append(("places", .array(explanation.places.map(place)))) }
@@ -169,8 +178,9 @@ package enum ControlDocuments {
 
     /// An `explain` answer's `state`: `confirmed`, the pending `for:` `hold`, `cooldown` (with
     /// `cooldown_until` and `cooldown_in_seconds` while it drops firings) and `once_per`; `rules`
-    /// answers carry the same object for each rule.
-    package static func state(_ explanation: Explanation, now: Instant?) -> JSONValue {
+    /// answers carry the same object for each rule. A rule a command paused has `paused`:
+    /// `{"by":"MQTT","since":RFC3339}` (only then).
+    package static func state(_ explanation: Explanation, now: Instant?, paused: PausedRule? = nil) -> JSONValue {
         let state = explanation.state
         let clock = explanation.clock
         func left(_ until: Instant) -> JSONValue {
@@ -203,6 +213,9 @@ package enum ControlDocuments {
             ])
         }
         members.append(("once_per", .array(dropping)))
+        if let paused {
+            members.append(("paused", .object([("by", .string(paused.by)), ("since", .string(paused.since))])))
+        }
         return .object(members)
     }
 

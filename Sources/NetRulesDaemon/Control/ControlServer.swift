@@ -186,7 +186,7 @@ package struct ControlServer: Sendable {
                     ControlDocuments.status(
                         await queries.facts(), outbox: await queries.outbox(), reads: await queries.factKeysRead(),
                         failedObservers: await queries.failedObservers(),
-                        mqtt: await queries.mqtt()))
+                        mqtt: await queries.mqtt(), paused: await queries.pausedRules()))
             case .success(.rules):
                 var explanations: [Explanation] = []
                 for name in await queries.ruleNames() {
@@ -194,12 +194,16 @@ package struct ControlServer: Sendable {
                 }
                 let history = await queries.history(HistoryQuery()) ?? []
                 try await channel.write(
-                    ControlDocuments.rules(explanations, now: await queries.engineTime(), history: history))
+                    ControlDocuments.rules(
+                        explanations, now: await queries.engineTime(), history: history,
+                        paused: await queries.pausedRules()))
             case .success(.reload):
                 try await channel.write(ControlDocuments.reload(await queries.reloadOnRequest()))
             case .success(.explain(let rule)):
                 if let explanation = await queries.explain(rule: rule) {
-                    try await channel.write(ControlDocuments.explain(explanation, now: await queries.engineTime()))
+                    let paused = await queries.pausedRules().first { $0.rule == rule }
+                    try await channel.write(
+                        ControlDocuments.explain(explanation, now: await queries.engineTime(), paused: paused))
                 } else {
                     try await channel.write(ControlDocuments.error("no rule named '\(rule)'"))
                 }

@@ -14,6 +14,8 @@ package protocol DaemonQueries: Sendable {
     func explain(rule: String) async -> Explanation?
     /// The loaded rules' names, in file order.
     func ruleNames() async -> [String]
+    /// The rules paused by a command (`RulePause`), in file order.
+    func pausedRules() async -> [PausedRule]
     /// Every fact key the loaded rules can read (`RuleSet.factKeysRead`), so `status` and `facts`
     /// can list the ones nobody has reported yet.
     func factKeysRead() async -> Set<FactKey>
@@ -92,6 +94,9 @@ extension DaemonQueries {
 
     /// No engine time: `explain` then shows a hold without its remaining time.
     package func engineTime() async -> Instant? { nil }
+
+    /// Nothing paused: no command reaches this daemon.
+    package func pausedRules() async -> [PausedRule] { [] }
 
     /// No history: `history` says so.
     package func history(_ query: HistoryQuery) async -> [HistoryEntry]? { nil }

@@ -6,9 +6,10 @@ extension DaemonCore {
     mutating func persist(into effects: inout [DaemonEffect]) {
         // Encoding the whole state after every fact update would cost more the more rules hold
         // state; only a change to what survives a restart records anything.
-        let version = (engine: engine.durableStateVersion, inflight: inflight.version)
-        if let last = persistedVersion, last.engine == version.engine, last.inflight == version.inflight { return }
+        let version = (engine: engine.durableStateVersion, inflight: inflight.version, paused: pausedVersion)
+        if let last = persistedVersion, last == version { return }
         let rulesChanged = persistedVersion?.engine != version.engine
+        let pausesChanged = persistedVersion?.paused != version.paused
         guard journalOpen, var last = lastSaved else {
             snapshot(into: &effects)
             return
@@ -21,7 +22,13 @@ extension DaemonCore {
             rules = (last.rules, currentRules())
             last.rules = rules!.new
         }
-        let line = JournalDelta(nextFiring: nextFiringNumber, rules: rules, inflight: inflight.takeChanges())
+        var pauses: [String: PersistedState.SavedPause]?
+        if pausesChanged {
+            pauses = savedPauses()
+            last.paused = pauses!
+        }
+        let line = JournalDelta(
+            nextFiring: nextFiringNumber, rules: rules, inflight: inflight.takeChanges(), paused: pauses)
         lastSaved = last
         journalLines += 1
         effects.append(.appendJournal(line))
@@ -31,7 +38,7 @@ extension DaemonCore {
     /// passes `compactionLines`, at shutdown, and whenever a journal line could not be written.
     mutating func snapshot(into effects: inout [DaemonEffect]) {
         let saved = currentState()
-        persistedVersion = (engine.durableStateVersion, inflight.version)
+        persistedVersion = (engine.durableStateVersion, inflight.version, pausedVersion)
         lastSaved = saved
         inflight.markRecorded()
         journalLines = 0
@@ -44,7 +51,13 @@ extension DaemonCore {
         saved.nextFiringNumber = nextFiringNumber
         saved.inflight = inflight.all
         saved.rules = currentRules()
+        saved.paused = savedPauses()
         return saved
+    }
+
+    /// The paused rules as the state file keeps them.
+    func savedPauses() -> [String: PersistedState.SavedPause] {
+        paused.mapValues { PersistedState.SavedPause(by: $0.by, since: $0.since.secondsSince1970) }
     }
 
     /// Every rule state worth keeping, by rule name, with deadlines as wall-clock seconds.

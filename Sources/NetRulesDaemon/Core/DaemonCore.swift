@@ -39,10 +39,16 @@ struct DaemonCore {
     /// Numbers the entries of dropped edges, which have no firing id of their own.
     var nextDropNumber = 1
     var journalOpen = false
-    /// What the state last recorded reflects: the engine's durable version and the in-flight list.
-    var persistedVersion: (engine: UInt64, inflight: UInt64)?
+    /// What the state last recorded reflects: the engine's durable version, the in-flight list and
+    /// the paused rules.
+    var persistedVersion: (engine: UInt64, inflight: UInt64, paused: UInt64)?
     /// The state as `state.json` plus the journal hold it, to append only what changed.
     var lastSaved: PersistedState?
+    /// The rules paused by a command (`RulePause`), by name: only rules the core runs, while the
+    /// rule set has `mqtt: commands: true`.
+    var paused: [String: RulePause] = [:]
+    /// Moves on with each change of `paused`, for `persist`.
+    var pausedVersion: UInt64 = 0
     /// The facts each observer reported and the restarts due, to supervise them.
     var supervision = ObserverSupervision()
     /// The control clients waiting for the reload being read, nil when none is; and those (or a
@@ -83,6 +89,8 @@ struct DaemonCore {
             let step = engine.recordProof(outcome, place: place, round: round, at: now)
             dispatch(step.firings, into: &effects)
             if !step.changes.isEmpty { effects.append(.factsChanged(step.changes)) }
+        case (.running, .pause(let rule, let pause, let by)):
+            command(rule, paused: pause, by: by, into: &effects)
         case (.running, .deadline):
             armedDeadline = nil
             dispatch(engine.tick(at: now), into: &effects)
@@ -101,6 +109,7 @@ struct DaemonCore {
             let firings = engine.replaceRules(newRules.rules, places: newRules.places, at: now)
             effects.append(.configureObservers(newRules))
             logger.notice("reloaded: \(Self.count(newRules.rules.count, "rule"))")
+            keepPausesOfRunningRules(into: &effects)
             dispatch(firings, into: &effects)
             effects.append(.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules"))
             finishReload(
@@ -196,7 +205,15 @@ struct DaemonCore {
         // Dropped edges reach the history through the engine's trace.
         engine.tracing = recordsHistory
         journalOpen = start.journalOpen
-        if let saved = start.restored { restore(saved, into: &effects) }
+        if let saved = start.restored {
+            restore(saved, into: &effects)
+            paused = saved.paused.mapValues { RulePause(by: $0.by, since: WallTime(secondsSince1970: $0.since)) }
+            keepPausesOfRunningRules(into: &effects, announce: false)
+            for (name, pause) in paused.sorted(by: { $0.key < $1.key }) {
+                logger.notice(
+                    "rule '\(name)' is paused (from \(pause.by) at \(pause.since.rfc3339)): its firings are not run")
+            }
+        }
         resubmitInflight(into: &effects)
         effects.append(.configureObservers(ruleSet))
         phase = .running
@@ -350,6 +367,8 @@ struct DaemonCore {
     private mutating func dispatch(_ firings: [Firing], into effects: inout [DaemonEffect]) {
         recordDrops(into: &effects)
         guard !firings.isEmpty else { return }
+        let firings = paused.isEmpty ? firings : skipPaused(firings, into: &effects)
+        guard !firings.isEmpty else { return }
         var submitted: [(Firing, String)] = []
         // The firings of one update share one fact snapshot: sort its facts once, not once per firing.
         var knownFacts: (version: UInt64, facts: [(FactKey, FactState)])?
@@ -415,7 +434,7 @@ struct DaemonCore {
 
     /// The facts a rule reads; for a `places.NAME`, its proof and reason too, so the history
     /// says why a place was only claimed.
-    private func readKeys(_ rule: String) -> [FactKey] {
+    func readKeys(_ rule: String) -> [FactKey] {
         let keys = engine.index(ofRule: rule).map { engine.rules[$0].condition.readKeys } ?? []
         return keys.flatMap { key -> [FactKey] in
             guard key.namespace == "places", key.rawValue.split(separator: ".").count == 2 else { return [key] }

@@ -36,6 +36,9 @@ enum DaemonEffect {
     case notify(String)
     /// Record in `netrules history`.
     case history(HistoryRecord)
+    /// The rules paused now changed (a command, a reload, the start): the fleet republishes the
+    /// state of each rule's switch.
+    case pausesChanged(Set<String>)
     /// The daemon is done: nothing else follows.
     case finished
 

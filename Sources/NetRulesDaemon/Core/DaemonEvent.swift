@@ -21,6 +21,10 @@ enum DaemonEvent: Sendable {
     case proof(place: String, round: UInt64, outcome: ProofOutcome)
     /// The deadline last armed (`DaemonEffect.armDeadline`) passed.
     case deadline
+    /// A command (`by`: `MQTT`, from `<prefix>/rule/<level>/set`) pauses `rule` (`paused`) or
+    /// resumes it: a paused rule's firings are not run (`RulePause`). A rule the core does not
+    /// run, or a rule set without `mqtt: commands: true`, ignores it.
+    case pause(rule: String, paused: Bool, by: String)
     /// Someone asked for the rules to be read again: SIGHUP or a changed rule file (no ticket), or
     /// a control client waiting for the outcome (`DaemonEffect.answerReload` with its ticket).
     case reloadRequested(ReloadTicket?)

@@ -8,18 +8,24 @@ package enum FleetNotice: Sendable {
     case fired(Firing, at: String)
     /// The rule set now running (at start and after each reload).
     case rules(RuleSet)
+    /// The rules paused by a command now (`RulePause`), after each change; the first after the
+    /// first `rules`.
+    case paused(Set<String>)
 }
 
 extension Daemon {
     /// Firings and rule sets from now on, until the stream's consumer stops; the first notice is
-    /// the rule set running now, if the core has started.
+    /// the rule set running now, if the core has started, then the rules paused now.
     package func fleetNotices() -> AsyncStream<FleetNotice> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: FleetNotice.self, bufferingPolicy: .bufferingNewest(1000))
         let id = nextWatcher
         nextWatcher += 1
         fleetListeners[id] = continuation
-        if attached != nil { continuation.yield(.rules(core.ruleSet)) }
+        if attached != nil {
+            continuation.yield(.rules(core.ruleSet))
+            continuation.yield(.paused(Set(core.paused.keys)))
+        }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
             Task(executorPreference: TaskPlacement.preferred) { await self.removeFleetListener(id) }
@@ -47,6 +53,12 @@ extension Daemon {
 
     /// The MQTT link `mqtt:` actions publish to now (nil: none), told again each time it connects.
     package func brokerChanged(_ link: MQTTLink?) async { await runner.brokerChanged(link) }
+
+    /// Takes a command from the broker (`mqtt: commands: true`) onto the event stream: pause
+    /// (`paused`) or resume `rule`; the core decides whether it counts. Safe from any thread.
+    package nonisolated func command(rule: String, paused: Bool, by: String) {
+        events.yield(.pause(rule: rule, paused: paused, by: by))
+    }
 
     func tellFleet(_ notice: FleetNotice) {
         for listener in fleetListeners.values { listener.yield(notice) }

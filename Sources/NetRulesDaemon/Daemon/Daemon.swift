@@ -256,6 +256,8 @@ package actor Daemon: DaemonQueries {
                 options.notify(state)
             case .history(let record):
                 self.record(record)
+            case .pausesChanged(let names):
+                tellFleet(.paused(names))
             case .finished:
                 break
             }
@@ -372,6 +374,8 @@ package actor Daemon: DaemonQueries {
     package func explain(rule: String) async -> Explanation? { core.engine.explain(rule: rule) }
 
     package func ruleNames() async -> [String] { core.engine.rules.map(\.name) }
+
+    package func pausedRules() async -> [PausedRule] { core.pausedRules }
 
     package func factKeysRead() async -> Set<FactKey> { core.ruleSet.factKeysRead }
 

@@ -17,6 +17,9 @@ package struct JournalDelta {
     /// Firings that left the in-flight list.
     var retiredFirings: [String] = []
     var nextFiringNumber = 1
+    /// Every paused rule, when the paused rules changed (they are few: all of them, not a change);
+    /// nil when they did not.
+    var paused: [String: PersistedState.SavedPause]?
 
     init() {}
 
@@ -24,9 +27,11 @@ package struct JournalDelta {
     /// in-flight changes as `InflightFirings.takeChanges()` reports them.
     init(
         nextFiring: Int, rules: (old: [String: PersistedState.SavedRule], new: [String: PersistedState.SavedRule])?,
-        inflight: (changed: [PersistedState.SavedFiring], retired: [String])
+        inflight: (changed: [PersistedState.SavedFiring], retired: [String]),
+        paused: [String: PersistedState.SavedPause]? = nil
     ) {
         nextFiringNumber = nextFiring
+        self.paused = paused
         if let rules {
             for (name, rule) in rules.new where rules.old[name] != rule { self.rules[name] = rule }
             removedRules = rules.old.keys.filter { rules.new[$0] == nil }.sorted()
@@ -38,7 +43,7 @@ package struct JournalDelta {
     func encoded() -> [UInt8] {
         PersistedState.document(
             rules: rules, inflight: inflight, nextFiring: nextFiringNumber, removed: removedRules,
-            retired: retiredFirings
+            retired: retiredFirings, paused: paused
         ).compactBytes
     }
 
@@ -52,5 +57,6 @@ package struct JournalDelta {
         nextFiringNumber = changes.nextFiringNumber
         removedRules = try document.strings("removed")
         retiredFirings = try document.strings("retired")
+        if document["paused"] != nil { paused = changes.paused }
     }
 }

@@ -7,17 +7,21 @@ import NetRulesCore
 /// about 1.5 ms against ~0.1 ms; and a reading error names the key path, where a `DecodingError`
 /// is a Swift debug dump.)
 ///
-/// The document: `{"inflight": [firing…], "journal_from": N, "next_firing": N, "snapshots": [facts…], "removed": […],
-/// "retired": […], "rules": {name: rule}, "version": 1}` — `removed` and `retired` only in journal
-/// lines, `journal_from` only in `state.json` (`PersistedState.journalFrom`), `snapshots` only when
-/// a firing is in flight. A fact value is `{"s": "Office"}`,
+/// The document: `{"inflight": [firing…], "journal_from": N, "next_firing": N, "paused": {name: {"by": "MQTT",
+/// "since": SECONDS}}, "snapshots": [facts…], "removed": […], "retired": […], "rules": {name: rule}, "version": 1}`
+/// — `removed` and `retired` only in journal lines, `journal_from` only in `state.json`
+/// (`PersistedState.journalFrom`), `snapshots` only when a firing is in flight, `paused` in
+/// `state.json` only when a rule is paused and in a journal line only when the paused rules
+/// changed (all of them then; a file from before commands has none, and loads as none paused). A fact value is `{"s": "Office"}`,
 /// `{"x": "4fff"}` (bytes, hex), `{"n": -61}`, `{"b": true}` or `{"l": [...]}`; `null` is absent.
 extension PersistedState {
     /// The state file's bytes; the same state always gives the same bytes (keys sorted, no
     /// timestamp), so an unchanged state is not rewritten.
     func encoded() -> [UInt8] {
-        Self.document(rules: rules, inflight: inflight, nextFiring: nextFiringNumber, journalFrom: journalFrom)
-            .compactBytes
+        Self.document(
+            rules: rules, inflight: inflight, nextFiring: nextFiringNumber, journalFrom: journalFrom,
+            paused: paused.isEmpty ? nil : paused
+        ).compactBytes
     }
 
     /// Reads a state file (or the state part of a journal line).
@@ -35,6 +39,15 @@ extension PersistedState {
         self.init()
         nextFiringNumber = try document.integer("next_firing") ?? 1
         journalFrom = try document.integer("journal_from")
+        if let saved = try document.object("paused") {
+            // A pause this netrules cannot read is left out (the rule runs), not the whole state.
+            for (name, _) in saved.all {
+                guard let pause = try? saved.object(name), let by = try? pause.string("by"),
+                    let since = try? pause.number("since")
+                else { continue }
+                paused[name] = SavedPause(by: by, since: since)
+            }
+        }
         if let saved = try document.object("rules") {
             for (name, _) in saved.all {
                 guard let rule = try saved.object(name) else { continue }
@@ -79,7 +92,7 @@ extension PersistedState {
     /// The document for a state (and, with `removed` and `retired`, for a journal line).
     static func document(
         rules: [String: SavedRule], inflight: [SavedFiring], nextFiring: Int, journalFrom: Int? = nil,
-        removed: [String] = [], retired: [String] = []
+        removed: [String] = [], retired: [String] = [], paused: [String: SavedPause]? = nil
     ) -> JSONValue {
         let ruleMembers: [(String, JSONValue)] = rules.keys.sorted().map { name in (name, rules[name]!.document) }
         // Firings of one update share one fact snapshot (all the facts known then, which with many
@@ -112,6 +125,12 @@ extension PersistedState {
         var members: [(String, JSONValue)] = [("inflight", .array(firings))]
         if let journalFrom { members.append(("journal_from", .number(Double(journalFrom)))) }
         members.append(("next_firing", .number(Double(nextFiring))))
+        if let paused {
+            let saved: [(String, JSONValue)] = paused.keys.sorted().map { name in
+                (name, .object([("by", .string(paused[name]!.by)), ("since", .number(paused[name]!.since))]))
+            }
+            members.append(("paused", .object(saved)))
+        }
         if !snapshots.isEmpty { members.append(("snapshots", .array(snapshots))) }
         if !removed.isEmpty { members.append(("removed", .array(removed.map(JSONValue.string)))) }
         if !retired.isEmpty { members.append(("retired", .array(retired.map(JSONValue.string)))) }

@@ -39,8 +39,16 @@ package struct PersistedState {
         var nextAction: Int = 0
     }
 
+    /// A rule paused by a command (`RulePause`): who paused it and when, as wall-clock seconds.
+    struct SavedPause: Equatable {
+        var by: String
+        var since: Double
+    }
+
     var rules: [String: SavedRule] = [:]
     var inflight: [SavedFiring] = []
+    /// The paused rules by name; empty in a file from before commands (`mqtt: commands: true`).
+    var paused: [String: SavedPause] = [:]
     var nextFiringNumber = 1
     /// In `state.json`: the first journal segment this state does not hold (it holds every segment
     /// before it); nil in a file from before segments, after which every segment is read.
@@ -66,6 +74,7 @@ package struct PersistedState {
             }
         }
         nextFiringNumber = max(nextFiringNumber, delta.nextFiringNumber)
+        if let paused = delta.paused { self.paused = paused }
     }
 
     /// What a starting daemon restores from the bytes of `state.json` (nil: no file) and the lines

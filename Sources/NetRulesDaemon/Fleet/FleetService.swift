@@ -60,6 +60,8 @@ package final class FleetService: Sendable {
             for await n in notices { feed.yield(.notice(n)) }
         }
         var session: Session?
+        // The rules paused now, for a session made after the notice (a reload that changes `mqtt:`).
+        var paused: Set<String> = []
         defer { noticeForwarder.cancel() }
         await withTaskCancellationHandler {
             for await input in inputs {
@@ -76,7 +78,10 @@ package final class FleetService: Sendable {
                         }
                         await daemon.brokerChanged(session?.link)
                     }
-                    session?.rulesChanged(ruleSet)
+                    session?.rulesChanged(ruleSet, paused: paused)
+                case .notice(.paused(let names)):
+                    paused = names
+                    session?.pausedChanged(names)
                 case .notice(.fired(let firing, let at)):
                     session?.fired(firing, at: at)
                 case .link(let event):
@@ -119,6 +124,7 @@ package final class FleetService: Sendable {
             caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile,
             insecure: settings.insecure, keepalive: settings.keepalive, prefix: prefix,
             subscriptions: (settings.discovery == nil ? [] : ["homeassistant/status"])
+                + (settings.commands ? [FleetDocuments.commandTopic(prefix: prefix, level: "+")] : [])
                 + settings.subscriptions.map(\.topic))
         let link: MQTTLink
         do {
@@ -140,7 +146,8 @@ package final class FleetService: Sendable {
         return Session(
             settings: settings, link: link, task: task, clientID: clientID, version: version,
             hostName: Self.hostName(), subscribed: SubscribedFacts(settings.subscriptions, logger: logger),
-            report: daemon.reportSubscribedFacts)
+            report: daemon.reportSubscribedFacts, logger: logger
+        ) { rule, paused in daemon.command(rule: rule, paused: paused, by: "MQTT") }
     }
 
     /// Logs why the client cannot start and keeps it for `status`; returns nil.
@@ -211,16 +218,30 @@ final class Session {
     /// The facts `mqtt.NAME` of `subscribe:`, and where their updates go (the daemon).
     var subscribed: SubscribedFacts
     let report: @Sendable (FactUpdate) -> Void
+    let logger: Logger
+    /// Where a command from `<prefix>/rule/<level>/set` goes (the daemon's core): pause (true) or
+    /// resume the rule.
+    let command: @Sendable (_ rule: String, _ paused: Bool) -> Void
+    /// With `commands: true`: each rule that takes commands, by its topic level
+    /// (`FleetDocuments.commandRules`); only these count, so a command names an existing rule.
+    var commandRules: [String: String] = [:]
+    /// The rules paused now, as the daemon last said.
+    var paused: Set<String> = []
     /// The shortest time between two publications of the discovery config: Home Assistant's
     /// `online` is answered, however often it comes, at most this often (the last one always).
     static let discoveryInterval: Duration = .seconds(5)
+    /// The longest command payload read: `ON` and `OFF` are all there is.
+    static let commandLimit = 16
 
     init(
         settings: MQTTSettings, link: MQTTLink, task: Task<Void, Never>, clientID: String, version: String,
-        hostName: String, subscribed: SubscribedFacts, report: @escaping @Sendable (FactUpdate) -> Void
+        hostName: String, subscribed: SubscribedFacts, report: @escaping @Sendable (FactUpdate) -> Void,
+        logger: Logger, command: @escaping @Sendable (_ rule: String, _ paused: Bool) -> Void
     ) {
         self.subscribed = subscribed
         self.report = report
+        self.logger = logger
+        self.command = command
         self.settings = settings
         self.link = link
         self.task = task
@@ -237,12 +258,23 @@ final class Session {
         link.publish(topic: "\(prefix)/event", payload: document.compactBytes)
     }
 
-    func rulesChanged(_ ruleSet: RuleSet) {
+    func rulesChanged(_ ruleSet: RuleSet, paused: Set<String>) {
+        if settings.commands {
+            let rules = FleetDocuments.commandRules(ruleSet.rules.map(\.name))
+            commandRules = Dictionary(rules.map { ($0.level, $0.rule) }, uniquingKeysWith: { first, _ in first })
+            for name in ruleSet.rules.map(\.name) where !rules.contains(where: { $0.rule == name }) {
+                logger.warning(
+                    "mqtt: rule '\(name)' takes no commands: its topic level \(FleetDocuments.ruleLevel(name)) is "
+                        + "another rule's too; rename one of them")
+            }
+            self.paused = paused
+            for (level, rule) in commandRules { publishRuleState(level: level, paused: paused.contains(rule)) }
+        }
         guard let discovery = settings.discovery else { return }
         let next = FleetDocuments.Device(
             clientID: clientID, name: discovery.name ?? hostName, version: version, prefix: prefix,
             discoveryPrefix: discovery.prefix, published: settings.published, rules: ruleSet.rules.map(\.name),
-            places: ruleSet.places.map(\.name))
+            places: ruleSet.places.map(\.name), commands: settings.commands)
         guard next != device else { return }
         let removed = device.map { FleetDocuments.removedComponents(from: $0, to: next) } ?? []
         device = next
@@ -251,7 +283,62 @@ final class Session {
             interval: Self.discoveryInterval)
     }
 
+    /// The daemon paused or resumed rules: each switch whose rule changed shows it (retained, and
+    /// again on every connection).
+    func pausedChanged(_ names: Set<String>) {
+        guard settings.commands else { return }
+        let changed = paused.symmetricDifference(names)
+        paused = names
+        for (level, rule) in commandRules where changed.contains(rule) {
+            publishRuleState(level: level, paused: names.contains(rule))
+        }
+    }
+
+    /// `<prefix>/rule/<level>/state`: `ON` while the rule runs, `OFF` while it is paused.
+    func publishRuleState(level: String, paused: Bool) {
+        link.setRetained(
+            topic: FleetDocuments.ruleStateTopic(prefix: prefix, level: level),
+            payload: Array((paused ? FleetDocuments.paused : FleetDocuments.running).utf8))
+    }
+
+    /// A message on `<prefix>/rule/<level>/set`: `ON` resumes that rule and `OFF` pauses it. Any
+    /// other payload, a level that names no rule, a retained message (a command is for now, not
+    /// for every reconnect) is logged and ignored; nothing else is done with what the broker
+    /// sent. Returns whether `topic` is a command topic at all.
+    func commandMessage(topic: String, payload: [UInt8], retained: Bool) -> Bool {
+        let head = "\(prefix)/rule/"
+        guard settings.commands, topic.hasPrefix(head), topic.hasSuffix("/set") else { return false }
+        let level = topic.dropFirst(head.count).dropLast("/set".count)
+        guard !level.isEmpty, !level.contains("/") else { return false }
+        // What the broker sent is shown only as far as a log line needs, escaped by the sink.
+        let shownLevel = level.count > 64 ? level.prefix(64) + "…" : level
+        guard let rule = commandRules[String(level)] else {
+            logger.info("mqtt: a command for '\(shownLevel)', which names no rule of this daemon, is ignored")
+            return true
+        }
+        guard !retained else {
+            logger.info(
+                "mqtt: a retained command for rule '\(rule)' is ignored: commands are not retained (publish "
+                    + "without -r, and clear it with an empty retained message)")
+            return true
+        }
+        switch payload.count <= Self.commandLimit ? String(decoding: payload, as: UTF8.self) : nil {
+        case FleetDocuments.running?: command(rule, false)
+        case FleetDocuments.paused?: command(rule, true)
+        default:
+            logger.info(
+                "mqtt: a command of \(payload.count) bytes for rule '\(rule)' is ignored: only ON (run) and OFF "
+                    + "(pause) are")
+        }
+        return true
+    }
+
     func linkEvent(_ event: MQTTLink.Event) {
+        if case .message(let topic, let payload, let retained) = event,
+            commandMessage(topic: topic, payload: payload, retained: retained)
+        {
+            return
+        }
         subscriptionEvent(event)
         guard case .message(let topic, let payload, _) = event else { return }
         if topic == "homeassistant/status", payload == Array("online".utf8), let device {

@@ -32,6 +32,13 @@ extension HistoryEntry {
             dropped: Drop(reason: reason, until: until))
     }
 
+    /// The entry of a firing not run because its rule is paused (`RulePause`): no action ran.
+    static func paused(_ firing: Firing, id: String, time: String, readKeys: [FactKey]) -> HistoryEntry {
+        HistoryEntry(
+            id: id, time: time, rule: firing.rule, edge: firing.edge, facts: facts(readKeys, in: firing.facts),
+            actions: [], dropped: Drop(reason: "paused"))
+    }
+
     /// The facts a rule reads, each once, in the rule's order, the engine's own clock left out.
     static func facts(_ keys: [FactKey], in store: FactStore) -> [Fact] {
         var seen: Set<FactKey> = []

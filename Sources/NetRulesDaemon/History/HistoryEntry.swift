@@ -58,8 +58,8 @@ package struct HistoryEntry: Sendable, Equatable {
         }
     }
 
-    /// Why an edge did not run: `cooldown`, `once_per`, or `stale` (the rule fired the opposite
-    /// edge while this one waited in the queue).
+    /// Why an edge did not run: `cooldown`, `once_per`, `stale` (the rule fired the opposite
+    /// edge while this one waited in the queue), or `paused` (a command paused the rule).
     package struct Drop: Sendable, Equatable {
         package var reason: String
         /// When the window that dropped it ends (RFC 3339), for `cooldown` and `once_per`.

@@ -31,6 +31,8 @@ package enum HistoryText {
                 reason += " (until \(shown ?? plain(until)))"
             } else if dropped.reason == "stale" {
                 reason += " (the rule fired '\(entry.edge.opposite.rawValue)' before this edge's actions ran)"
+            } else if dropped.reason == "paused" {
+                reason += " (the rule was paused: its actions did not run)"
             }
             lines.append(reason)
         }

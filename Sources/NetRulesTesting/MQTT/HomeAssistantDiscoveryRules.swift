@@ -11,6 +11,7 @@ package enum HomeAssistantDiscoveryRules {
         "sensor": [["state_topic", "stat_t"]],
         "binary_sensor": [["state_topic", "stat_t"]],
         "event": [["state_topic", "stat_t"], ["event_types", "evt_typ"]],
+        "switch": [["command_topic", "cmd_t"]],
     ]
 
     /// Every way `payload` on `topic` breaks the rules; empty when HA would accept it.

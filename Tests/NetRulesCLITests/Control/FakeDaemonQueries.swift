@@ -69,6 +69,13 @@ actor FakeDaemonQueries: DaemonQueries {
         historyEntries.map { query.select($0, now: HistoryFixtures.now) }
     }
 
+    /// What `pausedRules()` answers.
+    private var paused: [PausedRule] = []
+
+    func setPaused(_ rules: [PausedRule]) { paused = rules }
+
+    func pausedRules() -> [PausedRule] { paused }
+
     /// What `outbox()` answers; nil: a daemon that does not say.
     private var outboxSize: OutboxSize?
 
