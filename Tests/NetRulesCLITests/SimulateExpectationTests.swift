@@ -72,4 +72,34 @@ struct SimulateExpectationTests {
         #expect(r.stderr.hasPrefix("\(timeline.path):5:22: error: no loaded rule is named 'vpn-away-from-hom'\n"))
         #expect(r.stderr.contains("hint: did you mean 'vpn-away-from-home'?"))
     }
+
+    /// `count: 0` (issue 37, item 4): the office week never checks in during its first hour, so
+    /// that passes; it does check in between 8h and 9h, so that fails with exit 1 and the line.
+    @Test func countZeroMeansTheRuleNeverFiresInTheWindow() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nr-expect-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let week = try String(contentsOfFile: CommandTests.path("examples/timelines/office-week.yaml"), encoding: .utf8)
+        let steps = try #require(week.range(of: "\n# What the week should do")).lowerBound
+        let timeline = dir.appendingPathComponent("t.yaml")
+        func run(_ expect: String) async throws -> CommandTests.Outcome {
+            try (week[..<steps] + "\nexpect:\n" + expect).write(to: timeline, atomically: true, encoding: .utf8)
+            return await CommandTests.run(
+                "simulate", CommandTests.path("rules/office-check-in.yaml"), "-t", timeline.path)
+        }
+        let quiet = try await run("  - { between: [0s, 1h], fires: office-check-in, count: 0 }\n")
+        #expect(quiet.code == 0, "\(quiet.stderr)")
+        #expect(quiet.stdout.hasSuffix("1 expectation met\n"))
+
+        let fired = try await run("  - { between: [8h, 9h], fires: office-check-in, count: 0 }\n")
+        #expect(fired.code == 1)
+        #expect(fired.stdout.hasSuffix("1 of 1 expectations not met\n"))
+        let line = week[..<steps].split(separator: "\n", omittingEmptySubsequences: false).count + 2
+        #expect(
+            fired.stderr.hasPrefix(
+                "\(timeline.path):\(line):5: error: expected 'office-check-in' never to fire between 8h and 9h, "
+                    + "but it fired once\n"),
+            "\(fired.stderr)")
+        #expect(fired.stderr.contains("hint: 'office-check-in' enter at 8h55m10s"), "\(fired.stderr)")
+    }
 }

@@ -81,6 +81,26 @@ struct TimelineExpectationTests {
             ])
     }
 
+    /// `count: 0` (issue 37, item 4): the rule, on that edge if given, never fires in the window.
+    @Test func countZeroExpectsTheRuleNeverToFire() throws {
+        #expect(
+            try Self.unmet(
+                """
+                  - { between: [0s, 1d], fires: office, count: 0 }
+                  - { between: [0s, 2d], fires: home, edge: exit, count: 0 }
+                """) == [])
+        #expect(
+            try Self.unmet(
+                """
+                  - { between: [1d, 2d], fires: office, edge: exit, count: 0 }
+                  - { at: 0s, fires: home, count: 0 }
+                """) == [
+                    "t.yaml:9:5: error: expected 'office' never to fire exit between 1d and 2d, but it fired once "
+                        + "['office' exit at 1d17h]",
+                    "t.yaml:10:5: error: expected 'home' never to fire at 0s, but it fired once ['home' enter at 0s]",
+                ])
+    }
+
     @Test func aPlainListOfStepsHasNoExpectations() throws {
         let (parsed, diagnostics) = Timeline.parse(Array("- at: 0s\n  facts: { ssid: A }\n".utf8), file: "t.yaml")
         #expect(diagnostics.isEmpty)
@@ -105,6 +125,7 @@ struct TimelineExpectationTests {
             "t.yaml:9:5: error: 'fires: none' expects no firing at all; 'edge' and 'count' need a rule"
         ),
         ("  - { at: 1h, fires: office, when: 2h }\n", "t.yaml:9:30: error: unknown key 'when' in an expectation"),
+        ("  - { at: 1h, fires: office, count: -1 }\n", "t.yaml:9:37: error: -1 is out of range (0…1000000)"),
     ])
     func malformedExpectationsAreErrors(expect: String, first: String) {
         let (parsed, diagnostics) = Timeline.parse(Array((Self.steps + "expect:\n" + expect).utf8), file: "t.yaml")

@@ -8,10 +8,12 @@ extension Timeline {
     ///   - { at: 1d8h, fires: office-check-in, edge: enter }     # exactly then
     ///   - { between: [1d, 2d], fires: office-check-in, count: 1 }
     ///   - { between: [5d, 7d], fires: none }                   # nothing at all
+    ///   - { between: [0s, 1h], fires: home, count: 0 }         # that rule never fires here
     /// ```
     /// `at:` is one instant, `between:` a closed window; `edge:` (either when left out) and `count:`
     /// (at least one when left out) narrow what matches. Firings no expectation mentions are not
-    /// failures: a file lists what it cares about, and `fires: none` says where nothing may fire.
+    /// failures: a file lists what it cares about, `fires: none` says where nothing may fire, and
+    /// `count: 0` where one rule (on that edge, if given) may not.
     public struct Expectation: Sendable, Hashable {
         /// When the expectation looks: one instant, or a closed window.
         public var window: ClosedRange<Duration>
@@ -21,7 +23,7 @@ extension Timeline {
         public var rule: String?
         /// The edge expected; nil for either.
         public var edge: Edge?
-        /// How many matching firings are expected; nil for at least one.
+        /// How many matching firings are expected; nil for at least one, 0 for "never fires here".
         public var count: Int?
         /// Where the expectation is written, for its report.
         public var mark: SourceMark
@@ -52,6 +54,7 @@ extension Timeline {
                 ? "at \(DurationSyntax.format(window.lowerBound))"
                 : "between \(DurationSyntax.format(window.lowerBound)) and \(DurationSyntax.format(window.upperBound))"
             guard let rule else { return "no firing \(when)" }
+            if count == 0 { return "'\(rule)' never to fire \(edge.map { "\($0) " } ?? "")\(when)" }
             let times = count.map { $0 == 1 ? "once " : "\($0) times " } ?? ""
             return "'\(rule)' to fire \(edge.map { "\($0) " } ?? "")\(times)\(when)"
         }
@@ -121,7 +124,7 @@ extension ValidationContext {
                 edge = Edge(rawValue: w)
             }
             var count: Int?
-            if let c = m["count"] { count = integer(c, p.key("count"), in: 1...1_000_000) }
+            if let c = m["count"] { count = integer(c, p.key("count"), in: 0...1_000_000) }
             if rule == nil, m["edge"] != nil || m["count"] != nil {
                 error(
                     "'fires: none' expects no firing at all; 'edge' and 'count' need a rule", at: m.mark, path: p)
