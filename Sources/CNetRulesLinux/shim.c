@@ -69,11 +69,12 @@ long CNetRulesLinux_thread_voluntary_switches(void) {
 
 int CNetRulesLinux_setns(int fd, int nstype) { return setns(fd, nstype); }
 
-// MARK: spawning as another user
+// MARK: spawning with credentials or a death signal
 
 #include <grp.h>
 #include <linux/close_range.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -85,6 +86,9 @@ struct spawn_as_user_arguments {
     char *const *envp;
     int standard_input, standard_output, standard_error;
     const char *working_directory;
+    int change_credentials;
+    int death_signal;
+    pid_t parent;
     uid_t uid;
     gid_t gid;
     const gid_t *groups;
@@ -119,12 +123,26 @@ static int spawn_as_user_child(void *context) {
     // Raw system calls, not glibc's setgroups/setgid/setuid: those make every other thread of the
     // process change its credentials too (setxid), which must not happen here — the daemon keeps
     // root. Groups first and the uid last: once the uid is not 0 the others can no longer change.
-    if (syscall(SYS_setgroups, (size_t)arguments->group_count, arguments->groups) != 0)
-        return spawn_as_user_fail(arguments, CNetRulesLinux_spawn_step_setgroups);
-    if (syscall(SYS_setresgid, arguments->gid, arguments->gid, arguments->gid) != 0)
-        return spawn_as_user_fail(arguments, CNetRulesLinux_spawn_step_setgid);
-    if (syscall(SYS_setresuid, arguments->uid, arguments->uid, arguments->uid) != 0)
-        return spawn_as_user_fail(arguments, CNetRulesLinux_spawn_step_setuid);
+    if (arguments->change_credentials) {
+        if (syscall(SYS_setgroups, (size_t)arguments->group_count, arguments->groups) != 0)
+            return spawn_as_user_fail(arguments, CNetRulesLinux_spawn_step_setgroups);
+        if (syscall(SYS_setresgid, arguments->gid, arguments->gid, arguments->gid) != 0)
+            return spawn_as_user_fail(arguments, CNetRulesLinux_spawn_step_setgid);
+        if (syscall(SYS_setresuid, arguments->uid, arguments->uid, arguments->uid) != 0)
+            return spawn_as_user_fail(arguments, CNetRulesLinux_spawn_step_setuid);
+    }
+    // After the credentials, which clear it (credentials(7)). The kernel sends it when the thread
+    // that cloned us ends, so the caller clones from a thread that lives as long as the daemon.
+    // If the daemon died before the prctl, we were already reparented: getppid() is no longer it,
+    // and nothing would ever send the signal, so end here.
+    if (arguments->death_signal != 0) {
+        if (prctl(PR_SET_PDEATHSIG, (unsigned long)arguments->death_signal, 0UL, 0UL, 0UL) != 0)
+            return spawn_as_user_fail(arguments, CNetRulesLinux_spawn_step_death_signal);
+        if (getppid() != arguments->parent) {
+            errno = ESRCH;
+            return spawn_as_user_fail(arguments, CNetRulesLinux_spawn_step_death_signal);
+        }
+    }
     // After the uid: the directory is entered with the user's permissions, never root's.
     if (arguments->working_directory != NULL && chdir(arguments->working_directory) != 0)
         return spawn_as_user_fail(arguments, CNetRulesLinux_spawn_step_chdir);
@@ -137,13 +155,26 @@ static int spawn_as_user_child(void *context) {
     return spawn_as_user_fail(arguments, CNetRulesLinux_spawn_step_exec);
 }
 
-int CNetRulesLinux_spawn_as_user(const char *path, char *const argv[], char *const envp[], int standard_input,
-                                 int standard_output, int standard_error, const char *working_directory,
-                                 uid_t uid, gid_t gid, const gid_t *groups, int group_count, pid_t *pid,
-                                 int *failed_step) {
-    struct spawn_as_user_arguments arguments = {
-        path, argv, envp, standard_input, standard_output, standard_error, working_directory, uid, gid, groups,
-        group_count, 0, 0};
+int CNetRulesLinux_spawn(const char *path, char *const argv[], char *const envp[], int standard_input,
+                         int standard_output, int standard_error, const char *working_directory,
+                         int change_credentials, uid_t uid, gid_t gid, const gid_t *groups, int group_count,
+                         int death_signal, pid_t *pid, int *failed_step) {
+    struct spawn_as_user_arguments arguments = {path,
+                                                argv,
+                                                envp,
+                                                standard_input,
+                                                standard_output,
+                                                standard_error,
+                                                working_directory,
+                                                change_credentials,
+                                                death_signal,
+                                                getpid(),
+                                                uid,
+                                                gid,
+                                                groups,
+                                                group_count,
+                                                0,
+                                                0};
     *failed_step = CNetRulesLinux_spawn_step_fork;
     // The child's stack; it needs little (no libc beyond thin system-call wrappers).
     const size_t stack_size = 64 * 1024;

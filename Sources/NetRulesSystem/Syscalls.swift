@@ -366,23 +366,25 @@ package func sys_posix_spawn(
     return result == 0 ? .success(pid) : .failure(Errno(rawValue: result))
 }
 
-/// `CNetRulesLinux_spawn_as_user` (shim.c): fork, change credentials, exec, for an action run as
-/// another user; the step that failed is named in the error's call (`setuid`, `chdir`, `execve`).
-/// It returns its error instead of setting errno.
-package func sys_spawn_as_user(
+/// `CNetRulesLinux_spawn` (shim.c): clone, change credentials (for an action run as another
+/// user) or set a death signal (for a plugin that must die with the daemon), exec; the step that
+/// failed is named in the error's call (`setuid`, `chdir`, `prctl`, `execve`). It returns its
+/// error instead of setting errno.
+package func sys_spawn(
     _ path: String, _ argv: UnsafePointer<UnsafeMutablePointer<CChar>?>,
     _ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>, standardInput: CInt, standardOutput: CInt,
-    standardError: CInt, workingDirectory: String?, uid: uid_t, gid: gid_t, groups: [gid_t]
+    standardError: CInt, workingDirectory: String?, credentials: (uid: uid_t, gid: gid_t, groups: [gid_t])?,
+    deathSignal: CInt
 ) -> Result<pid_t, SystemCallError> {
     var pid: pid_t = 0
     var step: CInt = 0
-    let result = groups.withUnsafeBufferPointer { groupList in
+    let result = (credentials?.groups ?? []).withUnsafeBufferPointer { groupList in
         func spawn(_ directory: UnsafePointer<CChar>?) -> CInt {
-            CNetRulesLinux_spawn_as_user(
+            CNetRulesLinux_spawn(
                 path, UnsafeRawPointer(argv).assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self),
                 UnsafeRawPointer(envp).assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self), standardInput,
-                standardOutput, standardError, directory, uid, gid, groupList.baseAddress, CInt(groupList.count), &pid,
-                &step)
+                standardOutput, standardError, directory, credentials == nil ? 0 : 1, credentials?.uid ?? 0,
+                credentials?.gid ?? 0, groupList.baseAddress, CInt(groupList.count), deathSignal, &pid, &step)
         }
         return workingDirectory.map { $0.withCString(spawn) } ?? spawn(nil)
     }
@@ -396,6 +398,7 @@ package func sys_spawn_as_user(
         case CNetRulesLinux_spawn_step_setuid: "setresuid"
         case CNetRulesLinux_spawn_step_chdir: "chdir"
         case CNetRulesLinux_spawn_step_exec: "execve"
+        case CNetRulesLinux_spawn_step_death_signal: "prctl"
         default: "fork"
         }
     return .failure(SystemCallError(call: call, errno: Errno(rawValue: result)))

@@ -104,9 +104,9 @@ long CNetRulesLinux_thread_voluntary_switches(void);
 /// setns(2): moves the calling thread into the namespace of `fd`.
 int CNetRulesLinux_setns(int fd, int nstype);
 
-// MARK: spawning as another user
+// MARK: spawning with credentials or a death signal
 
-/// The step of `CNetRulesLinux_spawn_as_user` that failed (plain macros: Swift imports them as CInt).
+/// The step of `CNetRulesLinux_spawn` that failed (plain macros: Swift imports them as CInt).
 #define CNetRulesLinux_spawn_step_fork 1
 #define CNetRulesLinux_spawn_step_setpgid 2
 #define CNetRulesLinux_spawn_step_dup2 3
@@ -115,19 +115,24 @@ int CNetRulesLinux_setns(int fd, int nstype);
 #define CNetRulesLinux_spawn_step_setuid 6
 #define CNetRulesLinux_spawn_step_chdir 7
 #define CNetRulesLinux_spawn_step_exec 8
+#define CNetRulesLinux_spawn_step_death_signal 9
 
-/// Starts `path` as `uid`/`gid` with exactly `groups`, which posix_spawn(3) cannot do (glibc's
-/// has no credential attributes): clone(CLONE_VM | CLONE_VFORK) as glibc's posix_spawn does, then
-/// in the child only async-signal-safe calls — default signal dispositions, a process group of its own, the three
+/// Starts `path` as posix_spawn(3) would, plus what it cannot do: with `change_credentials`, as
+/// `uid`/`gid` with exactly `groups` (glibc's has no credential attributes); with `death_signal`
+/// not 0, `PR_SET_PDEATHSIG` so the child gets that signal when the calling *thread* ends
+/// (prctl(2): the thread, not the process), which must be set between fork and exec.
+/// clone(CLONE_VM | CLONE_VFORK) as glibc's posix_spawn does, then in the child only
+/// async-signal-safe calls — default signal dispositions, a process group of its own, the three
 /// descriptors as 0/1/2 (`standard_error` -1: ours), setgroups/setresgid/setresuid as raw system
-/// calls, chdir to `working_directory` (NULL: ours) as the new user, descriptors >= 3
-/// close-on-exec, an empty signal mask, execve. Returns 0 and the child's pid once it has
-/// exec'd; otherwise the errno and, in `failed_step`, which step failed (the child is reaped).
-/// Design note 0010 says why this and not setpriv(1).
-int CNetRulesLinux_spawn_as_user(const char *path, char *const argv[], char *const envp[], int standard_input,
-                                 int standard_output, int standard_error, const char *working_directory,
-                                 uid_t uid, gid_t gid, const gid_t *groups, int group_count, pid_t *pid,
-                                 int *failed_step);
+/// calls, chdir to `working_directory` (NULL: ours) as the new user, the death signal and a check
+/// that the parent is still the caller's process, descriptors >= 3 close-on-exec, an empty signal
+/// mask, execve. Returns 0 and the child's pid once it has exec'd; otherwise the errno and, in
+/// `failed_step`, which step failed (the child is reaped). Design note 0010 says why this and not
+/// setpriv(1).
+int CNetRulesLinux_spawn(const char *path, char *const argv[], char *const envp[], int standard_input,
+                         int standard_output, int standard_error, const char *working_directory,
+                         int change_credentials, uid_t uid, gid_t gid, const gid_t *groups, int group_count,
+                         int death_signal, pid_t *pid, int *failed_step);
 
 // MARK: threads
 

@@ -26,14 +26,17 @@ enum PluginRun {
     }
 
     /// The plugin as a child process: its environment and working directory are ours, its stderr
-    /// goes to ours, and it runs until it exits or is stopped.
+    /// goes to ours, and it runs until it exits or is stopped, or the daemon dies, even by SIGKILL
+    /// (`diesWithDaemon`: a restarted daemon never finds the old copy still running).
     static func process(for definition: ObserverDefinition) -> ChildProcess {
         precondition(!definition.command.isEmpty, "a command needs a program")
         let name = definition.command[0]
-        return ChildProcess(
+        var process = ChildProcess(
             executablePath: name.contains("/") ? name : (ChildProcess.lookUp(name) ?? name),
             arguments: definition.command.map { Array($0.utf8) }, environment: ChildProcess.inheritedEnvironment,
             timeout: nil, terminationGrace: terminationGrace, standardErrorPassesThrough: true)
+        process.diesWithDaemon = true
+        return process
     }
 
     private static func readLines(

@@ -4,8 +4,8 @@
 /// package starts a program (`run:` actions, action plugins, observer plugins, benchmarks).
 ///
 /// `run()` starts the child with `posix_spawn(3)` (glibc's starts it with `CLONE_VM | CLONE_VFORK`),
-/// or with `sys_spawn_as_user` (the same clone, then the account's credentials) when `user` is set,
-/// in a new group it leads, with descriptors above 2 closed and default signal dispositions. It writes `standardInput` to a pipe, captures stdout
+/// or with `sys_spawn` (the same clone, then the account's credentials and/or a death signal) when
+/// `user` or `diesWithDaemon` is set, in a new group it leads, with descriptors above 2 closed and default signal dispositions. It writes `standardInput` to a pipe, captures stdout
 /// and stderr up to `outputLimit` bytes each, and reaps the child with `waitpid(2)` once its pidfd
 /// says it exited. The spawn runs on `BlockingPool`; the waiting goes through `Readiness`, so in
 /// the daemon a running child costs no thread, and nothing blocks the cooperative pool. A
@@ -37,9 +37,22 @@ package struct ChildProcess: Sendable {
     /// captured pipe.
     package var standardErrorPassesThrough = false
     /// The account to run as (`user:`), or nil for ours. Set, the child is started by
-    /// `sys_spawn_as_user` (fork, credentials, exec) instead of posix_spawn(3), which cannot
+    /// `sys_spawn` (fork, credentials, exec) instead of posix_spawn(3), which cannot
     /// change them; `workingDirectory` is then entered as that user (design note 0010).
     package var user: UserAccount?
+    /// Whether the child is killed (SIGKILL) when the daemon dies, even by SIGKILL: an observer
+    /// plugin, which must never outlive it nor run twice after a restart (docs/plugins.md).
+    ///
+    /// Set, the child is started by `sys_spawn` with `PR_SET_PDEATHSIG`, which posix_spawn(3)
+    /// cannot set. The kernel sends that signal when the *thread* that started the child ends, not
+    /// the process, and `BlockingPool`'s threads beyond its first end after a while; so `run()`
+    /// starts such a child on ``spawner``, whose one thread lives as long as the process. Only
+    /// the child itself gets the signal: what it started in turn is not covered.
+    package var diesWithDaemon = false
+
+    /// The thread that starts children that die with the daemon: a pool of one thread, which is
+    /// its first and so never ends (`BlockingPool`).
+    static let spawner = BlockingPool(name: "netrules-spawner", limit: 1)
 
     /// A program to start: `executablePath` with `arguments` (argv[0] included) and `environment`
     /// (`NAME=value` entries), killed after `timeout` (nil: never).
@@ -95,7 +108,8 @@ package struct ChildProcess: Sendable {
     package func run(
         standardOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) async throws(SystemCallError) -> ChildProcessOutcome {
-        let started = await BlockingPool.shared.run { () -> Result<StartedChild, SystemCallError> in
+        let pool = diesWithDaemon ? Self.spawner : BlockingPool.shared
+        let started = await pool.run { () -> Result<StartedChild, SystemCallError> in
             do throws(SystemCallError) { return .success(try start()) } catch { return .failure(error) }
         }
         return await supervise(try started.get(), standardOutput: standardOutput)
@@ -105,7 +119,8 @@ package struct ChildProcess: Sendable {
     /// needed before the program started). The spawn returns only once the child has exec'd (vfork
     /// semantics), which under load took 14–21 ms: call it on `BlockingPool`, never on the daemon's
     /// loop, and in the same job as the rest of an action's blocking preparation (one hop there
-    /// and back per action).
+    /// and back per action). With `diesWithDaemon`, call it on a thread that lives as long as the
+    /// process (`run()` does), or the child is killed when the calling thread ends.
     /// - Throws: `SystemCallError` when the pipes or the spawn fail (for example ENOENT).
     package func start() throws(SystemCallError) -> StartedChild {
         let started = ContinuousClock.now
@@ -168,22 +183,22 @@ package struct ChildProcess: Sendable {
         )
     }
 
-    /// Starts the child with posix_spawn(3), the three descriptors as its stdin, stdout and stderr
+    /// Starts the child with posix_spawn(3) (or `sys_spawn`, see `user` and `diesWithDaemon`), the three descriptors as its stdin, stdout and stderr
     /// (-1: ours).
     private func start(
         standardInput: CInt, standardOutput: CInt, standardError: CInt
     ) throws(SystemCallError) -> pid_t {
-        if let user {
+        if user != nil || diesWithDaemon {
             let argv = CStringArray(arguments)
             let envp = CStringArray(environment)
             defer {
                 argv.free()
                 envp.free()
             }
-            return try sys_spawn_as_user(
+            return try sys_spawn(
                 executablePath, argv.pointer, envp.pointer, standardInput: standardInput,
                 standardOutput: standardOutput, standardError: standardError, workingDirectory: workingDirectory,
-                uid: user.uid, gid: user.gid, groups: user.groups
+                credentials: user.map { ($0.uid, $0.gid, $0.groups) }, deathSignal: diesWithDaemon ? SIGKILL : 0
             ).get()
         }
         return try Self.withSpawnArguments(arguments, environment) { fileActions, attributes, argv, envp in

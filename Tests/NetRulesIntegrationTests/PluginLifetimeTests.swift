@@ -1,0 +1,103 @@
+import Foundation
+import Glibc
+import NetRulesTesting
+import Testing
+
+/// Issue 34, point 7: observer plugins die with the daemon, even when it is killed with SIGKILL,
+/// and a restart never runs a second copy (docs/plugins.md, "Lifetime").
+@Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
+struct PluginLifetimeTests {
+    @Test func pluginsDieWithAKilledDaemonAndARestartRunsOneCopyOfEach() async throws {
+        try await Testbed.run { testbed in
+            let wifi = try WiFiPlugin(in: testbed)
+            // A second plugin that never reports anything: it only has to be running.
+            let quietFeed = testbed.path("quiet.jsonl")
+            _ = try testbed.write("", to: "quiet.jsonl")
+            let quiet = try testbed.write(
+                "#!/bin/sh\nexec tail -n 0 -F '\(quietFeed)'\n", to: "quiet-observer", executable: true)
+            let rules = try testbed.write(
+                """
+                version: 1
+                \(wifi.observersYAML)  - { name: quiet-test, command: ["\(quiet)"] }
+                rules:
+                  - name: office
+                    when: { ssid: Office }
+                    do:
+                      - run: "true"
+
+                """, to: "lifetime.yaml")
+            let feeds = [wifi.feed, quietFeed]
+            func copies() -> [String: [PluginProcess]] {
+                Dictionary(grouping: PluginProcess.all(readingAnyOf: feeds), by: \.feed)
+            }
+
+            let first = try await testbed.startDaemon(rules: [rules])
+            try await eventually("one copy of each plugin (log: \(testbed.logTail()))") {
+                let running = copies()
+                return feeds.allSatisfy { running[$0]?.count == 1 }
+            }
+            let started = copies()
+            for feed in feeds { #expect(started[feed]?.first?.parent == first.pid, "\(feed)'s plugin is not ours") }
+            // The daemon's pool threads beyond its first end after 10 s idle; a plugin tied to one
+            // of them (PR_SET_PDEATHSIG follows the thread) would die then. Still the same ones:
+            try await wait(until: .now + .seconds(11))
+            let later = copies()
+            for feed in feeds {
+                #expect(later[feed]?.map(\.pid) == started[feed]?.map(\.pid), "the plugin of \(feed) was restarted")
+            }
+
+            first.killAndReap()
+            #expect(first.termination == .signaled(SIGKILL))
+            let killed = ContinuousClock.now
+            try await eventually("the plugins to end with the daemon", timeout: .seconds(5)) { copies().isEmpty }
+            let gone = ContinuousClock.now - killed
+            #expect(gone < .seconds(1), "the plugins outlived the daemon by \(gone)")
+
+            let second = try await testbed.startDaemon(rules: [rules])
+            try await eventually("the plugins again (log: \(testbed.logTail()))") {
+                let running = copies()
+                return feeds.allSatisfy { running[$0]?.isEmpty == false }
+            }
+            // A second copy would appear as soon as the first: give it time to show.
+            try await Task.sleep(for: .seconds(1))
+            let restarted = copies()
+            for feed in feeds {
+                #expect(restarted[feed]?.count == 1, "copies of the plugin of \(feed): \(restarted[feed] ?? [])")
+                #expect(restarted[feed]?.first?.parent == second.pid)
+            }
+            try wifi.report(ssid: "Office", bssid: "11:11:11:11:11:11")
+            try await eventually("the restarted plugin's facts (facts: \(testbed.daemonFacts()))") {
+                testbed.daemonFacts().contains("Office")
+            }
+            _ = try await testbed.stop(second)
+        }
+    }
+}
+
+/// A plugin of this test as `/proc` shows it: a `tail -F` of one of the test's feed files.
+private struct PluginProcess: CustomStringConvertible {
+    var pid: pid_t
+    var parent: pid_t
+    var feed: String
+
+    var description: String { "pid \(pid) (parent \(parent))" }
+
+    /// Every process whose arguments name one of `feeds`.
+    static func all(readingAnyOf feeds: [String]) -> [PluginProcess] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> PluginProcess? in
+            guard let pid = pid_t(entry),
+                let cmdline = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8)
+            else { return nil }
+            let arguments = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard let feed = feeds.first(where: arguments.contains) else { return nil }
+            // "pid (comm) state ppid …": comm may hold spaces, so count from its closing parenthesis.
+            guard let close = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            // A zombie is gone as far as the test is concerned: it runs nothing.
+            guard fields.count > 1, fields[0] != "Z", let parent = pid_t(fields[1]) else { return nil }
+            return PluginProcess(pid: pid, parent: parent, feed: feed)
+        }
+    }
+}
