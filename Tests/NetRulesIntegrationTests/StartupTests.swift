@@ -104,4 +104,25 @@ struct ExclusiveStateDirectoryTests {
             #expect(testbed.notify.count("READY=1") == 0)
         }
     }
+
+    /// Under systemd's watchdog (`WatchdogSec=`) the daemon's loop pings every half timeout; a
+    /// `WATCHDOG_PID` of another process (a child that inherited it) means no watchdog.
+    @Test func theLoopPingsSystemdsWatchdogEveryHalfTimeout() async throws {
+        try await Testbed.run { testbed in
+            let rules = try testbed.write("version: 1\nrules: []\n", to: "empty.yaml")
+            let daemon = try await testbed.startDaemon(rules: [rules], environment: ["WATCHDOG_USEC": "400000"])
+            let before = testbed.notify.count("WATCHDOG=1")
+            try await Task.sleep(for: .seconds(1))
+            let pings = testbed.notify.count("WATCHDOG=1") - before
+            #expect((3...7).contains(pings), "\(pings) pings in 1 s at a 400 ms timeout")
+            #expect(try await testbed.stop(daemon) == .exited(0))
+
+            let other = try await testbed.startDaemon(
+                rules: [rules], environment: ["WATCHDOG_USEC": "400000", "WATCHDOG_PID": "1"])
+            let quiet = testbed.notify.count("WATCHDOG=1")
+            try await Task.sleep(for: .milliseconds(800))
+            #expect(testbed.notify.count("WATCHDOG=1") == quiet)
+            #expect(try await testbed.stop(other) == .exited(0))
+        }
+    }
 }

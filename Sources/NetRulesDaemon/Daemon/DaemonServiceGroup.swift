@@ -78,6 +78,13 @@ package struct DaemonServiceGroup: Sendable {
         options.services.attached.append(
             FleetService(environment: options.environment, version: version, logger: logger.child("netrules.mqtt"))
                 .attached)
+        // systemd's watchdog (WatchdogSec=): pinged from the daemon's loop, so a loop that stops
+        // gets the service restarted.
+        if let watchdog = SystemdWatchdog(environment: options.environment, pid: getpid()) {
+            let notify = options.notify
+            options.services.attached.append(
+                AttachedService("watchdog") { _ in await watchdog.run { notify("WATCHDOG=1") } })
+        }
         let code = await Daemon(options: options).run()
         // Invalid rules at start end the daemon before it serves on the socket: remove it anyway.
         listener.discard(at: paths.controlSocket)

@@ -115,7 +115,8 @@ package final class FleetService: Sendable {
                 return cannotStart(
                     settings, clientID: clientID,
                     "\(variable), the password of mqtt:, is not set in the daemon's environment; "
-                        + "add \(variable)=… to /etc/netrules/environment (or the service's Environment=) and reload")
+                        + "add \(variable)=… to /etc/netrules/environment (or the service's Environment=) and restart netrules"
+                )
             }
         }
         let prefix = settings.prefix(clientID: clientID)
