@@ -74,6 +74,59 @@ struct PluginLifetimeTests {
     }
 }
 
+extension PluginLifetimeTests {
+    /// A plugin that forks its worker instead of exec'ing it: the death signal reaches only the
+    /// plugin itself, and its worker, left in the plugin's process group, is stopped from the state
+    /// directory's record (`plugins.pids`) when the daemon starts again, before the new copy starts.
+    @Test func aWorkerAPluginForkedIsStoppedAtTheNextStart() async throws {
+        try await Testbed.run { testbed in
+            let feed = testbed.path("forked.jsonl")
+            _ = try testbed.write("", to: "forked.jsonl")
+            // The worker's output goes elsewhere: coreutils' tail -F ends by itself once the reader
+            // of its stdout is gone, which would hide what the record is for.
+            let plugin = try testbed.write(
+                "#!/bin/sh\ntail -n 0 -F '\(feed)' >/dev/null &\nwait\n", to: "forking-observer", executable: true)
+            let rules = try testbed.write(
+                """
+                version: 1
+                observers:
+                  - { name: forking-test, command: ["\(plugin)"] }
+                rules:
+                  - name: office
+                    when: { ssid: Office }
+                    do:
+                      - run: "true"
+
+                """, to: "forking.yaml")
+            func running() -> [String: [PluginProcess]] {
+                Dictionary(grouping: PluginProcess.all(readingAnyOf: [plugin, feed]), by: \.feed)
+            }
+            let first = try await testbed.startDaemon(rules: [rules])
+            try await eventually("the plugin and its worker (log: \(testbed.logTail()))") {
+                running()[plugin]?.count == 1 && running()[feed]?.count == 1
+            }
+            let worker = try #require(running()[feed]?.first)
+            first.killAndReap()
+            try await eventually("the plugin to end with the daemon", timeout: .seconds(1)) { running()[plugin] == nil }
+            #expect(running()[feed]?.map(\.pid) == [worker.pid], "the forked worker is not the death signal's")
+
+            let second = try await testbed.startDaemon(rules: [rules])
+            try await eventually("the old worker stopped (log: \(testbed.logTail()))") {
+                !(running()[feed] ?? []).contains { $0.pid == worker.pid }
+            }
+            try await eventually("the new plugin and worker") {
+                running()[plugin]?.count == 1 && running()[feed]?.count == 1
+            }
+            try await Task.sleep(for: .seconds(1))
+            let now = running()
+            #expect(now[plugin]?.count == 1 && now[feed]?.count == 1, "\(now)")
+            #expect(now[plugin]?.first?.parent == second.pid)
+            #expect(testbed.log.contains("stopped 1 observer plugin process group(s) a previous netrules left running"))
+            _ = try await testbed.stop(second)
+        }
+    }
+}
+
 /// A plugin of this test as `/proc` shows it: a `tail -F` of one of the test's feed files.
 private struct PluginProcess: CustomStringConvertible {
     var pid: pid_t

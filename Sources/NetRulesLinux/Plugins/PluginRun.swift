@@ -27,7 +27,8 @@ enum PluginRun {
 
     /// The plugin as a child process: its environment and working directory are ours, its stderr
     /// goes to ours, and it runs until it exits or is stopped, or the daemon dies, even by SIGKILL
-    /// (`diesWithDaemon`: a restarted daemon never finds the old copy still running).
+    /// (`diesWithDaemon`: a restarted daemon never finds the old copy still running), and its
+    /// group is in the state directory's record until it is reaped (`PluginGroups`).
     static func process(for definition: ObserverDefinition) -> ChildProcess {
         precondition(!definition.command.isEmpty, "a command needs a program")
         let name = definition.command[0]
@@ -36,6 +37,7 @@ enum PluginRun {
             arguments: definition.command.map { Array($0.utf8) }, environment: ChildProcess.inheritedEnvironment,
             timeout: nil, terminationGrace: terminationGrace, standardErrorPassesThrough: true)
         process.diesWithDaemon = true
+        process.lifetime = PluginGroups.shared
         return process
     }
 

@@ -50,6 +50,10 @@ package struct ChildProcess: Sendable {
     /// the child itself gets the signal: what it started in turn is not covered.
     package var diesWithDaemon = false
 
+    /// Told, on the spawning thread, the pid of the child once it has started, and, on
+    /// `BlockingPool`, once it has been reaped: the daemon's record of its plugins' process groups.
+    package var lifetime: (any ChildLifetimeRecord)?
+
     /// The thread that starts children that die with the daemon: a pool of one thread, which is
     /// its first and so never ends (`BlockingPool`).
     static let spawner = BlockingPool(name: "netrules-spawner", limit: 1)
@@ -110,9 +114,21 @@ package struct ChildProcess: Sendable {
     ) async throws(SystemCallError) -> ChildProcessOutcome {
         let pool = diesWithDaemon ? Self.spawner : BlockingPool.shared
         let started = await pool.run { () -> Result<StartedChild, SystemCallError> in
-            do throws(SystemCallError) { return .success(try start()) } catch { return .failure(error) }
+            do throws(SystemCallError) {
+                let started = try start()
+                lifetime?.started(started.child.pid)
+                return .success(started)
+            } catch {
+                return .failure(error)
+            }
         }
-        return await supervise(try started.get(), standardOutput: standardOutput)
+        let child = try started.get()
+        let outcome = await supervise(child, standardOutput: standardOutput)
+        if let lifetime {
+            let pid = child.child.pid
+            BlockingPool.shared.spawn { lifetime.ended(pid) }
+        }
+        return outcome
     }
 
     /// Blocking: spawns the program and makes the bytes for its stdin (the input document is not
@@ -259,6 +275,14 @@ package struct ChildProcess: Sendable {
         }
         return body(fileActions, attributes, argv.pointer, envp.pointer)
     }
+}
+
+/// What `ChildProcess.run()` tells of a child's life, on threads that may block (`lifetime`).
+package protocol ChildLifetimeRecord: Sendable {
+    /// The child `pid`, which leads a process group of its own, has started.
+    func started(_ pid: pid_t)
+    /// The child `pid` has been reaped.
+    func ended(_ pid: pid_t)
 }
 
 /// The parent's side of a started child.
