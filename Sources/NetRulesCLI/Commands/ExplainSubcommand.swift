@@ -89,7 +89,7 @@ enum ExplainSubcommand: Command {
     /// `Error: no rule named 'X'`, with a suggestion when one name is close; exit 1.
     private static func noRule(_ rule: String, among names: [String], _ io: CommandIO) -> Int32 {
         var message = "Error: no rule named '\(rule)'"
-        if let suggestion = EditDistance.closest(to: rule, among: names) {
+        if let suggestion = RuleNameSuggestion.closest(to: rule, among: names) {
             message += ". Did you mean '\(suggestion)'?"
         }
         io.printError(message)

@@ -42,7 +42,7 @@ enum HistoryCommand: Command {
         if let rule = query.rule, entries.isEmpty, !known.contains(rule) {
             // A name neither loaded nor in the history is a typo more often than a rule long gone.
             var message = "Error: no rule named '\(TerminalText.escaped(rule))' is loaded or in the history"
-            if let suggestion = EditDistance.closest(to: rule, among: known.sorted()) {
+            if let suggestion = RuleNameSuggestion.closest(to: rule, among: known.sorted()) {
                 message += ". Did you mean '\(TerminalText.escaped(suggestion))'?"
             }
             io.printError(message)

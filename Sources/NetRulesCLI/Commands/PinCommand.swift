@@ -51,7 +51,7 @@ enum PinCommand: Command {
             case .completed(nil), .mismatch(nil):
                 throw CommandError.runtime("\(text): the server presented no certificate netrules could read")
             case .failed(let error):
-                throw CommandError.runtime("\(text): \(error)")
+                throw CommandError.runtime(failure(text, host: name, error))
             }
         }
         io.stdout.write(summary.pin + "\n")
@@ -60,6 +60,17 @@ enum PinCommand: Command {
                 + "issuer:  \(JSONValue.string(summary.issuer).plainText)\n"
                 + "expires: \(summary.notAfter)\n")
         return ExitCode.success
+    }
+
+    /// Why no certificate came back, in plain words where the cause is a common one: a name that
+    /// does not resolve is said so, not as curl's "could not resolve: Could not resolve host".
+    static func failure(_ text: String, host: String, _ error: HTTPError) -> String {
+        switch error.code {
+        case .couldNotResolve:
+            "\(text): the name '\(host)' does not resolve: this system's DNS has no address for it; "
+                + "check the spelling, or give the server's address"
+        default: "\(text): \(error)"
+        }
     }
 
     /// `HOST`, `HOST:PORT`, `[V6]:PORT` or `https://HOST[:PORT][/]`.

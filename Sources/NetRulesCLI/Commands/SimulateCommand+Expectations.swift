@@ -42,7 +42,7 @@ extension SimulateCommand {
             return Diagnostic(
                 "no loaded rule is named '\(rule)'", file: file, mark: expectation.ruleMark,
                 keyPath: expectation.path + ".fires",
-                hint: EditDistance.closest(to: rule, among: names).map { "did you mean '\($0)'?" }
+                hint: RuleNameSuggestion.closest(to: rule, among: names).map { "did you mean '\($0)'?" }
                     ?? "'fires' names a rule, or 'none'")
         }
     }

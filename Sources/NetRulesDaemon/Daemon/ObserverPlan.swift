@@ -42,7 +42,10 @@ package struct ObserverPlan {
         entries.append(
             Entry(
                 identity: "networkmanager:\(nmWiFi ? "wifi" : "connections")",
-                observer: NetworkManagerObserver(reportsWiFi: nmWiFi, logger: logger)))
+                observer: NetworkManagerObserver(
+                    reportsWiFi: nmWiFi,
+                    missingBusLevel: Self.readsNetworkManager(ruleSet, reportsWiFi: nmWiFi) ? .warning : .info,
+                    logger: logger)))
         for definition in ruleSet.observers {
             entries.append(
                 Entry(
@@ -59,5 +62,17 @@ package struct ObserverPlan {
             entries.append(Entry(identity: "portal:\(ruleSet.connectivity)", observer: portal, portal: portal))
         }
         self.entries = entries
+    }
+
+    /// Whether a rule, a place or the MQTT state reads a fact NetworkManager reports (its
+    /// connection facts, and the Wi-Fi ones where it serves them): only then is a missing system
+    /// bus worth a warning at each start.
+    static func readsNetworkManager(_ ruleSet: RuleSet, reportsWiFi: Bool) -> Bool {
+        let reported = Set(
+            NetworkManagerSnapshot.connectionKeys + (reportsWiFi ? NetworkManagerSnapshot.wifiKeys : []))
+        var read = ruleSet.readKeys
+        for place in ruleSet.places { read.formUnion(place.condition.readKeys) }
+        read.formUnion(ruleSet.mqtt?.published ?? [])
+        return !read.isDisjoint(with: reported)
     }
 }

@@ -16,17 +16,25 @@ package struct NetworkManagerObserver: Observer {
     package var reportsWiFi: Bool
     /// The bus to use instead of the system bus (tests point it at a private one).
     package var busAddress: String?
+    /// How severe a missing system bus is at the start: a warning while a rule reads one of this
+    /// observer's facts, `info` when none does (its facts would only be unknown, and nothing asks).
+    package var missingBusLevel: Logger.Level
     let logger: Logger
 
     /// Creates the observer.
     /// - Parameters:
     ///   - reportsWiFi: whether to report the Wi-Fi facts too.
     ///   - busAddress: the bus to use instead of the system bus.
+    ///   - missingBusLevel: the level of the line that says there is no system bus.
     ///   - logger: the parent logger; the observer logs as `netrules.observers.networkmanager`, a
-    ///     missing bus as a warning.
-    package init(reportsWiFi: Bool, busAddress: String? = nil, logger: Logger = .disabled) {
+    ///     missing bus at `missingBusLevel`.
+    package init(
+        reportsWiFi: Bool, busAddress: String? = nil, missingBusLevel: Logger.Level = .warning,
+        logger: Logger = .disabled
+    ) {
         self.reportsWiFi = reportsWiFi
         self.busAddress = busAddress
+        self.missingBusLevel = missingBusLevel
         self.logger = logger.child("netrules.observers.networkmanager")
     }
 
@@ -54,13 +62,17 @@ package struct NetworkManagerObserver: Observer {
     /// (`Readiness`: the daemon's loop, no thread of its own); connecting, reading the signals and
     /// asking NetworkManager for its state (blocking D-Bus round trips) run on the blocking pool.
     package func run(reporting updates: FactReporter) async throws {
-        let (reportsWiFi, address, logger) = (self.reportsWiFi, self.busAddress, self.logger)
+        let updates = vpnNames.reporter(wrapping: updates, source: .networkManager)
+        let (reportsWiFi, address, logger, missingBusLevel) = (
+            self.reportsWiFi, self.busAddress, self.logger, self.missingBusLevel
+        )
         let connected = await BlockingPool.shared.run { Result { try NetworkManagerFollower(address: address) } }
         let follower: NetworkManagerFollower
         switch connected {
         case .success(let made): follower = made
         case .failure(let error):
-            logger.warning("networkmanager: no system bus (\(error)); its facts stay unknown")
+            logger.log(
+                missingBusLevel, "networkmanager: no system bus (\(error)); its facts stay unknown")
             await Readiness.untilCancelled()
             return
         }
