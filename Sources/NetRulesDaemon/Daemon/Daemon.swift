@@ -122,6 +122,9 @@ package actor Daemon: DaemonQueries {
                     + "by this user, or choose another with --state-dir")
             return 1
         }
+        // Before any plugin starts: what a daemon that died left running is stopped (docs/plugins.md).
+        let (directory, log) = (options.paths.stateDirectory, logger)
+        await BlockingPool.shared.run { PluginGroups.shared.adopt(directory: directory, logger: log) }
         if options.historyLimit > 0 {
             // Read on the pool: the file may hold up to 32 MiB. Its failures to write are the state
             // files': a full disk is one streak in the log.
