@@ -1,3 +1,4 @@
+import NetRulesConfig
 import NetRulesCore
 import NetRulesDaemon
 import NetRulesLinux
@@ -238,30 +239,57 @@ enum PingSubcommand: Command {
     }
 }
 
-/// `netrules portal [--url URL…] [--json]`: one captive-portal classification with its evidence.
+/// `netrules portal [--url URL… | --rules FILE…] [--json]`: one captive-portal classification with
+/// its evidence and why it counts.
 enum PortalSubcommand: Command {
     static let spec = CommandSpec(
         name: "portal",
         abstract: "Check for a captive portal: online, portal or offline, with the evidence.",
         discussion: """
             Fetches the probe URLs over plain HTTP in parallel without following redirects; the first \
-            conclusive answer wins. Without --url, Apple's hotspot-detect page and a generate_204 URL. \
+            conclusive answer wins. With --rules, the probes and timeout of those files' connectivity: \
+            section (the defaults when they have none); without --url or --rules, Apple's hotspot-detect \
+            page and a generate_204 URL. The 'why:' line says why the deciding answer counts: its \
+            status, its page or its redirect, against the answer that means online. \
             The verdict is the exit status, for scripts: 0 online, 2 portal, 3 offline (1 when it \
-            cannot probe, 64 for a bad option).
+            cannot probe, 64 for a bad option, 65 for rule files with errors).
             """,
         options: [
             OptionSpec(
                 long: "url", valueName: "url", help: "A probe URL (repeatable); expects 'Success' or an empty 204.",
                 isRepeating: true),
+            OptionSpec(
+                long: "rules", valueName: "path",
+                help: "Use the connectivity: probes of these rule files or directories (repeatable).",
+                isRepeating: true),
             OptionSpec(long: "interface", valueName: "name", help: "Bind the probes to this interface."),
-            OptionSpec(long: "timeout", valueName: "seconds", help: "Per-probe timeout.", defaultValue: "5"),
+            OptionSpec(
+                long: "timeout", valueName: "seconds",
+                help: "Per-probe timeout (default: 5, or the rule files' connectivity: timeout)."),
             .json,
         ]
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
-        let timeout = try PingSubcommand.seconds(arguments.value("timeout") ?? "5", option: "--timeout", arguments)
+        let given = try arguments.value("timeout").map {
+            try PingSubcommand.seconds($0, option: "--timeout", arguments)
+        }
         let urls = arguments.values("url").filter { !$0.isEmpty }
+        let rulePaths = arguments.values("rules")
+        if !rulePaths.isEmpty {
+            guard urls.isEmpty else {
+                throw arguments.invalidValue("give either --url or --rules: the rule files name their own probes")
+            }
+            let loaded = try RuleFiles.load(rulePaths, environment: io.environment)
+            if !loaded.diagnostics.isEmpty { io.stderr.write(loaded.renderedDiagnostics()) }
+            guard !loaded.hasErrors else { return ExitCode.invalidRules }
+            let settings = loaded.ruleSet.connectivity
+            let out = io.stdout
+            return await classify(
+                probes: settings.probes, json: arguments.flag("json"), interface: arguments.value("interface"),
+                timeout: given ?? settings.timeout, style: io.stdoutStyle, output: { out.write($0 + "\n") })
+        }
+        let timeout = given ?? .seconds(5)
         // As in a rule file's `connectivity:` section: a portal can only intercept plain HTTP.
         for url in urls {
             do {
@@ -292,7 +320,16 @@ enum PortalSubcommand: Command {
         urls: [String], json: Bool, interface: String? = nil, timeout: Duration = .seconds(5),
         style: TerminalStyle = .plain, output: @escaping @Sendable (String) -> Void
     ) async -> Int32 {
-        let probes = urls.isEmpty ? ConnectivitySettings.defaultProbes : urls.map(probe(for:))
+        await classify(
+            probes: urls.isEmpty ? ConnectivitySettings.defaultProbes : urls.map(probe(for:)), json: json,
+            interface: interface, timeout: timeout, style: style, output: output)
+    }
+
+    /// Classifies the network once with `probes` (as a rule file's `connectivity:` gives them).
+    static func classify(
+        probes: [ConnectivitySettings.Probe], json: Bool, interface: String? = nil, timeout: Duration = .seconds(5),
+        style: TerminalStyle = .plain, output: @escaping @Sendable (String) -> Void
+    ) async -> Int32 {
         guard !probes.isEmpty else { return ExitCode.failure }
         let classifier = PortalClassifier(timeout: timeout, interface: interface)
         let verdict = await classifier.classify(probes)

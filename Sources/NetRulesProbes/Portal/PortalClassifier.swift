@@ -75,7 +75,8 @@ package struct PortalClassifier: Sendable {
             }
             return PortalVerdict.Evidence(
                 url: probe.url, status: response.status, location: location, locationRefusal: refusal, error: nil,
-                duration: response.duration, conclusion: Self.conclusion(for: response, expecting: probe))
+                duration: response.duration, conclusion: Self.conclusion(for: response, expecting: probe),
+                reason: Self.reason(for: response, location: location, expecting: probe))
         } catch {
             return PortalVerdict.Evidence(
                 url: probe.url, status: nil, location: nil, error: error.description,
@@ -95,6 +96,39 @@ package struct PortalClassifier: Sendable {
         case 200...299: return .portal
         default: return nil
         }
+    }
+
+    /// Why `response` counts as what ``conclusion(for:expecting:)`` says (pure): the status, the
+    /// page and the redirect against the answer that means online. `location` is the kept `Location`.
+    static func reason(
+        for response: HTTPResponse, location: String?, expecting probe: ConnectivitySettings.Probe
+    ) -> String {
+        let status = response.status
+        let online = "online is \(probe.expectedStatus) with \(expectedPage(probe.expectedBody))"
+        if status == probe.expectedStatus && matches(response.body, probe.expectedBody) {
+            return "\(status) with \(expectedPage(probe.expectedBody)): the answer that means online"
+        }
+        let size = "\(response.body.count)\(response.isTruncated ? " or more" : "") bytes"
+        switch status {
+        case 300...399:
+            let target = location.map { " to \($0)" } ?? (response.location == nil ? " without a Location" : "")
+            return "a redirect (\(status))\(target): a portal's; \(online)"
+        case 511:
+            return "511 Network Authentication Required: a portal's status"
+        case probe.expectedStatus where probe.expectedBody == nil:
+            return "\(status) with a page (\(size)) where online is an empty body: a portal's page"
+        case probe.expectedStatus:
+            return "\(status) with another page (\(size)) than '\(probe.expectedBody ?? "")': a portal's page"
+        case 200...299:
+            return "\(status) where \(online): a portal's answer"
+        default:
+            return "\(status), which proves nothing either way"
+        }
+    }
+
+    /// `the page 'Success'` or `an empty body`.
+    private static func expectedPage(_ body: String?) -> String {
+        body.map { "the page '\($0)'" } ?? "an empty body"
     }
 
     /// Whether `body` is the expected page: its text (tags removed, whitespace trimmed) equals

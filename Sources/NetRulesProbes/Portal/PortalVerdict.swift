@@ -27,6 +27,10 @@ package struct PortalVerdict: Sendable {
         package var duration: Duration
         /// What this answer means on its own, or nil when it proves nothing (an error, a 404, a 500).
         package var conclusion: Connectivity?
+        /// Why the answer counts as its ``conclusion``, in words (the status, the page, the
+        /// redirect): `a redirect (302) to http://login.example/; online is 204 with an empty
+        /// body`; nil when there was no answer.
+        package var reason: String? = nil
     }
 
     /// The classification.
