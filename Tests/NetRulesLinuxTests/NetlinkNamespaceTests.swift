@@ -95,11 +95,56 @@ struct NetlinkNamespaceTests {
         try await withObservedNamespace { namespace, facts in
             try namespace.ip(words: "route add default via 10.9.0.1")
             let before = try await facts.waitFor(.gateway, .text("10.9.0.1"))
-            #expect(before[.gatewayMAC] == .absent)
-            try namespace.ip(words: "neigh add 10.9.0.1 lladdr 02:00:5e:00:53:01 dev v0 nud permanent")
+            #expect(before[.gatewayMAC] == .unknown)
+            // The observer asked the kernel to resolve 10.9.0.1, which nobody answers: replace its entry.
+            try namespace.ip(words: "neigh replace 10.9.0.1 lladdr 02:00:5e:00:53:01 dev v0 nud permanent")
             try await facts.waitFor(.gatewayMAC, .text("02:00:5e:00:53:01"))
             try namespace.ip(words: "neigh del 10.9.0.1 dev v0")
+            try await facts.waitFor(.gatewayMAC, .unknown)
+            try namespace.ip(words: "route del default via 10.9.0.1")
             try await facts.waitFor(.gatewayMAC, .absent)
+        }
+    }
+
+    /// After a link change the neighbour table holds no entry for the gateway until the kernel
+    /// resolves it: `gateway.mac` is unknown all that time, never `none`, and then the MAC.
+    @Test func gatewayMACIsUnknownNeverAbsentAfterALinkChangeUntilTheNeighbourAnswers() async throws {
+        try await TestNamespace.with(prefix: "nrm") { namespace in
+            // v1 in a second namespace answers ARP for the gateway 10.9.0.1.
+            let peer = try TestNamespace.create(prefix: "nrp")
+            defer { peer.delete() }
+            try namespace.batch([
+                "link add v0 type veth peer name v1", "link set v1 netns \(peer.name)",
+                "addr add 10.9.0.2/24 dev v0",
+            ])
+            try peer.batch(["addr add 10.9.0.1/24 dev v1", "link set v1 up"])
+            let facts = ObservedFacts(LinuxNetworkObserver(namespacePath: namespace.path))
+            do {
+                try await facts.waitFor(.interfaceState("v0"), .text("down"))
+                try namespace.batch(["link set v0 up", "route add default via 10.9.0.1"])
+                // Nothing sends to the gateway: the observer asks the kernel to resolve it.
+                var sawAbsent = false
+                let resolved = try await facts.waitUntil("gateway.mac resolved") { store in
+                    if store[.gateway] == .text("10.9.0.1") && store[.gatewayMAC] == .absent { sawAbsent = true }
+                    return store[.gatewayMAC].value != nil
+                }
+                #expect(!sawAbsent)
+                let mac = try #require(resolved[.gatewayMAC].value)
+
+                // Down and up again: the kernel flushed the entry; unknown again until it answers.
+                try namespace.ip(words: "link set v0 down")
+                try await facts.waitFor(.gateway, .absent)
+                try namespace.batch(["link set v0 up", "route add default via 10.9.0.1"])
+                try await facts.waitUntil("gateway.mac resolved again") { store in
+                    if store[.gateway] == .text("10.9.0.1") && store[.gatewayMAC] == .absent { sawAbsent = true }
+                    return store[.gateway] == .text("10.9.0.1") && store[.gatewayMAC] == .value(mac)
+                }
+                #expect(!sawAbsent)
+            } catch {
+                try? await facts.stop()
+                throw error
+            }
+            try await facts.stop()
         }
     }
 

@@ -29,7 +29,9 @@ public enum FactCatalog {
         Entry(key: "connection", type: "text", meaning: "NetworkManager's primary connection's name"),
         Entry(key: "connection.uuid", type: "text", meaning: "its UUID"),
         Entry(key: "connection.type", type: "text", meaning: "its type (802-11-wireless, 802-3-ethernet, vpn, …)"),
-        Entry(key: "vpn", type: "list of names", meaning: "NetworkManager's active VPN connections"),
+        Entry(
+            key: "vpn", type: "list of names",
+            meaning: "the VPNs up: NetworkManager's VPN connections, then WireGuard and point-to-point tun interfaces"),
         Entry(
             key: "nm.connectivity", type: "none | portal | limited | full | unknown",
             meaning: "NetworkManager's own connectivity verdict"),

@@ -15,6 +15,9 @@ package struct AddressMessage: Hashable, Sendable {
     var flags: UInt32
     /// `ifa_scope`: `RT_SCOPE_UNIVERSE` (0), `RT_SCOPE_LINK` (253), `RT_SCOPE_HOST` (254).
     var scope: UInt8
+    /// The other end of a point-to-point address (`ip addr add A peer B`): the kernel then sends
+    /// `IFA_ADDRESS` = B beside `IFA_LOCAL` = A; nil when they are equal or one is missing.
+    var peer: IPAddress? = nil
 
     /// The identity the kernel uses for an address: interface, address and prefix.
     var key: AddressKey { AddressKey(index: index, address: address, prefixLength: prefixLength) }
@@ -30,17 +33,21 @@ package struct AddressMessage: Hashable, Sendable {
         let attributes = NetlinkAttributes(
             payload, from: Int(CNetRulesLinux_NLMSG_ALIGN(UInt32(MemoryLayout<ifaddrmsg>.size))))
         let family = Int32(info.ifa_family)
+        let local = attributes[Int32(IFA_LOCAL)]
+        let remote = attributes[Int32(IFA_ADDRESS)]
         guard
-            let raw = attributes[Int32(IFA_LOCAL)] ?? attributes[Int32(IFA_ADDRESS)],
+            let raw = local ?? remote,
             let address = IPAddress(family: family, bytes: raw)
         else { return nil }
+        let peer = local != nil && remote != nil && local != remote ? IPAddress(family: family, bytes: remote!) : nil
         return AddressMessage(
             index: Int32(bitPattern: info.ifa_index),
             address: address,
             prefixLength: Int(info.ifa_prefixlen),
             broadcast: attributes[Int32(IFA_BROADCAST)].flatMap { IPAddress(family: family, bytes: $0) },
             flags: attributes.integer(Int32(IFA_FLAGS)) ?? UInt32(info.ifa_flags),
-            scope: info.ifa_scope
+            scope: info.ifa_scope,
+            peer: peer
         )
     }
 }

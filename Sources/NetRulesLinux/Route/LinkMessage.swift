@@ -16,6 +16,9 @@ package struct LinkMessage: Hashable, Sendable {
     var operationalState: UInt8?
     /// Whether the kernel reports a wireless extension for it (`IFLA_WIRELESS` present).
     var hasWirelessAttribute: Bool
+    /// The driver's kind (`IFLA_INFO_KIND` in `IFLA_LINKINFO`): `wireguard`, `tun` (tun and tap
+    /// alike), `veth`, `bridge`, …; nil for a physical device, which has no link info.
+    var kind: String? = nil
 
     /// Parses the body of a link message; nil when it is too short to hold an `ifinfomsg`.
     package static func parse(_ payload: [UInt8]) -> LinkMessage? {
@@ -28,7 +31,8 @@ package struct LinkMessage: Hashable, Sendable {
             flags: LinkFlags(rawValue: info.ifi_flags),
             hardwareAddress: attributes[Int32(IFLA_ADDRESS)].flatMap { MACAddress(octets: $0) },
             operationalState: attributes.integer(Int32(IFLA_OPERSTATE)),
-            hasWirelessAttribute: attributes[Int32(IFLA_WIRELESS)] != nil
+            hasWirelessAttribute: attributes[Int32(IFLA_WIRELESS)] != nil,
+            kind: attributes.nested(Int32(IFLA_LINKINFO))?.string(Int32(IFLA_INFO_KIND))
         )
     }
 }
@@ -44,6 +48,12 @@ struct LinkFlags: OptionSet, Hashable, Sendable {
     /// Operationally up (RFC 2863 `up`, which needs carrier and, on Wi-Fi, association).
     /// The corresponding C constant is `IFF_RUNNING`.
     static let running = LinkFlags(rawValue: UInt32(IFF_RUNNING))
+    /// The link resolves no link-layer addresses (no ARP or neighbour discovery).
+    /// The corresponding C constant is `IFF_NOARP`.
+    static let noARP = LinkFlags(rawValue: UInt32(IFF_NOARP))
+    /// A point-to-point link, with a peer instead of a broadcast domain.
+    /// The corresponding C constant is `IFF_POINTOPOINT`.
+    static let pointToPoint = LinkFlags(rawValue: UInt32(IFF_POINTOPOINT))
     /// The driver signals carrier. The corresponding C constant is `IFF_LOWER_UP` (linux/if.h, 1<<16).
     static let lowerUp = LinkFlags(rawValue: 1 << 16)
 }

@@ -5,7 +5,8 @@ import Synchronization
 
 /// The built-in observer of interfaces, addresses, routes and neighbours, over rtnetlink.
 ///
-/// It owns the facts `interfaces.NAME`, `ip`, `gateway`, `gateway.mac`, `gateway6` and `network`.
+/// It owns the facts `interfaces.NAME`, `ip`, `gateway`, `gateway.mac`, `gateway6` and `network`,
+/// and reports the VPN interfaces into `vpn`, which it shares with NetworkManager (`VPNNames`).
 /// One full dump at start, then kernel events, with no polling: when idle, the event loop that reads
 /// them (`NetlinkEventReader`) sleeps in `poll` and never wakes. When the kernel reports lost events
 /// (`ENOBUFS`), it dumps everything again and reports the difference, so the facts never silently
@@ -22,6 +23,8 @@ package struct LinuxNetworkObserver: Observer {
     package var namespacePath: String?
     /// The netlink socket's receive buffer in bytes, nil for the system default.
     package var receiveBufferSize: Int?
+    /// Where its VPN interfaces meet NetworkManager's VPN connections in `vpn`.
+    package var vpnNames: VPNNames
     let logger: Logger
     let statistics: Statistics
 
@@ -29,15 +32,19 @@ package struct LinuxNetworkObserver: Observer {
     /// - Parameters:
     ///   - namespacePath: a network namespace file to observe instead of the process's own.
     ///   - receiveBufferSize: the kernel receive buffer; the default (about 200 KiB) rarely overflows.
+    ///   - vpnNames: where `vpn` is merged; nil for the process's shared one when observing its own
+    ///     namespace (NetworkManager's observer of the system bus uses it too), a private one otherwise.
     ///   - logger: the parent logger; the observer logs as `netrules.observers.netlink`, an overflow
     ///     and resync as a warning.
     package init(
         namespacePath: String? = nil,
         receiveBufferSize: Int? = 1 << 20,
+        vpnNames: VPNNames? = nil,
         logger: Logger = .disabled
     ) {
         self.namespacePath = namespacePath
         self.receiveBufferSize = receiveBufferSize
+        self.vpnNames = vpnNames ?? (namespacePath == nil ? .shared : VPNNames())
         self.logger = logger.child("netrules.observers.netlink")
         self.statistics = Statistics()
     }
@@ -70,6 +77,7 @@ package struct LinuxNetworkObserver: Observer {
     /// loop of its own, `netrules-netlink`.
     /// - Throws: `SystemCallError` when the netlink socket cannot be opened or fails.
     package func run(reporting updates: FactReporter) async throws {
+        let updates = vpnNames.reporter(wrapping: updates, source: .interfaces)
         let reader = try await DedicatedThread.spawnAndWait(name: "netrules-netlink", networkNamespace: namespacePath) {
             [self] in
             try NetlinkEventReader(

@@ -19,6 +19,9 @@ final class NetlinkEventReader: @unchecked Sendable {
     /// every link at every event (a new link, or a renamed one, is asked again).
     private var wirelessByLink: [Int32: (name: String, isWireless: Bool)] = [:]
     private var recordedThread = false
+    /// The gateway last asked to be resolved, until its neighbour entry appears: the kernel is
+    /// asked once per gateway whose entry is missing, not at every event meanwhile.
+    private var gatewayAsked: NeighbourKey?
     /// Whether a route dump waits for the loop to be idle.
     private var routeResyncPending = false
     /// How `readEvents` ends: its continuation and watch, once both exist, or that it was cancelled.
@@ -113,6 +116,7 @@ final class NetlinkEventReader: @unchecked Sendable {
 
     private func report() {
         let table = session.table
+        resolveGatewayIfNeeded(table)
         var wireless: Set<String> = []
         var seen: [Int32: (name: String, isWireless: Bool)] = [:]
         for (index, link) in table.links {
@@ -129,5 +133,15 @@ final class NetlinkEventReader: @unchecked Sendable {
         for (key, state) in update.changes { reported[key] = state }
         statistics.recordReport()
         updates.yield(update)
+    }
+
+    /// Asks the kernel to resolve the gateway when its MAC is unknown for want of a neighbour
+    /// entry (after a link change the table fills only when something sends to the gateway), so
+    /// `gateway.mac` becomes the MAC, or absent when nobody answers, without waiting for traffic.
+    private func resolveGatewayIfNeeded(_ table: NetworkTable) {
+        if let asked = gatewayAsked, table.neighbours[asked] != nil { gatewayAsked = nil }
+        guard let key = table.gatewayToResolve, key != gatewayAsked else { return }
+        gatewayAsked = key
+        session.resolveNeighbour(key)
     }
 }

@@ -1,3 +1,4 @@
+internal import CNetRulesLinux
 @preconcurrency import Glibc
 import NetRulesCore
 
@@ -42,25 +43,21 @@ extension NetworkTable {
     /// The facts this table implies, every key the netlink observer owns.
     ///
     /// - Parameter wireless: names of wireless interfaces (from sysfs or nl80211), for `network`.
-    /// - Returns: `interfaces.NAME` for every interface, `ip`, `gateway`, `gateway.mac`, `gateway6`, `network`.
+    /// - Returns: `interfaces.NAME` for every interface, `ip`, `gateway`, `gateway.mac`, `gateway6`, `network`,
+    ///   and `vpn` with the VPN interfaces (`vpnInterfaces`; `VPNNames` merges NetworkManager's part in).
     package func facts(wireless: Set<String>) -> [FactKey: FactState] {
         var facts: [FactKey: FactState] = [:]
         for link in links.values {
             facts[.interfaceState(link.name)] = .value(.string(NetworkTable.isUp(link) ? "up" : "down"))
         }
+        facts[.vpn] = .value(.list(vpnInterfaces.map { .string($0) }))
         facts[.ip] = .value(.list(reportedAddresses.map { .string("\($0.address)/\($0.prefixLength)") }))
 
         let route4 = defaultRoute(family: AF_INET)
         let route6 = defaultRoute(family: AF_INET6)
         facts[.gateway] = route4?.gateway.map { .value(.string("\($0)")) } ?? .absent
         facts[.gateway6] = route6?.gateway.map { .value(.string("\($0)")) } ?? .absent
-        facts[.gatewayMAC] = .absent
-        if let route4, let gateway = route4.gateway, let index = route4.outputIndex,
-            let neighbour = neighbours[NeighbourKey(index: index, destination: gateway)], neighbour.isResolved,
-            let mac = neighbour.linkAddress
-        {
-            facts[.gatewayMAC] = .value(.string(mac.description))
-        }
+        facts[.gatewayMAC] = gatewayMAC(route4)
 
         if let index = (route4 ?? route6)?.outputIndex, let link = links[index] {
             let isWireless = wireless.contains(link.name) || link.hasWirelessAttribute
@@ -69,6 +66,35 @@ extension NetworkTable {
             facts[.network] = .value(.string("none"))
         }
         return facts
+    }
+
+    /// `gateway.mac`: the IPv4 gateway's link-layer address as the neighbour table holds it.
+    ///
+    /// Right after a link change the table has no entry for the gateway yet: the kernel resolves
+    /// it with the first packet sent there. Until it answers the MAC is unknown, not absent, so a
+    /// rule or place reading it never sees a false "no gateway MAC". It is absent only when there
+    /// is no IPv4 gateway, when the interface has no link-layer addresses to resolve (`IFF_NOARP`,
+    /// a point-to-point or tun link without a hardware address), or when resolution failed
+    /// (`NUD_FAILED`: the kernel asked and nobody answered).
+    func gatewayMAC(_ route: RouteMessage?) -> FactState {
+        guard let route, let gateway = route.gateway, let index = route.outputIndex else { return .absent }
+        if let link = links[index], link.flags.contains(.noARP) || link.hardwareAddress == nil { return .absent }
+        guard let neighbour = neighbours[NeighbourKey(index: index, destination: gateway)] else { return .unknown }
+        if neighbour.isResolved, let mac = neighbour.linkAddress { return .value(.string(mac.description)) }
+        return neighbour.state & UInt16(NUD_FAILED) != 0 ? .absent : .unknown
+    }
+
+    /// The IPv4 gateway whose MAC is unknown because the neighbour table holds no entry for it,
+    /// on an interface that is up: the neighbour to ask the kernel to resolve. Nil when there is
+    /// nothing to ask (no gateway, already resolved, failed or being resolved, or no ARP there).
+    var gatewayToResolve: NeighbourKey? {
+        let route = defaultRoute(family: AF_INET)
+        guard let route, let gateway = route.gateway, let index = route.outputIndex,
+            let link = links[index], NetworkTable.isUp(link)
+        else { return nil }
+        let key = NeighbourKey(index: index, destination: gateway)
+        guard neighbours[key] == nil, gatewayMAC(route) == .unknown else { return nil }
+        return key
     }
 
     /// The update that takes a consumer from `old` facts to `new`: changed keys, and keys that

@@ -1,5 +1,6 @@
 internal import CNetRulesLinux
 @preconcurrency import Glibc
+import NetRulesCore
 
 /// Requests to the kernel's rtnetlink, built as bytes.
 enum RouteNetlinkRequest {
@@ -36,6 +37,27 @@ enum RouteNetlinkRequest {
         payload.appendStruct(info)
         return NetlinkMessage(
             type: UInt16(RTM_NEWLINK), flags: UInt16(NLM_F_REQUEST | NLM_F_ACK), sequence: sequence, payload: payload)
+    }
+
+    /// Asks the kernel to resolve the link-layer address of `address` on interface `index`, as
+    /// `ip neigh replace ADDR dev IF use` does: `NTF_USE` makes the kernel create the entry and
+    /// send its own ARP or neighbour solicitation (what the first packet to the address would
+    /// do), so the answer, or `NUD_FAILED` when nobody answers, arrives as a neighbour event.
+    /// The entry is created as `NUD_NONE`, so it is not permanent and the kernel may collect it.
+    static func resolveNeighbour(index: Int32, address: IPAddress, sequence: UInt32) -> NetlinkMessage {
+        var info = ndmsg()
+        info.ndm_family = UInt8(address.isV6 ? AF_INET6 : AF_INET)
+        info.ndm_ifindex = index
+        info.ndm_state = UInt16(NUD_NONE)
+        info.ndm_flags = UInt8(NTF_USE)
+        var payload: [UInt8] = []
+        payload.appendStruct(info)
+        var attributes = NetlinkAttributeWriter()
+        attributes.append(Int32(NDA_DST), address.bytes)
+        payload += attributes.bytes
+        return NetlinkMessage(
+            type: UInt16(RTM_NEWNEIGH), flags: UInt16(NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE),
+            sequence: sequence, payload: payload)
     }
 
     /// The multicast groups the network facts need. The corresponding C constants are `RTNLGRP_*`.

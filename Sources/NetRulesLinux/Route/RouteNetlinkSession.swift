@@ -96,6 +96,20 @@ final class RouteNetlinkSession {
         }
     }
 
+    /// Asks the kernel to resolve a neighbour (`RouteNetlinkRequest.resolveNeighbour`); the answer
+    /// arrives as an event. Sent on the event socket without an ack: a refusal comes back as an
+    /// error message `drainEvents` skips, and the neighbour stays unresolved (unknown).
+    func resolveNeighbour(_ key: NeighbourKey) {
+        sequence &+= 1
+        do {
+            try socket.send(
+                RouteNetlinkRequest.resolveNeighbour(index: key.index, address: key.destination, sequence: sequence))
+        } catch {
+            // Not fatal: the MAC stays unknown until traffic to the neighbour fills the table.
+            logger.info("netlink: could not ask the kernel to resolve \(key.destination): \(error)")
+        }
+    }
+
     /// Reads and drops everything queued on the event socket.
     private func discardQueuedEvents() throws {
         while true {

@@ -65,9 +65,11 @@ package struct NetworkSnapshot: Sendable {
     init(table: NetworkTable, wifi: [FactKey: FactState], dns: FactState) {
         let wireless = WirelessInterfaces.filter(table.links.values.map(\.name))
         var facts = table.facts(wireless: wireless)
+        let interfaceVPNs = facts[.vpn]
         facts.merge(wifi) { _, new in new }
+        facts[.vpn] = VPNNames.merged([.interfaces: interfaceVPNs ?? .unknown, .networkManager: wifi[.vpn] ?? .unknown])
         facts[.dns] = dns
-        self.facts = facts
+        self.facts = facts.filter { $0.value != .unknown }
         gatewayInterface = (table.defaultRoute(family: AF_INET) ?? table.defaultRoute(family: AF_INET6))
             .flatMap { $0.outputIndex }.flatMap { table.links[$0]?.name }
         interfaces = table.links.values.sorted { $0.index < $1.index }.map { link in

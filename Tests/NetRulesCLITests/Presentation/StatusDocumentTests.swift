@@ -51,6 +51,7 @@ struct StatusDocumentTests {
                 signal         unknown (no Wi-Fi information from the kernel)
                 frequency      unknown (no Wi-Fi information from the kernel)
                 interface      unknown (no Wi-Fi information from the kernel)
+                vpn            none
 
                 """)
     }
@@ -63,7 +64,8 @@ struct StatusDocumentTests {
             ))
         #expect(
             json.contains(
-                #""interfaces.v0":"up","interfaces.v1":"up","ip":["10.9.0.2/24","2001:db8::2/64"],"network":"wired"}"#))
+                #""interfaces.v0":"up","interfaces.v1":"up","ip":["10.9.0.2/24","2001:db8::2/64"],"network":"wired","vpn":[]}"#
+            ))
         #expect(
             json.contains(
                 #""v0":{"ipv4":[{"address":"10.9.0.2/24","broadcast":"10.9.0.255","netmask":"255.255.255.0"}],"ipv6":["2001:db8::2/64"],"mac":"02:00:5e:00:53:10","state":"up"}"#

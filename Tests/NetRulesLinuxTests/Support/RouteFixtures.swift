@@ -6,7 +6,7 @@
 enum RouteFixtures {
     // Message types (linux/rtnetlink.h).
     static let newLink: UInt16 = 16, deleteLink: UInt16 = 17, newAddress: UInt16 = 20, deleteAddress: UInt16 = 21
-    static let newRoute: UInt16 = 24, deleteRoute: UInt16 = 25, newNeighbour: UInt16 = 28
+    static let newRoute: UInt16 = 24, deleteRoute: UInt16 = 25, newNeighbour: UInt16 = 28, deleteNeighbour: UInt16 = 29
 
     /// `nlmsghdr` + body, padded.
     static func message(type: UInt16, flags: UInt16 = 0, sequence: UInt32 = 0, body: [UInt8]) -> [UInt8] {
@@ -23,19 +23,45 @@ enum RouteFixtures {
         withUnsafeBytes(of: value.littleEndian) { Array($0) }
     }
 
-    /// `struct ifinfomsg` (16 bytes) + IFLA_IFNAME (3), IFLA_ADDRESS (1), IFLA_OPERSTATE (16).
-    static func link(index: Int32, name: String, flags: UInt32, mac: [UInt8] = [2, 0, 0, 0, 0, 1]) -> [UInt8] {
+    /// `struct ifinfomsg` (16 bytes) + IFLA_IFNAME (3), IFLA_ADDRESS (1), IFLA_OPERSTATE (16), and
+    /// IFLA_LINKINFO (18) holding IFLA_INFO_KIND (1) when `kind` is given.
+    static func link(
+        index: Int32, name: String, flags: UInt32, mac: [UInt8]? = [2, 0, 0, 0, 0, 1], kind: String? = nil
+    ) -> [UInt8] {
         let info: [UInt8] = [0, 0] + le(UInt16(1)) + le(index) + le(flags) + le(UInt32(0))
-        return info + attribute(3, Array(name.utf8) + [0]) + attribute(1, mac) + attribute(16, [6])
+        var out = info + attribute(3, Array(name.utf8) + [0])
+        if let mac { out += attribute(1, mac) }
+        out += attribute(16, [6])
+        if let kind { out += attribute(18, attribute(1, Array(kind.utf8) + [0])) }
+        return out
     }
 
+    /// An `RTM_NEWLINK` for `wg0` (index 5) as kernel 6.x sends it for an up WireGuard interface
+    /// (`ip link add wg0 type wireguard`, `ip link set wg0 up`), trimmed to the attributes read:
+    /// flags IFF_UP | IFF_POINTOPOINT | IFF_RUNNING | IFF_NOARP | IFF_LOWER_UP (0x100d1), type
+    /// ARPHRD_NONE (0xfffe), no IFLA_ADDRESS (WireGuard has no link-layer address), IFLA_OPERSTATE
+    /// IF_OPER_UNKNOWN (0), then IFLA_LINKINFO with IFLA_INFO_KIND "wireguard".
+    static let wireGuardLinkMessage: [UInt8] =
+        // nlmsghdr: length 68, RTM_NEWLINK (16), flags 0, sequence 0, port 0.
+        [68, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        // ifinfomsg: AF_UNSPEC, pad, ARPHRD_NONE, index 5, flags 0x100d1, change 0.
+        + [0, 0, 0xfe, 0xff, 5, 0, 0, 0, 0xD1, 0x00, 0x01, 0x00, 0, 0, 0, 0]
+        // IFLA_IFNAME (3): "wg0\0".
+        + [8, 0, 3, 0, 0x77, 0x67, 0x30, 0]
+        // IFLA_OPERSTATE (16): 0, padded.
+        + [5, 0, 16, 0, 0, 0, 0, 0]
+        // IFLA_LINKINFO (18; nla_nest_start_noflag: no NLA_F_NESTED) of 20 bytes: IFLA_INFO_KIND (1)
+        // "wireguard\0" (14 bytes, 2 of padding).
+        + [20, 0, 18, 0, 14, 0, 1, 0] + Array("wireguard".utf8) + [0, 0, 0]
+
     /// `struct ifaddrmsg` (8 bytes) + IFA_ADDRESS (1), IFA_LOCAL (2), IFA_BROADCAST (4), IFA_FLAGS (8).
+    /// A `peer` is sent as IFA_ADDRESS beside IFA_LOCAL, as for `ip addr add A peer B`.
     static func address(
         family: UInt8, index: UInt32, bytes: [UInt8], prefix: UInt8, flags: UInt32 = 0x80,
-        broadcast: [UInt8]? = nil
+        broadcast: [UInt8]? = nil, peer: [UInt8]? = nil
     ) -> [UInt8] {
         var out: [UInt8] = [family, prefix, UInt8(truncatingIfNeeded: flags), 0] + le(index)
-        out += attribute(1, bytes)
+        out += attribute(1, peer ?? bytes)
         if family == 2 { out += attribute(2, bytes) }
         if let broadcast { out += attribute(4, broadcast) }
         out += attribute(8, le(flags))
