@@ -39,9 +39,12 @@ package struct ActionResult: Sendable, CustomStringConvertible {
     package var idempotencyKey: String?
     /// Captured standard output and error of a process, escaped and bounded, for the log.
     package var output: String?
-    /// Set when the firing never ran because the rule fired this edge since it was queued (a stale
-    /// queued edge): the opposite edge's firing supersedes it. Its actions are reported skipped.
-    package var supersededBy: Edge?
+    /// Set when the firing never ran because coalescing dropped it (see `ActionRunner`): the edge
+    /// of the later firing that cancelled or replaced it. Its actions are reported skipped.
+    package var coalesced: Edge?
+    /// On a result of a firing that ran: how many firings of its rule coalescing dropped while it
+    /// ran (or, with every slot busy, while it waited), so far.
+    package var coalescedEdges = 0
 
     package init(rule: String, edge: Edge, index: Int, kind: String, outcome: Outcome = .succeeded) {
         self.rule = rule
@@ -86,6 +89,7 @@ package struct ActionResult: Sendable, CustomStringConvertible {
         if let httpStatus, !isFailure { text += ", HTTP \(httpStatus)" }
         if attempts > 1 { text += ", \(attempts) attempts" }
         if duration > .zero { text += ", " + ActionResult.milliseconds(duration) }
+        if coalescedEdges > 0 { text += ", \(coalescedEdges) edge\(coalescedEdges == 1 ? "" : "s") coalesced" }
         return text
     }
 

@@ -7,9 +7,21 @@ import NetRulesSystem
 ///
 /// `submit` queues a firing and returns at once. Firings of one rule run one at a time in the
 /// order submitted; firings of different rules run concurrently, at most `concurrency` at once.
-/// When a queued firing's turn comes and a later firing of the same rule with the opposite edge
-/// has been submitted since, it is dropped (its actions are reported as skipped): there is no "up"
-/// script after the link went down again. A firing already running is never interrupted.
+///
+/// A rule has at most one queued firing per edge kind: edges that come while its firing runs (or
+/// waits for a free slot) coalesce to the net transition. An edge opposite to the rule's last
+/// queued one cancels it, both dropped (`enter` then `exit` while a firing runs is nothing to do;
+/// `exit` then `enter` brings the rule back where the running firing leaves it); an edge like a
+/// queued one replaces it (the later facts win). Every firing dropped so reports its
+/// actions as skipped (`ActionResult.coalesced`), and each result of the rule's running firing
+/// carries how many were dropped while it ran (`coalescedEdges`: the history's `3 edges
+/// coalesced`). A firing already running is never interrupted, and a firing resumed part-way after
+/// a restart is never dropped. Coalescing concerns firings only: a delivery already in the outbox
+/// is delivered.
+///
+/// `startNoMoreFirings()` begins a shutdown that lets running firings finish: from then on no
+/// firing starts, and the queued ones are let go without a result (they stay in flight in the
+/// daemon's state, and the next start decides about them).
 ///
 /// The actions of a firing run in order; a failed action skips the rest unless its
 /// `continue_on_error` is set. Every action, skipped ones included, yields one `ActionResult` on
@@ -35,6 +47,9 @@ package actor ActionRunner {
         var firing: Firing
         var wallTime: String
         var sequence: UInt64
+
+        /// A firing resumed part-way after a restart has started already: never dropped.
+        var isCoalescible: Bool { firing.firstAction == 0 }
     }
 
     private let environment: [String: String]
@@ -56,15 +71,26 @@ package actor ActionRunner {
     /// One `ActionResult` per action, in the order they finish; buffers without bound until read.
     package nonisolated let results: AsyncStream<ActionResult>
 
-    /// Firings waiting to run, in order. Taken ones become nil and `queueHead` skips them, so taking
-    /// one is O(1): with 10,000 firings queued, `remove(at: 0)` moved the whole array each time.
-    private var queue: [Pending?] = []
+    /// The sequence numbers of firings waiting to run, in order. A taken or coalesced one leaves
+    /// `waiting` and `queueHead` skips it, so taking one is O(1): with 10,000 firings queued,
+    /// `remove(at: 0)` moved the whole array each time.
+    private var queue: [UInt64] = []
     private var queueHead = 0
-    private var queuedCount = 0
+    /// The firings waiting to run, by sequence number.
+    private var waiting: [UInt64: Pending] = [:]
+    /// Each rule's waiting firings, oldest first: at most one per edge kind, plus any resumed
+    /// part-way.
+    private var waitingByRule: [String: [UInt64]] = [:]
+    private var queuedCount: Int { waiting.count }
     private var runningRules: Set<String> = []
     private var nextSequence: UInt64 = 0
-    /// The sequence number of the latest submitted firing per rule and edge.
-    private var latest: [String: [Edge: UInt64]] = [:]
+    /// Per rule, the firings dropped by coalescing since its last firing ended: reported with the
+    /// results of its next (or current) running firing.
+    private var coalescedCounts: [String: Int] = [:]
+    /// Set by `startNoMoreFirings()`: nothing starts from then on.
+    private var startsNoMore = false
+    /// The rules whose firing submitted after `startNoMoreFirings()` was logged as not started.
+    private var notStartedRules: Set<String> = []
     var backgroundDeliveries = 0
     /// Deliveries outside a firing (resumed, or unparked when the network came online) wait here,
     /// in order, while `maximumBackgroundDeliveries` are under way: ten thousand webhooks parked
@@ -139,12 +165,86 @@ package actor ActionRunner {
     ///   - firing: What the engine fired.
     ///   - wallTime: The firing's wall-clock time as RFC 3339 in UTC (`{{time.utc}}`; `{{time}}` is
     ///     the same instant in local time).
+    ///
+    /// While a firing of the same rule runs or waits, the new one coalesces with the rule's last
+    /// waiting one (see the type's comment); after `startNoMoreFirings()` it is let go, unstarted.
     package func submit(_ firing: Firing, wallTime: String) {
+        guard !startsNoMore else {
+            if notStartedRules.insert(firing.rule).inserted {
+                logger.notice(
+                    "stopping: rule '\(firing.rule)' \(firing.edge) not started (nor any later firing of the rule); "
+                        + "it stays in flight for the next start")
+            }
+            return
+        }
         nextSequence += 1
-        latest[firing.rule, default: [:]][firing.edge] = nextSequence
-        queue.append(Pending(firing: firing, wallTime: wallTime, sequence: nextSequence))
-        queuedCount += 1
+        let new = Pending(firing: firing, wallTime: wallTime, sequence: nextSequence)
+        let rule = firing.rule
+        let slots = waitingByRule[rule] ?? []
+        if new.isCoalescible, let last = slots.last, let queued = waiting[last], queued.isCoalescible {
+            if queued.firing.edge == firing.edge.opposite {
+                // Net nothing: the rule is back where the firing before `queued` leaves it.
+                let reason = "coalesced: '\(queued.firing.edge)' then '\(firing.edge)' while the rule was busy"
+                take(last, of: rule)
+                dropCoalesced(queued.firing, reason: reason, by: firing.edge)
+                dropCoalesced(firing, reason: reason, by: firing.edge)
+                return
+            }
+        }
+        if new.isCoalescible,
+            let same = slots.first(where: {
+                waiting[$0].map { $0.isCoalescible && $0.firing.edge == firing.edge } ?? false
+            }),
+            let queued = waiting[same]
+        {
+            take(same, of: rule)
+            dropCoalesced(queued.firing, reason: "coalesced into a later '\(firing.edge)' of the rule", by: firing.edge)
+        }
+        waiting[new.sequence] = new
+        waitingByRule[rule, default: []].append(new.sequence)
+        queue.append(new.sequence)
         schedule()
+    }
+
+    /// Removes a waiting firing from `waiting` and its rule's slots (`queue` skips it from then on).
+    private func take(_ sequence: UInt64, of rule: String) {
+        waiting[sequence] = nil
+        waitingByRule[rule]?.removeAll { $0 == sequence }
+        if waitingByRule[rule]?.isEmpty == true { waitingByRule[rule] = nil }
+    }
+
+    /// Reports a firing dropped by coalescing (every action skipped) and counts it for the rule.
+    private func dropCoalesced(_ firing: Firing, reason: String, by edge: Edge) {
+        coalescedCounts[firing.rule, default: 0] += 1
+        for (index, spec) in firing.actions.enumerated() where index >= firing.firstAction {
+            var skipped = ActionResult(
+                rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind, outcome: .skipped(reason: reason))
+            skipped.firingID = firing.id
+            skipped.coalesced = edge
+            resultsContinuation.yield(skipped)
+        }
+    }
+
+    /// Begins a shutdown that lets the running firings finish: no firing starts from now on. The
+    /// waiting ones, and any submitted later, are let go without a result: the daemon keeps them in
+    /// flight (`state.json`) and its next start decides whether they still apply. Logged once,
+    /// with what was let go. `drain()` then returns once the running firings have ended.
+    package func startNoMoreFirings() {
+        guard !startsNoMore else { return }
+        startsNoMore = true
+        let dropped = queue[queueHead...].compactMap { waiting[$0]?.firing }
+        waiting = [:]
+        waitingByRule = [:]
+        queue.removeAll()
+        queueHead = 0
+        if !dropped.isEmpty {
+            let shown = dropped.prefix(5).map { "'\($0.rule)' \($0.edge)" }.joined(separator: ", ")
+            let more = dropped.count > 5 ? ", +\(dropped.count - 5) more" : ""
+            logger.notice(
+                "stopping: \(dropped.count) queued firing\(dropped.count == 1 ? "" : "s") not started (\(shown)\(more)); "
+                    + "\(dropped.count == 1 ? "it stays" : "they stay") in flight for the next start")
+        }
+        resumeIdleWaitersIfIdle()
     }
 
     /// Returns once no firing is queued or running and no delivery is in flight.
@@ -162,9 +262,11 @@ package actor ActionRunner {
     /// outbox owns it), so the next start runs it again. `drain()` returns once all have ended.
     package func stop() {
         stopping = true
+        startsNoMore = true
         queue.removeAll()
         queueHead = 0
-        queuedCount = 0
+        waiting = [:]
+        waitingByRule = [:]
         // Still in the outbox: the next start resumes them.
         waitingDeliveries.removeAll()
         for task in tasks.values { task.cancel() }
@@ -240,24 +342,17 @@ package actor ActionRunner {
     private var isIdle: Bool { queuedCount == 0 && runningRules.isEmpty && backgroundDeliveries == 0 }
 
     func schedule() {
-        guard !stopping else {
+        guard !stopping, !startsNoMore else {
             resumeIdleWaitersIfIdle()
             return
         }
         var index = queueHead
         while runningRules.count < concurrency, index < queue.count {
-            guard let pending = queue[index], !runningRules.contains(pending.firing.rule) else {
+            guard let pending = waiting[queue[index]], !runningRules.contains(pending.firing.rule) else {
                 index += 1
                 continue
             }
-            queue[index] = nil
-            queuedCount -= 1
-            if let opposite = latest[pending.firing.rule]?[pending.firing.edge.opposite], opposite > pending.sequence {
-                report(
-                    skipping: pending.firing, reason: "dropped: the rule fired '\(pending.firing.edge.opposite)' since",
-                    supersededBy: pending.firing.edge.opposite)
-                continue
-            }
+            take(pending.sequence, of: pending.firing.rule)
             runningRules.insert(pending.firing.rule)
             let context = ActionContext(
                 firing: pending.firing, wallTime: pending.wallTime, environment: environment,
@@ -265,7 +360,7 @@ package actor ActionRunner {
             lastRenderedFacts = context.renderedFacts
             track { await self.perform(context) }
         }
-        while queueHead < queue.count, queue[queueHead] == nil { queueHead += 1 }
+        while queueHead < queue.count, waiting[queue[queueHead]] == nil { queueHead += 1 }
         if queueHead == queue.count {
             queue.removeAll(keepingCapacity: true)
             queueHead = 0
@@ -287,7 +382,7 @@ package actor ActionRunner {
                     rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind,
                     outcome: .skipped(reason: stopped))
                 skipped.firingID = firing.id
-                publish(skipped)
+                publish(counting(skipped))
                 continue
             }
             let missing = MissingSecrets.missing(spec.action.environmentNames, in: environment)
@@ -296,7 +391,7 @@ package actor ActionRunner {
                 refused.outcome = .failed(
                     MissingSecrets.error(
                         missing, environment: environment, outcome: MissingSecrets.outcome(of: spec.action)))
-                publish(refused)
+                publish(counting(refused))
                 if !spec.continueOnError { stopped = "action \(index) (\(spec.kind)) failed" }
                 continue
             }
@@ -307,14 +402,22 @@ package actor ActionRunner {
             }
             // Whatever the action printed or failed with, the secrets it read stay out of the log
             // and the history.
-            publish(context.secrets.redact(result))
+            publish(counting(context.secrets.redact(result)))
             if Task.isCancelled { break }
             if !result.letsFiringContinue && !spec.continueOnError {
                 stopped = "action \(index) (\(spec.kind)) failed"
             }
         }
         runningRules.remove(firing.rule)
+        coalescedCounts[firing.rule] = nil
         schedule()
+    }
+
+    /// A result of a running firing, with how many of its rule's firings coalescing dropped so far.
+    private func counting(_ result: ActionResult) -> ActionResult {
+        var result = result
+        result.coalescedEdges = coalescedCounts[result.rule] ?? 0
+        return result
     }
 
     private func execute(_ action: Action, in context: ActionContext, result: ActionResult) async -> ActionResult {
@@ -324,16 +427,6 @@ package actor ActionRunner {
         case .plugin(let plugin): await executors.plugin.execute(plugin, in: context, result: result)
         case .webhook(let webhook): await deliverWebhook(webhook, in: context, result: result)
         case .mqtt(let mqtt): await publish(mqtt, in: context, result: result)
-        }
-    }
-
-    private func report(skipping firing: Firing, reason: String, supersededBy: Edge) {
-        for (index, spec) in firing.actions.enumerated() {
-            var skipped = ActionResult(
-                rule: firing.rule, edge: firing.edge, index: index, kind: spec.kind, outcome: .skipped(reason: reason))
-            skipped.firingID = firing.id
-            skipped.supersededBy = supersededBy
-            publish(skipped)
         }
     }
 

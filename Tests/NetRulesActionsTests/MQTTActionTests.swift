@@ -76,8 +76,10 @@ struct MQTTActionTests {
         let connection = try Connection(broker, runner: harness.runner, routed: false)
         await harness.runner.brokerChanged(connection.link)
         for n in 1...3 {
+            // One rule each: firings of one rule waiting behind a running one coalesce.
             var firing = Fixtures.firing(
-                facts: [.ssid: .string("Office")], actions: [Self.mqtt("office/{{ssid}}", payload: "in \(n)")])
+                rule: "office-\(n)", facts: [.ssid: .string("Office")],
+                actions: [Self.mqtt("office/{{ssid}}", payload: "in \(n)")])
             firing.id = "firing-\(n)"
             await harness.runner.submit(firing, wallTime: "2026-12-02T10:00:00Z")
         }
@@ -142,9 +144,11 @@ struct MQTTActionTests {
         try await connection.connected(runner: harness.runner)
         let subscriber = try await broker.subscribe("#", count: 2, seconds: 2)
         let hostile = ["../other", "+", "#", "", "x\u{1b}]0;t\u{7}"]
-        for ssid in hostile {
+        for (n, ssid) in hostile.enumerated() {
+            // One rule each: firings of one rule waiting behind a running one coalesce.
             await harness.runner.submit(
-                Fixtures.firing(facts: [.ssid: .string(ssid)], actions: [Self.mqtt("office/{{ssid}}")]), wallTime: "t")
+                Fixtures.firing(rule: "r\(n)", facts: [.ssid: .string(ssid)], actions: [Self.mqtt("office/{{ssid}}")]),
+                wallTime: "t")
         }
         let results = await harness.settledResults(expecting: hostile.count)
         for result in results {

@@ -182,12 +182,14 @@ extension Daemon {
         for task in tasks { await task.value }
     }
 
-    /// Waits for running actions, at most `shutdownGrace`; then stops them (processes get SIGTERM
+    /// Starts no more firings (the queued ones stay in flight: `ActionRunner.startNoMoreFirings`)
+    /// and waits for running actions, at most `shutdownGrace`; then stops them (processes get SIGTERM
     /// then SIGKILL, webhook retries stay in the outbox, blocked writes are abandoned). Firings not
     /// finished stay in flight and resume at the next start.
     func drainRunner() async {
         let runner = self.runner
         let grace = options.shutdownGrace
+        await runner.startNoMoreFirings()
         if await withTimeLimit(grace, { await runner.drain() }) != nil { return }
         logger.warning(
             "shutdown: actions still running after \(DurationSyntax.format(grace)): stopping them; "

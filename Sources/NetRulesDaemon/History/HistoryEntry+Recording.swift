@@ -71,9 +71,11 @@ extension HistoryEntry {
             id: "outbox-" + key, time: time, rule: result.rule, edge: result.edge, facts: [], actions: [action])
     }
 
-    /// Records what became of one of its actions; a superseded firing is marked dropped as `stale`.
+    /// Records what became of one of its actions; a firing coalescing dropped is marked dropped as
+    /// `coalesced`, and a running one notes how many edges coalesced while it ran.
     mutating func apply(_ result: ActionResult) {
-        if result.supersededBy != nil { dropped = Drop(reason: "stale") }
+        if result.coalesced != nil { dropped = Drop(reason: "coalesced") }
+        if result.coalescedEdges > (coalesced ?? 0) { coalesced = result.coalescedEdges }
         guard actions.indices.contains(result.index) else { return }
         actions[result.index].outcome = Outcome(result)
         if let key = result.idempotencyKey { actions[result.index].idempotencyKey = key }

@@ -58,8 +58,9 @@ package struct HistoryEntry: Sendable, Equatable {
         }
     }
 
-    /// Why an edge did not run: `cooldown`, `once_per`, `stale` (the rule fired the opposite
-    /// edge while this one waited in the queue), or `paused` (a command paused the rule).
+    /// Why an edge did not run: `cooldown`, `once_per`, `coalesced` (it waited behind a running
+    /// firing of its rule, and a later edge cancelled or replaced it), `stale` (the same, from
+    /// before coalescing), or `paused` (a command paused the rule).
     package struct Drop: Sendable, Equatable {
         package var reason: String
         /// When the window that dropped it ends (RFC 3339), for `cooldown` and `once_per`.
@@ -82,6 +83,8 @@ package struct HistoryEntry: Sendable, Equatable {
     package var facts: [Fact]
     package var actions: [Action]
     package var dropped: Drop?
+    /// How many firings of the rule were coalesced away while this one ran (`3 edges coalesced`).
+    package var coalesced: Int?
 
     package init(
         id: String, time: String, rule: String, edge: Edge, facts: [Fact], actions: [Action], dropped: Drop? = nil
@@ -100,7 +103,8 @@ package struct HistoryEntry: Sendable, Equatable {
 
 extension HistoryEntry {
     /// `{"version":1,"id":…,"time":…,"rule":…,"edge":…,"facts":{…},"unknown":[…],"actions":[…]}`,
-    /// plus `"dropped":{"reason":…,"until":…}` for a dropped edge.
+    /// plus `"dropped":{"reason":…,"until":…}` for a dropped edge and `"coalesced":N` for a firing
+    /// that ran while N later edges of its rule coalesced.
     ///
     /// `facts` holds the known facts (`null` when known absent) and `unknown` the keys nobody had
     /// reported, as `explain --json` does. Each action is `{"type","rendered","outcome":{…}}`; the
@@ -119,6 +123,7 @@ extension HistoryEntry {
             if let until = dropped.until { drop.append(("until", .string(until))) }
             members.append(("dropped", .object(drop)))
         }
+        if let coalesced { members.append(("coalesced", .number(Double(coalesced)))) }
         return .object(members)
     }
 
@@ -146,6 +151,7 @@ extension HistoryEntry {
             dropped = Drop(reason: reason, until: drop.member("until")?.stringValue)
         }
         self.init(id: id, time: time, rule: rule, edge: edge, facts: facts, actions: actions, dropped: dropped)
+        if let n = document.member("coalesced")?.numberValue, n.isFinite, n >= 1, n < 1e12 { coalesced = Int(n) }
     }
 }
 

@@ -31,6 +31,8 @@ package enum HistoryText {
                 reason += " (until \(shown ?? plain(until)))"
             } else if dropped.reason == "stale" {
                 reason += " (the rule fired '\(entry.edge.opposite.rawValue)' before this edge's actions ran)"
+            } else if dropped.reason == "coalesced" {
+                reason += " (a later edge of the rule cancelled or replaced it while the rule was busy)"
             } else if dropped.reason == "paused" {
                 reason += " (the rule was paused: its actions did not run)"
             }
@@ -38,7 +40,10 @@ package enum HistoryText {
         }
         let facts = entry.facts.map { "\(plain($0.key))=\(value($0.value, key: $0.key))" }
         lines.append("  " + label("facts") + (facts.isEmpty ? "none" : facts.joined(separator: "  ")))
-        if entry.dropped?.reason != "stale" {
+        if let coalesced = entry.coalesced {
+            lines.append("  " + label("note") + "\(coalesced) edge\(coalesced == 1 ? "" : "s") coalesced while it ran")
+        }
+        if entry.dropped?.reason != "stale", entry.dropped?.reason != "coalesced" {
             for action in entry.actions {
                 lines.append("  " + label(action.type) + plain(action.rendered) + "  → " + outcome(action.outcome))
                 if let output = action.outcome.output {

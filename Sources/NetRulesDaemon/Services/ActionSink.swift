@@ -12,6 +12,8 @@ package protocol ActionSink: Sendable {
     func drain() async
     /// Stops running actions (shutdown's grace period is over).
     func stop() async
+    /// Shutdown began: no firing starts from now on; queued ones stay in flight, not started.
+    func startNoMoreFirings() async
     /// Picks up webhook deliveries a previous process left in the outbox.
     func resumeOutbox() async
     /// `connectivity` changed: deliveries waiting for `online` may go.
@@ -25,6 +27,8 @@ package protocol ActionSink: Sendable {
 extension ActionSink {
     /// A sink without `mqtt:` actions ignores the broker.
     package func brokerChanged(_ link: MQTTLink?) async {}
+    /// A sink that queues nothing has nothing to hold back.
+    package func startNoMoreFirings() async {}
 }
 
 extension ActionRunner: ActionSink {
