@@ -151,8 +151,9 @@ struct EngineTests {
         #expect(engine.apply(.set([.ssid: "Office"]), at: .zero).map(\.rule) == ["a", "b"])
         let again = engine.replaceRules(
             [Self.rule("a"), Self.rule("b", fingerprint: "v2"), Self.rule("c")], at: Instant(.seconds(1)))
-        // a kept its state; b changed and c is new: both are evaluated afresh and fire.
-        #expect(again.map(\.rule) == ["b", "c"])
+        // a kept its state; b changed (its identity with it) and keeps its confirmed truth, which
+        // its condition still gives: no second enter; c is new and fires.
+        #expect(again.map(\.rule) == ["c"])
         #expect(engine.apply(.set([.ssid: "Home"]), at: Instant(.seconds(2))).isEmpty)
     }
 
@@ -169,7 +170,7 @@ struct EngineTests {
     @Test func restoredStatesKeepHolds() {
         var engine = Engine(rules: [Self.rule(for: .seconds(10))])
         _ = engine.apply(.set([.ssid: "Office"]), at: .zero)
-        let saved = ["office": (fingerprint: "v1", state: engine.states[0])]
+        let saved = ["office": (fingerprint: "v1", identity: String?.none, state: engine.states[0])]
         var restarted = Engine(rules: [Self.rule(for: .seconds(10))])
         restarted.restore(saved)
         _ = restarted.apply(.set([.ssid: "Office"]), at: Instant(.seconds(3)))
@@ -183,8 +184,10 @@ struct EngineRestartTests {
     static let clear = FactInSetCondition(key: .connectivity, accepted: ["online"], spelling: "portal: clear")
 
     static func restarted(from engine: Engine, rules: [Rule]) -> Engine {
-        var saved: [String: (fingerprint: String, state: RuleState)] = [:]
-        for (rule, state) in zip(engine.rules, engine.states) { saved[rule.name] = (rule.fingerprint, state) }
+        var saved: [String: (fingerprint: String, identity: String?, state: RuleState)] = [:]
+        for (rule, state) in zip(engine.rules, engine.states) {
+            saved[rule.name] = (rule.fingerprint, rule.identity, state)
+        }
         var next = Engine(rules: rules)
         next.restore(saved)
         return next
@@ -231,9 +234,18 @@ struct EngineRestartTests {
         #expect(engine.apply(.set([.ssid: "Office"]), at: .zero).count == 1)
         var next = Self.restarted(from: engine, rules: rules)
         #expect(next.apply(.set([.ssid: "Office"]), at: Instant(.seconds(5))).isEmpty)
-        // A changed rule starts afresh.
+        // A rule whose condition changed keeps its confirmed truth: true again, no second enter;
+        // false, and its exit would fire.
         var changed = Self.restarted(from: engine, rules: [Rule(name: "r", condition: Self.office, fingerprint: "v2")])
-        #expect(changed.apply(.set([.ssid: "Office"]), at: Instant(.seconds(5))).count == 1)
+        #expect(changed.apply(.set([.ssid: "Office"]), at: Instant(.seconds(5))).isEmpty)
+        // After a new boot only the windows stay: the condition fires its enter as on a first run.
+        var saved: [String: (fingerprint: String, identity: String?, state: RuleState)] = [:]
+        for (rule, state) in zip(engine.rules, engine.states) {
+            saved[rule.name] = (rule.fingerprint, rule.identity, state)
+        }
+        var rebooted = Engine(rules: rules)
+        rebooted.restore(saved, forgetTruth: true)
+        #expect(rebooted.apply(.set([.ssid: "Office"]), at: Instant(.seconds(5))).count == 1)
     }
 
     @Test func aCompleteNamespaceMakesUnreportedKeysAbsent() {

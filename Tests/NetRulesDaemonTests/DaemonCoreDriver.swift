@@ -58,13 +58,13 @@ struct DaemonCoreDriver {
     /// Starts a core on `rules`, from `files` as a previous run left them, at wall time `wall`.
     init(
         rules yaml: String, files: SavedFiles = SavedFiles(), wall: Double = 1_800_000_000, history: Bool = true,
-        token: String = DaemonCoreDriver.token
+        token: String = DaemonCoreDriver.token, bootID: String? = "boot-1"
     ) {
         core = DaemonCore(processToken: token, logger: .disabled, recordsHistory: history)
         startWall = WallTime(secondsSince1970: wall)
         self.files = files
         let start = DaemonStart(
-            ruleSet: Self.rules(yaml), restored: files.restored, journalOpen: true, localClock: .utc)
+            ruleSet: Self.rules(yaml), restored: files.restored, journalOpen: true, localClock: .utc, bootID: bootID)
         send(.start(start), at: 0)
     }
 

@@ -120,9 +120,12 @@ struct DaemonServiceTests {
         harness.observer.report([.ssid: "Office"])
         try await waitUntil("the old rule to fire") { harness.actions.submitted.count == 1 }
 
-        // A good file replaces them; the rule's changed actions start it over.
+        // A good file replaces them; the rule's changed actions keep its state (its condition is
+        // the same: no second firing, issue 34) and run on its next edge.
         try harness.rewrite(Self.rules.replacingOccurrences(of: "echo two", with: "echo three"))
         #expect(await harness.daemon.reloadOnRequest().reloaded)
+        harness.observer.report([.ssid: nil])
+        harness.observer.report([.ssid: "Office"])
         try await waitUntil("the changed rule to fire") { harness.actions.submitted.count == 2 }
         #expect(harness.actions.submitted[1].actions.map(\.description) == ["run: echo one", "run: echo three"])
         harness.daemon.shutdown()

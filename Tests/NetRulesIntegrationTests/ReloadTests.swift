@@ -85,15 +85,23 @@ struct ReloadTests {
             let reloadsBefore = testbed.notify.count("RELOADING=1")
             try testbed.write(file(editedRecord: editedAgain, editedSSIDs: "[Office, Office-5G]"), to: "rules.yaml")
             daemon.send(SIGHUP)
-            // The edited rule is a new rule: evaluated against the facts now, it enters once.
-            try await eventually("the edited rule to re-evaluate and enter") { editedAgain.entries.count == 1 }
+            // The edited rule's condition changed but is still true: it keeps its truth (issue 34),
+            // so nothing enters again; the reload says what it kept.
+            try await eventually("the reload's line") { testbed.log.contains("condition changed (edited)") }
             #expect(testbed.notify.count("RELOADING=1") > reloadsBefore, "no RELOADING=1 on reload")
+            #expect(testbed.log.contains("kept windows of 3 rules, reset 1: condition changed (edited)"))
 
             try wifi.report(ssid: "Office", bssid: "22:22:22:22:22:22")
             try await eventually("the roam barrier") { roamed.entries.count == 1 }
             #expect(kept.entries.count == 1, "the unchanged rule entered again: \(kept.edges)")
             #expect(edited.entries.count == 1)
-            #expect(editedAgain.entries.count == 1)
+            #expect(editedAgain.entries.isEmpty, "the edited rule entered again: \(editedAgain.edges)")
+
+            // Its new condition is the one evaluated: Office-5G enters it, with its new action.
+            try wifi.report(ssid: "Home", bssid: "33:33:33:33:33:33")
+            try wifi.report(ssid: "Office-5G", bssid: "33:33:33:33:33:33")
+            try await eventually("the edited rule on its new condition") { editedAgain.entries.count == 1 }
+            #expect(kept.entries.count == 1)
 
             #expect(try await testbed.stop(daemon) == .exited(0))
         }

@@ -95,7 +95,8 @@ struct RuleParser {
         let rule = Rule(
             name: name, condition: condition, edges: edges, hold: hold, cooldown: cooldown, oncePer: oncePer,
             actions: actions,
-            origin: "\(context.file):\(m.mark)", fingerprint: Fingerprint.of(node))
+            origin: "\(context.file):\(m.mark)", fingerprint: Fingerprint.of(node),
+            identity: m["when"].map { Fingerprint.of($0) } ?? "")
         return (rule, nameMark)
     }
 }

@@ -179,8 +179,12 @@ public struct Engine: Sendable {
         return firings
     }
 
-    /// Swaps in a new rule set, keeping the state of every rule whose name and fingerprint are
-    /// unchanged (so a reload causes no spurious `enter`), then evaluates the new and changed rules.
+    /// Swaps in a new rule set. A rule keeps its state by name: whole while its condition is the
+    /// same (`identity`), so an edit of its description, actions or `for:` causes no spurious
+    /// `enter` and resets no window; with a new condition it keeps its windows and confirmed truth,
+    /// drops a pending hold and evaluates the new condition (an edge fires only where the new
+    /// condition's truth differs from the confirmed one). Then the new and changed rules are
+    /// evaluated. `lastReload` says what was kept.
     ///
     /// With `places`, the places are replaced too: a place whose name and fingerprint are
     /// unchanged keeps its proofs' outcome; the others' go stale (`pending`). Places no longer
@@ -188,9 +192,9 @@ public struct Engine: Sendable {
     public mutating func replaceRules(_ newRules: [Rule], places: [PlaceDefinition]? = nil, at now: Instant)
         -> [Firing]
     {
-        var kept: [String: RuleState] = [:]
-        for (rule, state) in zip(rules, states) where !rule.fingerprint.isEmpty {
-            kept[rule.name + "\u{0}" + rule.fingerprint] = state
+        var kept: [String: (identity: String, state: RuleState)] = [:]
+        for (rule, state) in zip(rules, states) where !rule.fingerprint.isEmpty && kept[rule.name] == nil {
+            kept[rule.name] = (rule.identity, state)
         }
         var changedFacts: [FactKey] = []
         if let places {
@@ -211,9 +215,9 @@ public struct Engine: Sendable {
                 ? .unknown : PlaceDerivation.currentPlace(placeDerivation.places) { facts[$0] }
             changedFacts += facts.apply(FactUpdate([.place: current]))
         }
-        load(newRules, keeping: kept)
+        let changedConditions = load(newRules, keeping: kept)
         var firings: [Firing] = []
-        let affected = Set(affectedRules(by: changedFacts))
+        let affected = Set(affectedRules(by: changedFacts)).union(changedConditions)
         for index in rules.indices
         where affected.contains(index) || (states[index].current == .unknown && states[index].confirmed == nil) {
             evaluate(index, at: now, into: &firings)
@@ -221,14 +225,32 @@ public struct Engine: Sendable {
         return firings
     }
 
-    /// Restores persisted states by rule name and fingerprint (after a restart).
+    /// What the last `replaceRules` kept: the rules whose whole state it kept, and the names of
+    /// those whose condition changed (windows and truth kept, the condition evaluated anew).
+    public private(set) var lastReload: (kept: Int, conditionChanged: [String]) = (0, [])
+
+    /// Restores persisted states by rule name (after a restart), each with the identity it was
+    /// saved with (nil: a file from before identities, compared by `fingerprint`): a rule whose
+    /// condition changed meanwhile keeps its windows and confirmed truth but not a pending hold.
+    /// After a new boot (`forgetTruth`) only the windows are kept: every rule starts as on a
+    /// first run, so a level rule (a VPN, a mount) makes the world match the state again, while a
+    /// `once_per: day` check-in still happens once a day.
     ///
     /// Restored holds await confirmation: they complete only once the condition is known to
     /// still hold (at their original deadline, or at once if it passed meanwhile).
-    public mutating func restore(_ saved: [String: (fingerprint: String, state: RuleState)]) {
+    public mutating func restore(
+        _ saved: [String: (fingerprint: String, identity: String?, state: RuleState)], forgetTruth: Bool = false
+    ) {
         for index in rules.indices {
-            guard let entry = saved[rules[index].name], entry.fingerprint == rules[index].fingerprint else { continue }
+            guard let entry = saved[rules[index].name] else { continue }
             var state = entry.state
+            let sameCondition =
+                entry.fingerprint == rules[index].fingerprint || entry.identity == rules[index].identity
+            if forgetTruth {
+                state = RuleState(cooldownUntil: state.cooldownUntil, oncePerUntil: state.oncePerUntil)
+            } else if !sameCondition {
+                state.hold = nil
+            }
             state.current = .unknown
             state.hold?.awaitsConfirmation = true
             states[index] = state
@@ -239,10 +261,27 @@ public struct Engine: Sendable {
 
     // MARK: - Internals
 
-    private mutating func load(_ newRules: [Rule], keeping kept: [String: RuleState]) {
+    /// Loads `newRules` with the states `kept` by name (see `replaceRules`); returns the indices
+    /// of the rules whose condition changed.
+    @discardableResult
+    private mutating func load(
+        _ newRules: [Rule], keeping kept: [String: (identity: String, state: RuleState)]
+    ) -> Set<Int> {
         rules = newRules
         conditions = newRules.map(\.condition)
-        states = newRules.map { kept[$0.name + "\u{0}" + $0.fingerprint] ?? RuleState() }
+        var changedConditions: Set<Int> = []
+        var keptWhole = 0
+        states = newRules.enumerated().map { index, rule in
+            guard let (identity, old) = kept[rule.name] else { return RuleState() }
+            if identity == rule.identity {
+                keptWhole += 1
+                return old
+            }
+            changedConditions.insert(index)
+            return RuleState(
+                confirmed: old.confirmed, cooldownUntil: old.cooldownUntil, oncePerUntil: old.oncePerUntil)
+        }
+        lastReload = (keptWhole, changedConditions.sorted().map { newRules[$0].name })
         durableStateVersion &+= 1
         rulesByKey = [:]
         holdDeadlines = [:]
@@ -258,6 +297,7 @@ public struct Engine: Sendable {
         timeWindows = newRules.flatMap { Self.timeWindows(in: $0.condition) }
         calendarDeadline = nil
         clockStale = !timeWindows.isEmpty
+        return changedConditions
     }
 
     private static func timeWindows(in condition: any Condition) -> [TimeCondition] {

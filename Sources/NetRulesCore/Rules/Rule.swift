@@ -16,9 +16,14 @@ public struct Rule: Sendable {
     public var actions: [ActionSpec]
     /// Where the rule was defined, e.g. `rules/office.yaml:4:5`.
     public var origin: String
-    /// A canonical digest of the rule's definition; a reload keeps the state of a rule whose
-    /// fingerprint did not change.
+    /// A canonical digest of the rule's definition (its actions included): a firing in flight
+    /// is resumed after a restart only for the rule it was made by.
     public var fingerprint: String
+    /// A canonical digest of the rule's condition (`when:`), or the fingerprint when it has none
+    /// of its own. A rule's state belongs to its name and this: an edit that keeps both
+    /// (`description:`, `do:`, `for:`) keeps the whole state; one that changes the condition keeps
+    /// the `once_per:`/`cooldown:` windows and the confirmed truth and evaluates the new condition.
+    public var identity: String
 
     /// Creates a rule; each default is what a rule file gets when it leaves the key out.
     ///
@@ -28,7 +33,7 @@ public struct Rule: Sendable {
     public init(
         name: String, condition: any Condition, edges: Set<Edge> = [.enter], hold: Duration = .zero,
         cooldown: Duration = .zero, oncePer: CalendarPeriod? = nil, actions: [ActionSpec] = [], origin: String = "",
-        fingerprint: String = ""
+        fingerprint: String = "", identity: String = ""
     ) {
         self.oncePer = oncePer
         self.name = name
@@ -39,6 +44,7 @@ public struct Rule: Sendable {
         self.actions = actions
         self.origin = origin
         self.fingerprint = fingerprint
+        self.identity = identity.isEmpty ? fingerprint : identity
     }
 }
 

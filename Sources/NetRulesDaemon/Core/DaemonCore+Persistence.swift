@@ -52,6 +52,7 @@ extension DaemonCore {
         saved.inflight = inflight.all
         saved.rules = currentRules()
         saved.paused = savedPauses()
+        saved.bootID = bootID
         return saved
     }
 
@@ -72,7 +73,7 @@ extension DaemonCore {
                 oncePerUntil: Dictionary(
                     uniqueKeysWithValues: state.oncePerUntil.map {
                         ($0.key.rawValue, wallTime(of: $0.value).secondsSince1970)
-                    }))
+                    }), identity: rule.identity)
         }
         return rules
     }

@@ -39,6 +39,8 @@ struct DaemonCore {
     /// Numbers the entries of dropped edges, which have no firing id of their own.
     var nextDropNumber = 1
     var journalOpen = false
+    /// The kernel's boot id this process runs in, saved with the state.
+    var bootID: String?
     /// What the state last recorded reflects: the engine's durable version, the in-flight list and
     /// the paused rules.
     var persistedVersion: (engine: UInt64, inflight: UInt64, paused: UInt64)?
@@ -108,7 +110,7 @@ struct DaemonCore {
             ruleSet = newRules
             let firings = engine.replaceRules(newRules.rules, places: newRules.places, at: now)
             effects.append(.configureObservers(newRules))
-            logger.notice("reloaded: \(Self.count(newRules.rules.count, "rule"))")
+            logger.notice("reloaded: \(Self.count(newRules.rules.count, "rule"))\(Self.describe(engine.lastReload))")
             keepPausesOfRunningRules(into: &effects)
             dispatch(firings, into: &effects)
             effects.append(.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules"))
@@ -196,6 +198,20 @@ struct DaemonCore {
         return effects
     }
 
+    /// What a reload kept, for its log line: `; kept windows of 3 rules, reset 1: condition
+    /// changed (office)`; nothing when no rule was kept.
+    static func describe(_ reload: (kept: Int, conditionChanged: [String])) -> String {
+        let keptWindows = reload.kept + reload.conditionChanged.count
+        guard keptWindows > 0 else { return "" }
+        var text = "; kept windows of \(count(keptWindows, "rule"))"
+        if !reload.conditionChanged.isEmpty {
+            text +=
+                ", reset \(reload.conditionChanged.count): condition changed ("
+                + reload.conditionChanged.joined(separator: ", ") + ")"
+        }
+        return text
+    }
+
     // MARK: - Start
 
     private mutating func begin(_ start: DaemonStart, into effects: inout [DaemonEffect]) {
@@ -205,8 +221,14 @@ struct DaemonCore {
         // Dropped edges reach the history through the engine's trace.
         engine.tracing = recordsHistory
         journalOpen = start.journalOpen
+        bootID = start.bootID
         if let saved = start.restored {
-            restore(saved, into: &effects)
+            // A state saved in another boot: the world it confirmed is gone (the VPN is down, the
+            // share unmounted), so every rule starts as on a first run; the windows stay, so a
+            // check-in still happens once a day. A file without a boot id counts as this boot's.
+            let newBoot = saved.bootID != nil && start.bootID != nil && saved.bootID != start.bootID
+            if newBoot { logger.notice("new boot: rules start from scratch (windows kept)") }
+            restore(saved, forgetTruth: newBoot, into: &effects)
             paused = saved.paused.mapValues { RulePause(by: $0.by, since: WallTime(secondsSince1970: $0.since)) }
             keepPausesOfRunningRules(into: &effects, announce: false)
             for (name, pause) in paused.sorted(by: { $0.key < $1.key }) {
@@ -226,8 +248,8 @@ struct DaemonCore {
 
     /// Restores rule states and in-flight firings; a saved time out of range sets the whole file
     /// aside (a corrupt file, or one written with other limits, would fail every start the same way).
-    private mutating func restore(_ saved: PersistedState, into effects: inout [DaemonEffect]) {
-        var states: [String: (fingerprint: String, state: RuleState)] = [:]
+    private mutating func restore(_ saved: PersistedState, forgetTruth: Bool, into effects: inout [DaemonEffect]) {
+        var states: [String: (fingerprint: String, identity: String?, state: RuleState)] = [:]
         for (name, rule) in saved.rules {
             var hold: RuleState.Hold?
             var cooldown: Instant?
@@ -254,11 +276,11 @@ struct DaemonCore {
                 oncePer[edge] = until
             }
             states[name] = (
-                rule.fingerprint,
+                rule.fingerprint, rule.identity,
                 RuleState(confirmed: rule.confirmed, hold: hold, cooldownUntil: cooldown, oncePerUntil: oncePer)
             )
         }
-        engine.restore(states)
+        engine.restore(states, forgetTruth: forgetTruth)
         inflight = InflightFirings(saved.inflight)
         nextFiringNumber = saved.nextFiringNumber
         logger.info("restored the state of \(states.count) rules and \(inflight.count) firings in flight")

@@ -73,11 +73,17 @@ struct DaemonStart: Sendable {
     var journalOpen: Bool
     /// The local clock for `time:` and `once_per:`.
     var localClock: LocalClock
+    /// The kernel's boot id now (nil where it cannot be read): a state saved in another boot
+    /// keeps only its windows.
+    var bootID: String?
 
-    init(ruleSet: RuleSet, restored: PersistedState?, journalOpen: Bool, localClock: LocalClock) {
+    init(
+        ruleSet: RuleSet, restored: PersistedState?, journalOpen: Bool, localClock: LocalClock, bootID: String? = nil
+    ) {
         self.ruleSet = ruleSet
         self.restored = restored
         self.journalOpen = journalOpen
         self.localClock = localClock
+        self.bootID = bootID
     }
 }

@@ -7,9 +7,9 @@ import NetRulesCore
 /// about 1.5 ms against ~0.1 ms; and a reading error names the key path, where a `DecodingError`
 /// is a Swift debug dump.)
 ///
-/// The document: `{"inflight": [firing…], "journal_from": N, "next_firing": N, "paused": {name: {"by": "MQTT",
+/// The document: `{"boot_id": ID, "inflight": [firing…], "journal_from": N, "next_firing": N, "paused": {name: {"by": "MQTT",
 /// "since": SECONDS}}, "snapshots": [facts…], "removed": […], "retired": […], "rules": {name: rule}, "version": 1}`
-/// — `removed` and `retired` only in journal lines, `journal_from` only in `state.json`
+/// — `removed` and `retired` only in journal lines, `boot_id` and `journal_from` only in `state.json`
 /// (`PersistedState.journalFrom`), `snapshots` only when a firing is in flight, `paused` in
 /// `state.json` only when a rule is paused and in a journal line only when the paused rules
 /// changed (all of them then; a file from before commands has none, and loads as none paused). A fact value is `{"s": "Office"}`,
@@ -20,7 +20,7 @@ extension PersistedState {
     func encoded() -> [UInt8] {
         Self.document(
             rules: rules, inflight: inflight, nextFiring: nextFiringNumber, journalFrom: journalFrom,
-            paused: paused.isEmpty ? nil : paused
+            paused: paused.isEmpty ? nil : paused, bootID: bootID
         ).compactBytes
     }
 
@@ -39,6 +39,7 @@ extension PersistedState {
         self.init()
         nextFiringNumber = try document.integer("next_firing") ?? 1
         journalFrom = try document.integer("journal_from")
+        bootID = try document.string("boot_id")
         if let saved = try document.object("paused") {
             // A pause this netrules cannot read is left out (the rule runs), not the whole state.
             for (name, _) in saved.all {
@@ -92,7 +93,7 @@ extension PersistedState {
     /// The document for a state (and, with `removed` and `retired`, for a journal line).
     static func document(
         rules: [String: SavedRule], inflight: [SavedFiring], nextFiring: Int, journalFrom: Int? = nil,
-        removed: [String] = [], retired: [String] = [], paused: [String: SavedPause]? = nil
+        removed: [String] = [], retired: [String] = [], paused: [String: SavedPause]? = nil, bootID: String? = nil
     ) -> JSONValue {
         let ruleMembers: [(String, JSONValue)] = rules.keys.sorted().map { name in (name, rules[name]!.document) }
         // Firings of one update share one fact snapshot (all the facts known then, which with many
@@ -122,7 +123,9 @@ extension PersistedState {
                 ("time", .string(f.time)),
             ])
         }
-        var members: [(String, JSONValue)] = [("inflight", .array(firings))]
+        var members: [(String, JSONValue)] = []
+        if let bootID { members.append(("boot_id", .string(bootID))) }
+        members.append(("inflight", .array(firings)))
         if let journalFrom { members.append(("journal_from", .number(Double(journalFrom)))) }
         members.append(("next_firing", .number(Double(nextFiring))))
         if let paused {
@@ -197,16 +200,20 @@ extension PersistedState {
 
 extension PersistedState.SavedRule {
     var document: JSONValue {
-        .object([
-            ("confirmed", confirmed.map(JSONValue.bool) ?? .null),
-            ("cooldown_until", cooldownUntil.map(JSONValue.number) ?? .null),
-            ("once_per_until", .object(oncePerUntil.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
-            ("fingerprint", .string(fingerprint)),
-            (
-                "hold",
-                hold.map { .object([("deadline", .number($0.deadline)), ("target", .bool($0.target))]) } ?? .null
-            ),
-        ])
+        .object(
+            [
+                ("confirmed", confirmed.map(JSONValue.bool) ?? .null),
+                ("cooldown_until", cooldownUntil.map(JSONValue.number) ?? .null),
+                (
+                    "once_per_until",
+                    .object(oncePerUntil.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })
+                ),
+                ("fingerprint", .string(fingerprint)),
+                (
+                    "hold",
+                    hold.map { .object([("deadline", .number($0.deadline)), ("target", .bool($0.target))]) } ?? .null
+                ),
+            ] + (identity.map { [("identity", JSONValue.string($0))] } ?? []))
     }
 
     init(_ rule: JSONValue.Members) throws(JSONValue.ShapeError) {
@@ -223,6 +230,7 @@ extension PersistedState.SavedRule {
         }
         self.init(
             fingerprint: try rule.requiredString("fingerprint"), confirmed: try rule.bool("confirmed"),
-            cooldownUntil: try rule.number("cooldown_until"), hold: hold, oncePerUntil: oncePer)
+            cooldownUntil: try rule.number("cooldown_until"), hold: hold, oncePerUntil: oncePer,
+            identity: try rule.string("identity"))
     }
 }

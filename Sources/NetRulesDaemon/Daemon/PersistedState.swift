@@ -16,11 +16,13 @@ package struct PersistedState {
         var hold: (target: Bool, deadline: Double)?
         /// `once_per:` deadlines per edge (`enter`, `exit`), as wall-clock seconds.
         var oncePerUntil: [String: Double] = [:]
+        /// The rule's `Rule.identity` (its condition's digest); nil in a file from an older netrules.
+        var identity: String? = nil
 
         static func == (a: SavedRule, b: SavedRule) -> Bool {
             a.fingerprint == b.fingerprint && a.confirmed == b.confirmed && a.cooldownUntil == b.cooldownUntil
                 && a.hold?.target == b.hold?.target && a.hold?.deadline == b.hold?.deadline
-                && a.oncePerUntil == b.oncePerUntil
+                && a.oncePerUntil == b.oncePerUntil && a.identity == b.identity
         }
     }
 
@@ -50,6 +52,9 @@ package struct PersistedState {
     /// The paused rules by name; empty in a file from before commands (`mqtt: commands: true`).
     var paused: [String: SavedPause] = [:]
     var nextFiringNumber = 1
+    /// In `state.json`: the kernel's boot id when it was written (`/proc/sys/kernel/random/boot_id`);
+    /// nil in a file from an older netrules (then a start counts as one within the same boot).
+    var bootID: String?
     /// In `state.json`: the first journal segment this state does not hold (it holds every segment
     /// before it); nil in a file from before segments, after which every segment is read.
     var journalFrom: Int?
