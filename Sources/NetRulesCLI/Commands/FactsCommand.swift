@@ -72,8 +72,10 @@ enum FactsCommand: Command {
             return switch key {
             case .ssid, .bssid, .frequency, .interface: wifiProvider
             case .signal: kernelWiFi ? "nl80211" : "none (nl80211 only)"
-            case .signalQuality, .connection, .connectionUUID, .connectionType, .vpn, .networkManagerConnectivity:
+            case .signalQuality, .connection, .connectionUUID, .connectionType, .networkManagerConnectivity:
                 "networkmanager"
+            // The VPN interfaces the kernel reports, merged with NetworkManager's VPN connections.
+            case .vpn: "netlink, networkmanager"
             case .connectivity, .portalURL: "portal probe"
             case .dns: "resolv.conf"
             default:
