@@ -123,4 +123,32 @@ struct DaemonCorePromiseTests {
         driver.set([.ssid: "Office-5G"], at: 30)
         #expect(driver.firings.count == before, "once_per: day kept across the condition's change")
     }
+
+    /// A firing none of whose actions reported runs after a restart only while its rule is still in
+    /// the state it fired for: an `enter` queued behind a later `exit` is not resumed, nor anything
+    /// from before a new boot.
+    @Test func aFiringThatNeverStartedIsResumedOnlyWhileItsRuleIsStillInThatState() {
+        let rules = """
+            version: 1
+            rules:
+              - name: office
+                when: { ssid: Office }
+                on: [enter, exit]
+                do:
+                  - run: echo edge
+            """
+        var first = DaemonCoreDriver(rules: rules)
+        first.set([.ssid: "Office"], at: 1)
+        first.set([.ssid: "Home"], at: 2)
+        #expect(first.firings == ["office:enter@1", "office:exit@2"])
+        // Neither action reported: the enter is stale (the rule is false now), the exit is not.
+        var second = DaemonCoreDriver(rules: rules, files: first.files, wall: first.startWall.secondsSince1970 + 60)
+        #expect(second.firings == ["office:exit@0"])
+
+        var rebooted = DaemonCoreDriver(
+            rules: rules, files: first.files, wall: first.startWall.secondsSince1970 + 60, bootID: "boot-2")
+        #expect(rebooted.firings.isEmpty)
+        rebooted.set([.ssid: "Home"], at: 1)
+        #expect(rebooted.firings.isEmpty, "false at first after the boot: nothing fires")
+    }
 }

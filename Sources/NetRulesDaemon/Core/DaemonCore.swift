@@ -298,6 +298,15 @@ struct DaemonCore {
                 logger.warning("dropping an in-flight firing of '\(saved.rule)': the rule changed or is gone")
                 continue
             }
+            // One that no action of had reported (it may never have started: queued when the daemon
+            // stopped) runs only while its rule is still in the state it fired for; after a new
+            // boot none is, and the rule fires afresh if its condition holds.
+            if saved.nextAction == 0, engine.states[index].confirmed != (saved.edge == .enter) {
+                logger.notice(
+                    "not resuming rule '\(saved.rule)' \(saved.edge) from before the restart: "
+                        + "the rule is no longer in that state")
+                continue
+            }
             var facts = FactStore()
             facts.apply(FactUpdate(Dictionary(saved.facts, uniquingKeysWith: { a, _ in a })))
             var firing = Firing(
