@@ -87,6 +87,8 @@ package actor ActionRunner {
     /// Per rule, the firings dropped by coalescing since its last firing ended: reported with the
     /// results of its next (or current) running firing.
     private var coalescedCounts: [String: Int] = [:]
+    /// Whether a rule's waiting firings coalesce (`init`'s `coalescesFirings`).
+    private let coalescesFirings: Bool
     /// Set by `startNoMoreFirings()`: nothing starts from then on.
     private var startsNoMore = false
     /// The rules whose firing submitted after `startNoMoreFirings()` was logged as not started.
@@ -132,14 +134,19 @@ package actor ActionRunner {
     ///   - outboxLimits: How much the outbox may hold, and how long `failed/` keeps what failed.
     ///   - utcOffset: The seconds east of UTC at a Unix time, for `{{time}}` and `NETRULES_TIME`: the
     ///     machine's zone by default; `simulate` and tests pin one.
+    ///   - coalescesFirings: Whether edges of a rule coalesce while its firing runs (the daemon);
+    ///     `simulate --execute` submits a whole timeline at once, whose firings are hours apart in
+    ///     its virtual time, so it runs each.
     package init(
         stateDirectory: String, httpClient: HTTPClient = HTTPClient(), concurrency: Int = defaultConcurrency,
         environment: [String: String], pluginDirectories: [String] = [],
         logger: Logger = .disabled, clock: any Clock<Duration> = ContinuousClock(),
         terminationGrace: Duration = .seconds(2), outboxLimits: OutboxLimits = .default,
-        utcOffset: @escaping @Sendable (Int64) -> Int64 = { SystemTimeZone.utcOffset(atUnixTime: $0) }
+        utcOffset: @escaping @Sendable (Int64) -> Int64 = { SystemTimeZone.utcOffset(atUnixTime: $0) },
+        coalescesFirings: Bool = true
     ) {
         self.environment = environment
+        self.coalescesFirings = coalescesFirings
         self.utcOffset = utcOffset
         baseEnvironment = FiringEnvironment.Base(environment)
         self.concurrency = max(1, concurrency)
@@ -180,7 +187,7 @@ package actor ActionRunner {
         nextSequence += 1
         let new = Pending(firing: firing, wallTime: wallTime, sequence: nextSequence)
         let rule = firing.rule
-        let slots = waitingByRule[rule] ?? []
+        let slots = coalescesFirings ? waitingByRule[rule] ?? [] : []
         if new.isCoalescible, let last = slots.last, let queued = waiting[last], queued.isCoalescible {
             if queued.firing.edge == firing.edge.opposite {
                 // Net nothing: the rule is back where the firing before `queued` leaves it.

@@ -86,6 +86,17 @@ struct RunnerCoalescingTests {
         #expect(Self.edges(log) == ["enter", "resumed", "enter"])
     }
 
+    @Test func withoutCoalescingEveryFiringRunsInOrder() async {
+        // simulate --execute: a timeline's firings are hours apart in its virtual time.
+        let harness = RunnerHarness(coalescesFirings: false)
+        let log = harness.directory.file("log")
+        for edge in [Edge.enter, .exit, .enter, .enter] {
+            await harness.runner.submit(Self.firing(edge, log, sleep: "0.05"), wallTime: "t")
+        }
+        _ = await harness.settledResults(expecting: 4)
+        #expect(Self.edges(log) == ["enter", "exit", "enter", "enter"])
+    }
+
     @Test func otherRulesAreNotCoalesced() async {
         let harness = RunnerHarness()
         let log = harness.directory.file("log")

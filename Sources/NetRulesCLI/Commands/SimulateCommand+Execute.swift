@@ -67,7 +67,8 @@ extension SimulateCommand {
         let err = io.stderr
         let runner = ActionRunner(
             stateDirectory: directory, environment: io.environment, pluginDirectories: ruleSet.pluginDirectories,
-            logger: Logger(label: "netrules.simulate", level: .trace, sink: LineLogSink { err.write($0) }))
+            logger: Logger(label: "netrules.simulate", level: .trace, sink: LineLogSink { err.write($0) }),
+            coalescesFirings: false)
         var executed: [String: Int] = [:]
         var previewed: [String: Int] = [:]
         let selected = firings.map { firing in

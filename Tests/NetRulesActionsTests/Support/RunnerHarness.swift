@@ -16,13 +16,13 @@ final class RunnerHarness: Sendable {
     init(
         concurrency: Int = 4, environment: [String: String] = ["PATH": "/usr/bin:/bin"],
         pluginDirectories: [String] = [],
-        stateDirectory: String? = nil, outboxLimits: OutboxLimits = .default
+        stateDirectory: String? = nil, outboxLimits: OutboxLimits = .default, coalescesFirings: Bool = true
     ) {
         runner = ActionRunner(
             stateDirectory: stateDirectory ?? directory.file("state"), concurrency: concurrency,
             environment: environment,
             pluginDirectories: pluginDirectories, logger: lines.logger(),
-            terminationGrace: .milliseconds(200), outboxLimits: outboxLimits
+            terminationGrace: .milliseconds(200), outboxLimits: outboxLimits, coalescesFirings: coalescesFirings
         )
         let results = runner.results
         let collected = self.collected
