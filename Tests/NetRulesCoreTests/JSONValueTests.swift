@@ -96,9 +96,6 @@ struct JSONValueTests {
         #expect(throws: JSONValue.SyntaxError.self) { try JSONValue.parse(Array("1e999".utf8)) }
         #expect(try JSONValue.parse(Array("-123456789012345678".utf8)) == .literal("-123456789012345678"))
     }
-}
-
-extension JSONValueTests {
     /// What MQTT publishes: strict UTF-8 with no `\udcXX`, each byte outside a valid sequence as
     /// the text `\xNN` that netrules shows a person.
     @Test func strictUTF8ShowsBytesThatAreNotUTF8AsTheTerminalDoes() throws {

@@ -142,7 +142,7 @@ struct DaemonCorePromiseTests {
         first.set([.ssid: "Home"], at: 2)
         #expect(first.firings == ["office:enter@1", "office:exit@2"])
         // Neither action reported: the enter is stale (the rule is false now), the exit is not.
-        var second = DaemonCoreDriver(rules: rules, files: first.files, wall: first.startWall.secondsSince1970 + 60)
+        let second = DaemonCoreDriver(rules: rules, files: first.files, wall: first.startWall.secondsSince1970 + 60)
         #expect(second.firings == ["office:exit@0"])
 
         var rebooted = DaemonCoreDriver(

@@ -72,9 +72,6 @@ struct PluginLifetimeTests {
             _ = try await testbed.stop(second)
         }
     }
-}
-
-extension PluginLifetimeTests {
     /// A plugin that forks its worker instead of exec'ing it: the death signal reaches only the
     /// plugin itself, and its worker, left in the plugin's process group, is stopped from the state
     /// directory's record (`plugins.pids`) when the daemon starts again, before the new copy starts.
