@@ -29,6 +29,7 @@ struct BoundedFiringsTests {
             for i in range(2000):
                 say("A" if i % 2 == 0 else "B")
                 time.sleep(max(0, start + (i + 1) / 1000 - time.monotonic()))
+            say("C")
             with open("\(end).tmp", "w") as f:
                 f.write(str(time.time_ns()))
             os.rename("\(end).tmp", "\(end)")
@@ -63,7 +64,12 @@ struct BoundedFiringsTests {
             _ = try testbed.write("", to: "go")
             #expect(FileManager.default.fileExists(atPath: go))
             try await eventually("the burst's end", timeout: .seconds(20)) { Self.burstEnd(end) != nil }
-            let ended = Self.burstEnd(end)!
+            // The burst ends for the daemon when it has taken the last update in (`C`, false like
+            // `B`): on a loaded machine it reads the pipe's backlog later than the plugin wrote it.
+            try await eventually("the burst's last update in the daemon", timeout: .seconds(20)) {
+                testbed.daemonFacts().contains(#""ssid":"C""#)
+            }
+            let ended = realtimeNanoseconds()
             // Quiet for 1 s: nothing is left to run.
             var count = -1
             for _ in 0..<30 {
@@ -92,8 +98,12 @@ struct BoundedFiringsTests {
             daemon.send(SIGTERM)
             #expect(try await daemon.waitForExit(timeout: .seconds(20)) == .exited(0))
             let exited = realtimeNanoseconds()
+            // A run records itself from its child's first line: one whose spawn had begun when the
+            // signal arrived (the daemon reads the signal a moment after it is sent, later on a
+            // loaded machine) may record just after it; none is started after that, and none
+            // queued behind it ever is.
             let late = record.entries.filter { $0.nanoseconds > signalled }
-            #expect(late.isEmpty, "\(late.count) runs started after SIGTERM")
+            #expect(late.count <= 1, "\(late.count) runs started after SIGTERM")
             let lastStart = record.entries.map(\.nanoseconds).max() ?? signalled
             // The running action ends about 0.1 s after it started (or at the signal).
             let actionEnd = max(lastStart + 100_000_000, signalled)
