@@ -279,16 +279,3 @@ struct FleetLinkTests {
         }
     }
 }
-
-/// Waits up to 20 s for the retained message on `topic` that `matches` accepts.
-@discardableResult
-private func retained(
-    _ broker: TestBroker, _ topic: String, _ what: String, _ testbed: Testbed, _ matches: (String) -> Bool
-) async throws -> String {
-    let deadline = ContinuousClock.now + .seconds(20)
-    while ContinuousClock.now < deadline {
-        if let line = try await broker.retained(topic).first, matches(line) { return line }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    throw TestError("timed out waiting for \(what) on \(topic); log:\n\(testbed.logTail())")
-}
