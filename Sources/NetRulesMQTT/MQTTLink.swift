@@ -215,8 +215,9 @@ package final class MQTTLink: Sendable {
     /// when there is none.
     package func republish(topic: String) {
         let signal = pending.withLock { p -> Bool in
-            guard p.retained[topic] != nil else { return false }
+            guard let entry = p.retained[topic], !entry.dirty else { return false }
             p.retained[topic]!.dirty = true
+            // One that waits already is taken when due: no need to wake the loop again.
             return true
         }
         if signal { wake.signal() }

@@ -12,6 +12,8 @@ import Synchronization
 /// dictionary write each, and the retained state is always the last one.
 final class FleetFacts: Sendable {
     let published: [FactKey]
+    /// `published` as a set, for the look-up each change makes.
+    let publishedKeys: Set<FactKey>
     let keys: Set<FactKey>
     let link: MQTTLink
     let stateTopic: String
@@ -23,7 +25,8 @@ final class FleetFacts: Sendable {
     init(published: [FactKey], link: MQTTLink, stateTopic: String) {
         self.published = published
         brokerIsLocal = link.configuration.broker.isLocal
-        keys = Set(published).union([.gateway, .gateway6, .ip, .connectivity])
+        publishedKeys = Set(published)
+        keys = publishedKeys.union([.gateway, .gateway6, .ip, .connectivity])
         self.link = link
         self.stateTopic = stateTopic
     }
@@ -43,7 +46,6 @@ final class FleetFacts: Sendable {
     func apply(_ changes: [Engine.Step.Change]) {
         var stateChanged = false
         var routeChanged = false
-        let publishedKeys = Set(published)
         let (gateway, gateway6) = facts.withLock { facts -> (FactState, FactState) in
             for change in changes { facts[change.key] = change.new }
             return (facts[.gateway] ?? .unknown, facts[.gateway6] ?? .unknown)
@@ -64,7 +66,8 @@ final class FleetFacts: Sendable {
             }
         }
         if routeChanged, !brokerIsLocal { link.setRoute(Self.hasRoute(gateway, gateway6)) }
-        if stateChanged { publishState() }
+        // The render closure reads the facts when it runs: marking the state due is enough.
+        if stateChanged { link.republish(topic: stateTopic) }
     }
 
     func publishState() {

@@ -263,7 +263,8 @@ final class Session {
         if settings.commands {
             let rules = FleetDocuments.commandRules(ruleSet.rules.map(\.name))
             commandRules = Dictionary(rules.map { ($0.level, $0.rule) }, uniquingKeysWith: { first, _ in first })
-            for name in ruleSet.rules.map(\.name) where !rules.contains(where: { $0.rule == name }) {
+            let taking = Set(rules.map(\.rule))
+            for name in ruleSet.rules.map(\.name) where !taking.contains(name) {
                 logger.warning(
                     "mqtt: rule '\(name)' takes no commands: its topic level \(FleetDocuments.ruleLevel(name)) is "
                         + "another rule's too; rename one of them")
