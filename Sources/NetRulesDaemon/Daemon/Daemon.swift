@@ -149,7 +149,7 @@ package actor Daemon: DaemonQueries {
             .start(
                 DaemonStart(
                     ruleSet: loaded.ruleSet, restored: restored, journalOpen: journalOpen, localClock: localClock,
-                    bootID: Self.bootID())))
+                    bootID: BootID.current())))
         let count = DaemonCore.count(core.ruleSet.rules.count, "rule")
         logger.notice("ready: \(count), state in \(options.paths.stateDirectory)")
 
@@ -427,16 +427,5 @@ extension Daemon {
     /// - Throws: `SystemCallError` from `mkdir`, or `ENOTDIR` when the path or a parent is a file.
     static func createStateDirectory(_ path: String) throws(SystemCallError) {
         try AtomicFile.makeDirectories(path, mode: 0o700)
-    }
-}
-
-extension Daemon {
-    /// The kernel's boot id (`/proc/sys/kernel/random/boot_id`, a random UUID per boot), or nil
-    /// where it cannot be read (then every start counts as one within the same boot).
-    static func bootID() -> String? {
-        // Dropping is right: without a boot id the daemon keeps today's restart semantics.
-        guard let bytes = try? FileContents.read("/proc/sys/kernel/random/boot_id", limit: 64) else { return nil }
-        let text = String(decoding: bytes.filter { $0 > 0x20 && $0 < 0x7F }, as: UTF8.self)
-        return text.isEmpty ? nil : text
     }
 }

@@ -112,10 +112,7 @@ package final class PluginGroups: ChildLifetimeRecord {
         return members > 0
     }
 
-    private static func bootID() -> String {
-        let bytes = (try? FileContents.read("/proc/sys/kernel/random/boot_id", limit: 64)) ?? nil
-        return String(decoding: bytes ?? [], as: UTF8.self).filter { !$0.isWhitespace }
-    }
+    private static func bootID() -> String { BootID.current() ?? "" }
 }
 
 /// The fields of `/proc/PID/stat` the record needs.
