@@ -5,7 +5,8 @@
 ///
 /// Jobs run in the order they were queued, on at most `limit` threads. The first thread, once
 /// made, stays (parked in `pthread_cond_wait`, it costs no wake-ups); the others end after
-/// `lingering` without work, so a burst leaves no threads behind. Long work (an action's child
+/// `lingering` without work, so a burst leaves no threads behind, or stay too when `lingering` is
+/// nil (a pool whose threads must live as long as the process: `ChildProcess.spawner`). Long work (an action's child
 /// process, a curl transfer) has threads of its own (`DedicatedThread`): here it would hold up the
 /// short jobs queued behind it.
 ///
@@ -20,7 +21,7 @@ package final class BlockingPool: @unchecked Sendable {
 
     private let name: String
     private let limit: Int
-    private let lingering: Duration
+    private let lingering: Duration?
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var queue: [@Sendable () -> Void] = []
@@ -31,8 +32,9 @@ package final class BlockingPool: @unchecked Sendable {
     /// - Parameters:
     ///   - name: The threads' name, as `ps -L` shows it.
     ///   - limit: The most threads it runs at once (at least 1).
-    ///   - lingering: How long a thread beyond the first waits for work before it ends.
-    package init(name: String, limit: Int, lingering: Duration = .seconds(10)) {
+    ///   - lingering: How long a thread beyond the first waits for work before it ends; nil: it
+    ///     never ends.
+    package init(name: String, limit: Int, lingering: Duration? = .seconds(10)) {
         self.name = name
         self.limit = max(1, limit)
         self.lingering = lingering
@@ -98,7 +100,7 @@ package final class BlockingPool: @unchecked Sendable {
     /// Called with `mutex` held. A new thread counts as free from the start: it looks at the
     /// queue before it first waits.
     private func addThread() throws(SystemCallError) {
-        let permanent = threads == 0
+        let permanent = threads == 0 || lingering == nil
         try DedicatedThread.spawn(name: name, stackSize: DedicatedThread.compactStackSize) { [self] in
             work(permanent: permanent)
         }
@@ -107,7 +109,7 @@ package final class BlockingPool: @unchecked Sendable {
     }
 
     /// A thread's life: take jobs in order; wait for more; a thread beyond the first ends after
-    /// `lingering` without any.
+    /// `lingering` without any (never when `lingering` is nil).
     private func work(permanent: Bool) {
         pthread_mutex_lock(mutex)
         while true {
@@ -125,7 +127,7 @@ package final class BlockingPool: @unchecked Sendable {
                 idle += 1
                 continue
             }
-            if permanent {
+            guard !permanent, let lingering else {
                 pthread_cond_wait(condition, mutex)
                 continue
             }

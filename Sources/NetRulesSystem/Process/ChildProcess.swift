@@ -41,22 +41,26 @@ package struct ChildProcess: Sendable {
     /// change them; `workingDirectory` is then entered as that user (design note 0010).
     package var user: UserAccount?
     /// Whether the child is killed (SIGKILL) when the daemon dies, even by SIGKILL: an observer
-    /// plugin, which must never outlive it nor run twice after a restart (docs/plugins.md).
+    /// plugin, which must never outlive it nor run twice after a restart, and a `run:` or plugin
+    /// action, which must not go on as root with nothing left to time it out (docs/plugins.md).
     ///
     /// Set, the child is started by `sys_spawn` with `PR_SET_PDEATHSIG`, which posix_spawn(3)
     /// cannot set. The kernel sends that signal when the *thread* that started the child ends, not
-    /// the process, and `BlockingPool`'s threads beyond its first end after a while; so `run()`
-    /// starts such a child on ``spawner``, whose one thread lives as long as the process. Only
-    /// the child itself gets the signal: what it started in turn is not covered.
+    /// the process, and `BlockingPool.shared`'s threads beyond its first end after a while; so such
+    /// a child is started on ``spawner``, whose threads live as long as the process. Only the child
+    /// itself gets the signal: what it started in turn (`sh -c "sleep 30; …"`'s sleep, a `vpnc &`
+    /// it left in the background) is not covered.
     package var diesWithDaemon = false
 
     /// Told, on the spawning thread, the pid of the child once it has started, and, on
     /// `BlockingPool`, once it has been reaped: the daemon's record of its plugins' process groups.
     package var lifetime: (any ChildLifetimeRecord)?
 
-    /// The thread that starts children that die with the daemon: a pool of one thread, which is
-    /// its first and so never ends (`BlockingPool`).
-    static let spawner = BlockingPool(name: "netrules-spawner", limit: 1)
+    /// The threads that start children that die with the daemon (`diesWithDaemon`): two (an
+    /// action's job here also looks the account up and searches PATH, so one slow lookup does not
+    /// hold up every spawn), which never end. Its own pool, not `BlockingPool.shared` with
+    /// permanent threads, so that spawns are not queued behind the shared pool's slower jobs.
+    package static let spawner = BlockingPool(name: "netrules-spawner", limit: 2, lingering: nil)
 
     /// A program to start: `executablePath` with `arguments` (argv[0] included) and `environment`
     /// (`NAME=value` entries), killed after `timeout` (nil: never).
