@@ -39,6 +39,11 @@ package struct ActionResult: Sendable, CustomStringConvertible {
     package var idempotencyKey: String?
     /// Captured standard output and error of a process, escaped and bounded, for the log.
     package var output: String?
+    /// The account a `run:` or plugin action with `user:` ran as, or the one a `write:` with
+    /// `owner:` gave its file to, as resolved when it ran (whom `active` meant then).
+    package var account: String?
+    /// The group a `write:` with `owner:` gave its file to.
+    package var group: String?
     /// Set when the firing never ran because coalescing dropped it (see `ActionRunner`): the edge
     /// of the later firing that cancelled or replaced it. Its actions are reported skipped.
     package var coalesced: Edge?
@@ -88,6 +93,9 @@ package struct ActionResult: Sendable, CustomStringConvertible {
         if let signal, !failed(.killedBySignal) { text += ", signal \(signal)" }
         if let httpStatus, !isFailure { text += ", HTTP \(httpStatus)" }
         if attempts > 1 { text += ", \(attempts) attempts" }
+        if let account {
+            text += kind == "write" ? ", owner \(account)\(group.map { ":\($0)" } ?? "")" : ", as \(account)"
+        }
         if duration > .zero { text += ", " + ActionResult.milliseconds(duration) }
         if coalescedEdges > 0 { text += ", \(coalescedEdges) edge\(coalescedEdges == 1 ? "" : "s") coalesced" }
         return text

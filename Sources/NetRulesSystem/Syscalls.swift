@@ -221,6 +221,43 @@ package func sys_openat(_ directory: CInt, _ path: String, _ flags: CInt, _ mode
     retryingOnEINTR { openat(directory, path, flags, mode) }
 }
 
+/// fstatat(2), returning the `stat`; with `AT_SYMLINK_NOFOLLOW` a symbolic link's own.
+package func sys_fstatat(_ directory: CInt, _ path: String, _ flags: CInt) -> Result<stat, Errno> {
+    var info = stat()
+    return retryingOnEINTR { fstatat(directory, path, &info, flags) }.map { _ in info }
+}
+
+/// mkdirat(2).
+package func sys_mkdirat(_ directory: CInt, _ path: String, _ mode: mode_t) -> Result<CInt, Errno> {
+    retryingOnEINTR { mkdirat(directory, path, mode) }
+}
+
+/// renameat(2).
+package func sys_renameat(_ oldDirectory: CInt, _ old: String, _ newDirectory: CInt, _ new: String) -> Result<
+    CInt, Errno
+> {
+    retryingOnEINTR { renameat(oldDirectory, old, newDirectory, new) }
+}
+
+/// unlinkat(2).
+package func sys_unlinkat(_ directory: CInt, _ path: String, _ flags: CInt) -> Result<CInt, Errno> {
+    retryingOnEINTR { unlinkat(directory, path, flags) }
+}
+
+/// readlinkat(2): the target of the symbolic link `path`, its bytes as UTF-8 (a target that is
+/// not is kept with U+FFFD, and then names nothing that exists).
+package func sys_readlinkat(_ directory: CInt, _ path: String) -> Result<String, Errno> {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    return retryingOnEINTR { readlinkat(directory, path, &buffer, buffer.count - 1) }.map { length in
+        String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// fchown(2).
+package func sys_fchown(_ fd: CInt, _ owner: uid_t, _ group: gid_t) -> Result<CInt, Errno> {
+    retryingOnEINTR { fchown(fd, owner, group) }
+}
+
 /// flock(2); with `LOCK_NB` a held lock is `EWOULDBLOCK`, without it EINTR is retried like any wait.
 package func sys_flock(_ fd: CInt, _ operation: CInt) -> Result<CInt, Errno> {
     retryingOnEINTR { flock(fd, operation) }
@@ -507,6 +544,29 @@ private func passwordEntry(_ uid: uid_t, _ body: (passwd) -> String?) -> String?
     let status = getpwuid_r(uid, &entry, &buffer, buffer.count, &result)
     guard status == 0, let found = result else { return nil }
     return body(found.pointee)
+}
+
+/// getgrnam_r(3): the id of the group called `name`; nil when there is no such group. Retried
+/// with a larger buffer on ERANGE.
+package func sys_getgr(name: String) -> Result<gid_t?, Errno> {
+    var size = 1024
+    while true {
+        var entry = group()
+        var found: UnsafeMutablePointer<group>?
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+        defer { buffer.deallocate() }
+        let result = getgrnam_r(name, &entry, buffer, size, &found)
+        if result == ERANGE && size < 1 << 20 {
+            size *= 4
+            continue
+        }
+        if result == EINTR { continue }
+        // As for getpwnam_r: 0 with no entry, or ENOENT/ESRCH/EBADF/EPERM from some NSS modules.
+        guard let found else {
+            return [0, ENOENT, ESRCH, EBADF, EPERM].contains(result) ? .success(nil) : .failure(Errno(rawValue: result))
+        }
+        return .success(found.pointee.gr_gid)
+    }
 }
 
 /// The group name of `gid`, looked up with the reentrant getgrgid_r(3); nil when there is none.

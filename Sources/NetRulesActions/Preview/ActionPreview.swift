@@ -77,20 +77,17 @@ package struct ActionPreview: Sendable {
                 ]))
         case .write(let write):
             let content = text(write.content.renderBytes(masked))
+            // `owner:` as written: whom `active` means is known only when the action runs.
+            let how = (write.append ? "append" : "replace") + (write.owner.map { ", owner \($0)" } ?? "")
+            var members: [(String, JSONValue)] = [("path", .string(write.path)), ("append", .bool(write.append))]
+            if let owner = write.owner { members.append(("owner", .string(owner.description))) }
+            members.append(("content", .string(content)))
             return ActionPreview(
                 kind: "write",
-                summary: "write: " + TerminalText.escaped(write.path) + " (\(write.append ? "append" : "replace")): "
+                summary: "write: " + TerminalText.escaped(write.path) + " (" + TerminalText.escaped(how) + "): "
                     + TerminalText.escaped(content),
                 details: [],
-                json: .object([
-                    (
-                        "write",
-                        .object([
-                            ("path", .string(write.path)), ("append", .bool(write.append)),
-                            ("content", .string(content)),
-                        ])
-                    )
-                ]))
+                json: .object([("write", .object(members))]))
         case .mqtt(let mqtt):
             return mqttPreview(mqtt, context: context)
         case .plugin(let plugin):

@@ -3,12 +3,30 @@ import NetRulesSystem
 
 /// `~` expansion and load-time checks for paths written in rules.
 package enum PathExpansion {
-    /// Expands a leading `~` or `~/` to `$HOME` (or the password database's home when `HOME` is unset).
+    /// Expands a leading `~` or `~/` to `$HOME` (or the password database's home when `HOME` is
+    /// unset), and `~name` or `~name/` to the home of the account `name` (as the shell does).
     ///
-    /// `~user` is not supported and is returned unchanged; `validateWritePath` rejects it.
+    /// A `~name` that names no account is returned unchanged. `validateWritePath` rejects `~name`
+    /// (a `write:` path is the daemon's or absolute); `run:`'s `cwd:` takes it. Looking an account
+    /// up may block (NSS): call it off the daemon's loop.
     package static func expandingTilde(_ path: String) -> String {
-        guard path == "~" || path.hasPrefix("~/") else { return path }
-        return homeDirectory() + path.dropFirst()
+        expandedTilde(path) ?? path
+    }
+
+    /// `expandingTilde`, or nil when the path starts with `~name` and there is no such account
+    /// (or the user database cannot be read).
+    package static func expandedTilde(_ path: String) -> String? {
+        guard path.hasPrefix("~") else { return path }
+        if path == "~" || path.hasPrefix("~/") { return homeDirectory() + path.dropFirst() }
+        guard let name = userName(in: path), let account = try? UserAccount.named(name) else { return nil }
+        return account.home + path.dropFirst(1 + name.count)
+    }
+
+    /// `name` of a path starting with `~name` (up to the first `/`), or nil for `~` and `~/…`.
+    package static func userName(in path: String) -> String? {
+        guard path.hasPrefix("~") else { return nil }
+        let name = path.dropFirst().prefix { $0 != "/" }
+        return name.isEmpty ? nil : String(name)
     }
 
     /// Checks a `write:` path when rules load; returns the problem, or nil when the path is fine.

@@ -74,13 +74,18 @@ public struct ActionParser: Sendable {
                 return nil
             }
             if let u = mapping.entry("user") {
+                let name = u.value.scalar?.text ?? "NAME"
+                let hint =
+                    switch key.text {
+                    case "run": "write 'run: { command: ..., user: \(name) }'"
+                    case "write":
+                        "a file write runs inside the daemon; 'write: { ..., owner: \(name) }' gives the file to that user"
+                    default: "a webhook runs inside the daemon, as its user"
+                    }
                 context.error(
                     key.text == "run"
                         ? "'user' belongs inside 'run'" : "'user' applies to run and plugin actions, not '\(key.text)'",
-                    at: u.key.mark, path: path.key("user"),
-                    hint: key.text == "run"
-                        ? "write 'run: { command: ..., user: \(u.value.scalar?.text ?? "NAME") }'"
-                        : "a webhook or a file write runs inside the daemon, as its user")
+                    at: u.key.mark, path: path.key("user"), hint: hint)
                 return nil
             }
             action = kind.parse(value, at: path.key(key.text), in: &self)
@@ -158,6 +163,34 @@ extension ValidationContext {
             return nil
         }
         return user
+    }
+
+    /// `owner:` of a write action: `user` or `user:group`, the user read as `user:` is (`active`,
+    /// or an account that exists: `userProblem`), the group one that exists (`groupProblem`).
+    /// A problem with the group points at the group.
+    mutating func fileOwner(_ node: YAMLNode, _ path: KeyPath) -> FileOwner? {
+        guard let text = text(node, path, what: "'user' or 'user:group'") else { return nil }
+        guard let owner = FileOwner(text), let scalar = node.scalar else {
+            error(
+                "'\(text)' is not an owner: expected 'user' or 'user:group'", at: node.mark, path: path,
+                hint: "name an account of this system, with a group after ':' if not its primary one")
+            return nil
+        }
+        var ok = true
+        if case .named(let name) = owner.user, let problem = userProblem?(name) {
+            error(
+                problem, at: node.mark, path: path,
+                hint: "name an account of this system, or 'active' for the user of the graphical session")
+            ok = false
+        }
+        if let group = owner.group, let problem = groupProblem?(group) {
+            let offset = owner.user.description.unicodeScalars.count + 1
+            error(
+                problem, at: mark(ofOffset: offset, in: scalar), path: path,
+                hint: "name a group of this system, or leave ':\(group)' out for the user's primary group")
+            ok = false
+        }
+        return ok ? owner : nil
     }
 
     /// Warns when the program a `run:` command starts is not on `PATH` (`programProblem`): the
@@ -283,7 +316,10 @@ extension ValidationContext {
     }
 
     /// A literal file path: absolute or under `~`, never templated.
-    mutating func literalPath(_ node: YAMLNode, _ path: KeyPath, what: String) -> String? {
+    /// - Parameter allowsUserHome: whether `~USER` and `~USER/...` (that account's home, which
+    ///   must exist: `userProblem`) are taken, as `run:`'s `cwd:` takes them.
+    mutating func literalPath(_ node: YAMLNode, _ path: KeyPath, what: String, allowsUserHome: Bool = false) -> String?
+    {
         guard let t = text(node, path, what: what) else { return nil }
         if t.contains("{{") {
             error(
@@ -291,13 +327,25 @@ extension ValidationContext {
                 hint: "paths are literal so that a network-supplied value never chooses where a file goes")
             return nil
         }
-        guard t.hasPrefix("/") || t == "~" || t.hasPrefix("~/") else {
-            error("'\(t)' is not an absolute path", at: node.mark, path: path, hint: "start it with / or ~/")
+        let userHome = allowsUserHome && t.hasPrefix("~") && t != "~" && !t.hasPrefix("~/")
+        guard t.hasPrefix("/") || t == "~" || t.hasPrefix("~/") || userHome else {
+            error(
+                "'\(t)' is not an absolute path", at: node.mark, path: path,
+                hint: allowsUserHome ? "start it with /, ~/ or ~USER/" : "start it with / or ~/")
             return nil
         }
         if t.contains("\u{0}") {
             error("a path cannot contain a NUL byte", at: node.mark, path: path)
             return nil
+        }
+        if userHome, let scalar = node.scalar {
+            let name = String(t.dropFirst().prefix { $0 != "/" })
+            if let problem = userProblem?(name) {
+                error(
+                    problem, at: mark(ofOffset: 1, in: scalar), path: path,
+                    hint: "~\(name) is the home of the account '\(name)'; name an account of this system")
+                return nil
+            }
         }
         return t
     }

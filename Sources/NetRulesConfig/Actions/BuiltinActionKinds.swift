@@ -1,6 +1,6 @@
 import NetRulesCore
 
-/// `run: "COMMAND"` or `run: { command, timeout, cwd, env }`.
+/// `run: "COMMAND"` or `run: { command, timeout, cwd, env, user }`.
 struct RunActionKind: ActionKind {
     let name = "run"
     let summary = "Runs a command with /bin/sh -c; each substituted value is quoted for where it stands."
@@ -12,7 +12,8 @@ struct RunActionKind: ActionKind {
                 [
                     "command": Schema.string("The command line for /bin/sh -c."),
                     "timeout": Schema.duration("Kill the command's process group after this (default: 30s)."),
-                    "cwd": Schema.string("The working directory (absolute or ~/...)."),
+                    "cwd": Schema.string(
+                        "The working directory: absolute, ~/... (the daemon's home) or ~USER/... (that user's)."),
                     "env": .object([
                         ("type", .string("object")), ("additionalProperties", .object([("type", .string("string"))])),
                         ("description", .string("Extra environment variables; values may hold templates.")),
@@ -47,7 +48,8 @@ struct RunActionKind: ActionKind {
             if let d = parser.context.duration(t, path.key("timeout")) { timeout = d } else { ok = false }
         }
         if let c = m["cwd"] {
-            workingDirectory = parser.context.literalPath(c, path.key("cwd"), what: "the working directory")
+            workingDirectory = parser.context.literalPath(
+                c, path.key("cwd"), what: "the working directory", allowsUserHome: true)
             if workingDirectory == nil { ok = false }
         }
         if let e = m["env"] {
@@ -251,7 +253,7 @@ struct WebhookActionKind: ActionKind {
     }
 }
 
-/// `write: { path, content, append, mode }`.
+/// `write: { path, content, append, mode, owner, timeout }`.
 struct WriteActionKind: ActionKind {
     let name = "write"
     let summary = "Writes a file atomically (or appends one record) with rendered content."
@@ -264,6 +266,16 @@ struct WriteActionKind: ActionKind {
                 "append": Schema.boolean("Append one record instead of replacing the file (default: false)."),
                 "mode": Schema.string(
                     "Octal permissions for a new file (default: \"0644\"); no setuid, setgid or world-write bits."),
+                "owner": .object([
+                    ("type", .string("string")), ("pattern", .string("^[^:]+(:[^:]+)?$")),
+                    (
+                        "description",
+                        .string(
+                            "Give the file to this account, 'user' or 'user:group' (root daemon only; the user's "
+                                + "primary group without one); 'active' is the user of the active graphical session."
+                        )
+                    ),
+                ]),
                 "timeout": Schema.duration("Fail the action after this (default: 30s)."),
             ], required: ["path", "content"])
     }
@@ -271,7 +283,7 @@ struct WriteActionKind: ActionKind {
     func parse(_ node: YAMLNode, at path: KeyPath, in parser: inout ActionParser) -> Action? {
         guard let m = parser.context.mapping(node, path, what: "'{ path: ..., content: ... }'") else { return nil }
         parser.context.rejectUnknownKeys(
-            m, path, known: ["path", "content", "append", "mode", "timeout"], what: "a write action")
+            m, path, known: ["path", "content", "append", "mode", "owner", "timeout"], what: "a write action")
         var ok = true
         var file: String?
         var content: Template?
@@ -322,12 +334,18 @@ struct WriteActionKind: ActionKind {
                 ok = false
             }
         }
+        var owner: FileOwner?
+        if let o = m["owner"] {
+            owner = parser.context.fileOwner(o, path.key("owner"))
+            if owner == nil { ok = false }
+        }
         var timeout = RunAction.defaultTimeout
         if let t = m["timeout"] {
             if let d = parser.context.duration(t, path.key("timeout")) { timeout = d } else { ok = false }
         }
         guard ok, let file, let content else { return nil }
-        return .write(WriteAction(path: file, content: content, append: append, mode: mode, timeout: timeout))
+        return .write(
+            WriteAction(path: file, content: content, append: append, mode: mode, owner: owner, timeout: timeout))
     }
 
     /// Paths a rule may not write: any with a `..` component (a rule says plainly where it writes),

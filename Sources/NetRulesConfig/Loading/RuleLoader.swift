@@ -26,6 +26,8 @@ public struct LoadResult: Sendable {
     public var omitted: [String: Int] = [:]
     /// Errors among the omitted diagnostics.
     public var omittedErrors = 0
+    /// Per file, how many of the omitted diagnostics are errors.
+    public var omittedErrorsByFile: [String: Int] = [:]
 
     /// A broken file can hold tens of thousands of problems (one per alias on a line); nobody
     /// reads past the first few dozen, and printing them all once took gigabytes.
@@ -45,7 +47,10 @@ public struct LoadResult: Sendable {
                 kept.append(diagnostic)
             } else {
                 omitted[diagnostic.file, default: 0] += 1
-                if diagnostic.severity == .error { omittedErrors += 1 }
+                if diagnostic.severity == .error {
+                    omittedErrors += 1
+                    omittedErrorsByFile[diagnostic.file, default: 0] += 1
+                }
             }
         }
         self.diagnostics = kept
@@ -56,6 +61,13 @@ public struct LoadResult: Sendable {
 
     /// How many errors there are in all, the omitted ones included.
     public var errorCount: Int { diagnostics.filter { $0.severity == .error }.count + omittedErrors }
+
+    /// How many errors each file with some has, the omitted ones included.
+    public var errorsByFile: [String: Int] {
+        var counts = omittedErrorsByFile
+        for diagnostic in diagnostics where diagnostic.severity == .error { counts[diagnostic.file, default: 0] += 1 }
+        return counts
+    }
 
     /// Every diagnostic rendered with its source line and caret, each ending in a newline, and a
     /// line per file saying how many more were left out.
@@ -98,6 +110,9 @@ public struct RuleLoader: Sendable {
     /// Says why an action's `user:` cannot be used (see `ValidationContext.userProblem`); each
     /// problem is an error. Nil checks nothing.
     public var userProblem: (@Sendable (String) -> String?)?
+    /// Says why a `write:`'s `owner: user:group` cannot be used (see
+    /// `ValidationContext.groupProblem`); each problem is an error. Nil checks nothing.
+    public var groupProblem: (@Sendable (String) -> String?)?
     /// Says why the daemon will refuse to run a `run:` command's program as root (see
     /// `ValidationContext.programTrustProblem`); each problem is a warning. Nil checks nothing.
     public var programTrustProblem: ValidationContext.ProgramTrustCheck?
@@ -297,6 +312,7 @@ public struct RuleLoader: Sendable {
                         own.fileProblem = fileProblem
                         own.programProblem = programProblem
                         own.userProblem = userProblem
+                        own.groupProblem = groupProblem
                         own.programTrustProblem = programTrustProblem
                         own.hasMQTTSection = mqttOrigin != nil
                         own.subscribedNames = subscribedNames

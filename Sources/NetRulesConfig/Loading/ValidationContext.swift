@@ -31,6 +31,9 @@ public struct ValidationContext: Sendable {
     /// Says why an action's `user:` names no user the daemon can run it as (`no such user`), or
     /// nil; each problem is an error. Nil checks nothing.
     public var userProblem: (@Sendable (String) -> String?)?
+    /// Says why a `write:` action's `owner: user:group` names no group of this system, or nil;
+    /// each problem is an error, as `userProblem`'s are. Nil checks nothing.
+    public var groupProblem: (@Sendable (String) -> String?)?
     /// Says why the daemon, as root, will refuse to run a file a `run:` command names (its
     /// program or script: `ShellProgramReference`), given the word, its role, the `PATH` the
     /// command searches (nil: the daemon's) and the action's `cwd:`; nil when it will run it.

@@ -184,7 +184,7 @@ public struct WebhookAction: ActionDefinition {
     public var description: String { "webhook: \(method) \(url.source)" }
 }
 
-/// `write: { path, content, append, mode, timeout }`.
+/// `write: { path, content, append, mode, owner, timeout }`.
 public struct WriteAction: ActionDefinition {
     /// The target path as written (`~` not yet expanded). Paths are literal: a network-supplied
     /// value must never choose where a file goes.
@@ -195,19 +195,22 @@ public struct WriteAction: ActionDefinition {
     public var append: Bool
     /// Permission bits for a file the action creates.
     public var mode: UInt32
+    /// `owner:`: the account (and group) the file is given to; nil leaves it the daemon's.
+    public var owner: FileOwner?
     /// After this the action fails; a write blocked in the kernel (a hung network file system) is abandoned.
     public var timeout: Duration
 
-    /// Creates a `write` action; by default it replaces the file, creates it with mode `0o644`, and
-    /// fails after 30 seconds.
+    /// Creates a `write` action; by default it replaces the file, creates it with mode `0o644` as
+    /// the daemon's, and fails after 30 seconds.
     public init(
-        path: String, content: Template, append: Bool = false, mode: UInt32 = 0o644,
+        path: String, content: Template, append: Bool = false, mode: UInt32 = 0o644, owner: FileOwner? = nil,
         timeout: Duration = RunAction.defaultTimeout
     ) {
         self.path = path
         self.content = content
         self.append = append
         self.mode = mode
+        self.owner = owner
         self.timeout = timeout
     }
 

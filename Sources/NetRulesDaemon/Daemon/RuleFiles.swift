@@ -93,6 +93,13 @@ package enum RuleFiles {
                 return "the user '\(name)' cannot be looked up: \(error)"
             }
         }
+        loader.groupProblem = { name in
+            do {
+                return try UserGroup.named(name) == nil ? "there is no group '\(name)' on this system" : nil
+            } catch {
+                return "the group '\(name)' cannot be looked up: \(error)"
+            }
+        }
         return loader.load(sources)
     }
 

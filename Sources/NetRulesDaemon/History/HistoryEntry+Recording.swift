@@ -117,5 +117,7 @@ extension HistoryEntry.Outcome {
         }
         if result.kind == "webhook", result.attempts > 0 { retries = result.attempts - 1 }
         output = result.output.map { HistoryEntry.bounded($0) }
+        account = result.account.map { HistoryEntry.bounded($0) }
+        group = result.group.map { HistoryEntry.bounded($0) }
     }
 }

@@ -34,6 +34,11 @@ package struct HistoryEntry: Sendable, Equatable {
         package var retries: Int?
         /// Why it failed or was skipped.
         package var error: String?
+        /// The account a `run:` or plugin action with `user:` ran as, or the one a `write:` with
+        /// `owner:` gave its file to.
+        package var account: String?
+        /// The group a `write:` with `owner:` gave its file to.
+        package var group: String?
 
         package init(status: String) { self.status = status }
 
@@ -109,7 +114,8 @@ extension HistoryEntry {
     /// `facts` holds the known facts (`null` when known absent) and `unknown` the keys nobody had
     /// reported, as `explain --json` does. Each action is `{"type","rendered","outcome":{…}}`; the
     /// outcome has `status` and, when they apply, `exit_status`, `signal`, `http_status`,
-    /// `duration_ms`, `output`, `retries`, `error`; a webhook also has `idempotency_key`.
+    /// `duration_ms`, `output`, `retries`, `error`, `account` (`user:`, `owner:`) and `group`
+    /// (`owner:`); a webhook also has `idempotency_key`.
     package var document: JSONValue {
         var members: [(String, JSONValue)] = [
             ("version", .number(Double(ControlDocuments.version))), ("id", .string(id)), ("time", .string(time)),
@@ -185,6 +191,8 @@ extension HistoryEntry.Outcome {
         if let retries { members.append(("retries", .number(Double(retries)))) }
         if let output { members.append(("output", .string(output))) }
         if let error { members.append(("error", .string(error))) }
+        if let account { members.append(("account", .string(account))) }
+        if let group { members.append(("group", .string(group))) }
         return .object(members)
     }
 
@@ -202,5 +210,7 @@ extension HistoryEntry.Outcome {
         if let n = document.member("duration_ms")?.numberValue, n.isFinite, n >= 0 { durationMilliseconds = n }
         output = document.member("output")?.stringValue
         error = document.member("error")?.stringValue
+        account = document.member("account")?.stringValue
+        group = document.member("group")?.stringValue
     }
 }

@@ -45,7 +45,9 @@ package enum HistoryText {
         }
         if entry.dropped?.reason != "stale", entry.dropped?.reason != "coalesced" {
             for action in entry.actions {
-                lines.append("  " + label(action.type) + plain(action.rendered) + "  → " + outcome(action.outcome))
+                lines.append(
+                    "  " + label(action.type) + plain(action.rendered) + "  → "
+                        + outcome(action.outcome, type: action.type))
                 if let output = action.outcome.output {
                     for line in output.split(separator: "\n") { lines.append("          " + plain(String(line))) }
                 }
@@ -55,8 +57,10 @@ package enum HistoryText {
     }
 
     /// `ok in 1 ms`, `exit status 0 in 4.2 ms`, `HTTP 200 in 143 ms, 1 retry`,
-    /// `failed (exit status 1) in 20 ms: the command exited with status 1`, `skipped: …`.
-    static func outcome(_ outcome: HistoryEntry.Outcome) -> String {
+    /// `failed (exit status 1) in 20 ms: the command exited with status 1`, `skipped: …`, and the
+    /// account: `exit status 0 in 4.2 ms, as alice` (`user:`), `ok in 1 ms, owner alice:alice`
+    /// (a `write` with `owner:`).
+    static func outcome(_ outcome: HistoryEntry.Outcome, type: String = "") -> String {
         var status: String?
         if let http = outcome.httpStatus {
             status = "HTTP \(http)"
@@ -78,6 +82,11 @@ package enum HistoryText {
             text += " in " + (ms >= 10 ? String(Int(ms.rounded())) : FactValue.format(ms)) + " ms"
         }
         if let retries = outcome.retries, retries > 0 { text += ", \(retries) retr\(retries == 1 ? "y" : "ies")" }
+        if let account = outcome.account {
+            text +=
+                type == "write"
+                ? ", owner " + plain(account) + (outcome.group.map { ":" + plain($0) } ?? "") : ", as " + plain(account)
+        }
         if outcome.status == "failed" { text += ": " + plain(outcome.error ?? "unknown error") }
         return text
     }

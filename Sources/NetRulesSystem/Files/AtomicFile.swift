@@ -81,7 +81,7 @@ package enum AtomicFile {
     }
 
     /// Throws unless `info` describes a regular file.
-    private static func requireRegular(_ info: stat, call: String) throws(SystemCallError) {
+    static func requireRegular(_ info: stat, call: String) throws(SystemCallError) {
         switch info.st_mode & S_IFMT {
         case S_IFREG: return
         case S_IFLNK: throw SystemCallError(call: call, errno: Errno(rawValue: ELOOP))
@@ -118,7 +118,7 @@ package enum AtomicFile {
         _ = try sys_fsync(fd).get(call: "fsync")
     }
 
-    private static func writeAll(_ fd: CInt, _ bytes: [UInt8]) throws(SystemCallError) {
+    static func writeAll(_ fd: CInt, _ bytes: [UInt8]) throws(SystemCallError) {
         var offset = 0
         while offset < bytes.count {
             offset += try bytes.withUnsafeBytes { sys_write(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
@@ -127,13 +127,13 @@ package enum AtomicFile {
     }
 
     /// The directory and the last component; a bare name lives in `.`.
-    private static func split(_ path: String) -> (directory: String, name: String) {
+    static func split(_ path: String) -> (directory: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
         let directory = String(path[..<slash])
         return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
     }
 
-    private static func randomSuffix() -> String {
+    static func randomSuffix() -> String {
         let value = UInt64.random(in: .min ... .max)
         let hex = String(value, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex

@@ -9,7 +9,7 @@ enum HistoryFixtures {
 
     static func outcome(
         _ status: String, exit: Int? = nil, http: Int? = nil, ms: Double? = nil, output: String? = nil,
-        retries: Int? = nil, error: String? = nil
+        retries: Int? = nil, error: String? = nil, account: String? = nil, group: String? = nil
     ) -> HistoryEntry.Outcome {
         var outcome = HistoryEntry.Outcome(status: status)
         outcome.exitStatus = exit
@@ -18,6 +18,8 @@ enum HistoryFixtures {
         outcome.output = output
         outcome.retries = retries
         outcome.error = error
+        outcome.account = account
+        outcome.group = group
         return outcome
     }
 
@@ -35,8 +37,9 @@ enum HistoryFixtures {
                     outcome: outcome("ok", http: 200, ms: 143.2, retries: 1), idempotencyKey: "5f3a-1-0"),
                 .init(
                     type: "write",
-                    rendered: "~/.local/state/netrules/checkins.log (append): 2026-12-01T08:02:13Z XF-WORLD\\n",
-                    outcome: outcome("ok", ms: 1.2)),
+                    rendered:
+                        "/srv/alice/checkins.log (append, owner alice): 2026-12-01T08:02:13Z XF-WORLD\\n",
+                    outcome: outcome("ok", ms: 1.2, account: "alice", group: "alice")),
             ]),
         HistoryEntry(
             id: "5f3a-2", time: "2026-12-01T08:10:00Z", rule: "vpn-away", edge: .exit,
@@ -49,7 +52,7 @@ enum HistoryFixtures {
                     type: "run", rendered: "wg-quick down wg0",
                     outcome: outcome(
                         "failed", exit: 1, ms: 20.4, output: "stderr: wg0 is not a WireGuard interface",
-                        error: "the command exited with status 1")),
+                        error: "the command exited with status 1", account: "alice")),
                 .init(
                     type: "write", rendered: "/run/vpn.state (replace): down",
                     outcome: outcome("skipped", error: "action 0 (run) failed")),
