@@ -249,7 +249,7 @@ struct DirectCommandTests {
             "./no-such-file a", sandbox: sandbox, context: Self.context(sandbox))
         #expect(
             missing.outcome
-                == "failed: could not start the command: 'posix_spawn' failed: (2) No such file or directory")
+                == "failed: could not start the command: 'execve' failed: (2) No such file or directory")
         #expect(missing.exitStatus == nil)
         #expect(missingShell.output == "stderr: sh: 1: ./no-such-file: not found")
     }
@@ -260,7 +260,7 @@ struct DirectCommandTests {
         let (direct, shell) = await Self.bothWays("orphan a", sandbox: sandbox, context: Self.context(sandbox))
         #expect(
             direct.outcome
-                == "failed: could not start the command: 'posix_spawn' failed: (2) No such file or directory")
+                == "failed: could not start the command: 'execve' failed: (2) No such file or directory")
         #expect(direct.exitStatus == nil && direct.output == nil)
         // What the shell says instead: the program, not the interpreter, is "not found".
         #expect(shell.exitStatus == 127)
@@ -289,7 +289,7 @@ struct DirectCommandTests {
         #expect(direct.output == "stderr: sh: 1: plain-file: Permission denied")
         let (slash, slashShell) = await Self.bothWays(
             "./plain-file", sandbox: sandbox, context: Self.context(sandbox))
-        #expect(slash.outcome == "failed: could not start the command: 'posix_spawn' failed: (13) Permission denied")
+        #expect(slash.outcome == "failed: could not start the command: 'execve' failed: (13) Permission denied")
         #expect(slashShell.exitStatus == 126)
         #expect(slashShell.output == "stderr: sh: 1: ./plain-file: Permission denied")
     }

@@ -4,7 +4,8 @@ import NetRulesTesting
 import Testing
 
 /// Issue 34, point 7: observer plugins die with the daemon, even when it is killed with SIGKILL,
-/// and a restart never runs a second copy (docs/plugins.md, "Lifetime").
+/// and a restart never runs a second copy (docs/plugins.md, "Lifetime"); so do a running `run:`
+/// command and action plugin (docs/rules.md, after "On SIGTERM").
 @Suite(.timeLimit(.minutes(3)), .serialized, .enabled(if: Testbed.isAvailable, Testbed.unavailableReason))
 struct PluginLifetimeTests {
     @Test func pluginsDieWithAKilledDaemonAndARestartRunsOneCopyOfEach() async throws {
@@ -72,6 +73,55 @@ struct PluginLifetimeTests {
             _ = try await testbed.stop(second)
         }
     }
+    /// A daemon killed while an action runs: the command and the action plugin get SIGKILL from the
+    /// kernel at once, instead of going on as root with nothing left to time them out.
+    @Test func runningActionsDieWithAKilledDaemon() async throws {
+        try await Testbed.run { testbed in
+            let wifi = try WiFiPlugin(in: testbed)
+            // Arguments no other process has, to find the actions' processes by.
+            let commandMark = "3007.\(getpid())"
+            let pluginMark = "3008.\(getpid())"
+            let plugins = testbed.path("action-plugins")
+            try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+            _ = try testbed.write(
+                "#!/bin/sh\nexec sleep \(pluginMark)\n", to: "action-plugins/netrules-action-hold", executable: true)
+            let rules = try testbed.write(
+                """
+                version: 1
+                plugins: ["\(plugins)"]
+                \(wifi.observersYAML)rules:
+                  - name: long-command
+                    when: { ssid: Office }
+                    do:
+                      - run: "sleep \(commandMark)"
+                  - name: long-plugin
+                    when: { ssid: Office }
+                    do:
+                      - hold: {}
+
+                """, to: "actions.yaml")
+            let marks = [commandMark, pluginMark]
+            // A failing run must not leave its sleeps behind for an hour.
+            defer { for process in PluginProcess.all(readingAnyOf: marks) { kill(process.pid, SIGKILL) } }
+            func running() -> [String: [PluginProcess]] {
+                Dictionary(grouping: PluginProcess.all(readingAnyOf: marks), by: \.feed)
+            }
+            let daemon = try await testbed.startDaemon(rules: [rules])
+            try wifi.report(ssid: "Office", bssid: "11:11:11:11:11:11")
+            try await eventually("both actions running (log: \(testbed.logTail()))") {
+                let now = running()
+                return marks.allSatisfy { now[$0]?.count == 1 }
+            }
+            for mark in marks { #expect(running()[mark]?.first?.parent == daemon.pid, "\(mark) is not the daemon's") }
+
+            daemon.killAndReap()
+            let killed = ContinuousClock.now
+            try await eventually("the actions to end with the daemon", timeout: .seconds(5)) { running().isEmpty }
+            let gone = ContinuousClock.now - killed
+            #expect(gone < .seconds(1), "the actions outlived the daemon by \(gone)")
+        }
+    }
+
     /// A plugin that forks its worker instead of exec'ing it: the death signal reaches only the
     /// plugin itself, and its worker, left in the plugin's process group, is stopped from the state
     /// directory's record (`plugins.pids`) when the daemon starts again, before the new copy starts.
@@ -124,7 +174,8 @@ struct PluginLifetimeTests {
     }
 }
 
-/// A plugin of this test as `/proc` shows it: a `tail -F` of one of the test's feed files.
+/// A process of this test as `/proc` shows it: one whose arguments name one of the test's feed
+/// files (a plugin's `tail -F`) or marks (an action's `sleep`).
 private struct PluginProcess: CustomStringConvertible {
     var pid: pid_t
     var parent: pid_t
@@ -132,7 +183,7 @@ private struct PluginProcess: CustomStringConvertible {
 
     var description: String { "pid \(pid) (parent \(parent))" }
 
-    /// Every process whose arguments name one of `feeds`.
+    /// Every process whose arguments name one of `feeds`; `feed` is the one it names.
     static func all(readingAnyOf feeds: [String]) -> [PluginProcess] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> PluginProcess? in

@@ -10,9 +10,10 @@ struct PluginExecutor: Sendable {
     var outputLimit = 16 * 1024
 
     func execute(_ action: PluginAction, in context: ActionContext, result: ActionResult) async -> ActionResult {
-        // One job on the blocking pool, off the daemon's loop: the plugin's search, the account's
-        // lookup, the environment and input document of every known fact, and the spawn.
-        let started = await BlockingPool.shared.run {
+        // One job on the spawner's threads, off the daemon's loop: the plugin's search, the
+        // account's lookup, the environment and input document of every known fact, and the spawn.
+        // Those threads never end, so the plugin's death signal comes only when the daemon dies.
+        let started = await ChildProcess.spawner.run {
             () -> Result<(ChildProcess, Result<StartedChild, SystemCallError>), Unstarted> in
             prepare(action, in: context, result: result).map { process in
                 do throws(SystemCallError) {
@@ -23,6 +24,9 @@ struct PluginExecutor: Sendable {
             }
         }
         let outcome: Result<ChildProcessOutcome, SystemCallError>
+        var result = result
+        // The account `user:` named, as the process got it (`prepare` set its credentials).
+        if action.user != nil, case .success((let process, _)) = started { result.account = process.user?.name }
         switch started {
         case .failure(let unstarted): return unstarted.result
         case .success((_, .failure(let error))): outcome = .failure(error)
@@ -70,6 +74,7 @@ struct PluginExecutor: Sendable {
             timeout: action.timeout, terminationGrace: terminationGrace, outputLimit: outputLimit
         )
         process.user = account.credentials
+        process.diesWithDaemon = true
         return .success(process)
     }
 }

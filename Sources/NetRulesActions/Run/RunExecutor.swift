@@ -40,15 +40,18 @@ struct RunExecutor: Sendable {
     }
 
     func execute(_ action: RunAction, in context: ActionContext, result: ActionResult) async -> ActionResult {
-        // One job on the blocking pool, off the daemon's loop: the account's lookup, the
+        // One job on the spawner's threads, off the daemon's loop: the account's lookup, the
         // environment of every known fact, a direct start's PATH search and `cwd:` checks, and the
-        // spawn (it returns once the program exec'd).
-        let started = await BlockingPool.shared.run { () -> Started in
+        // spawn (it returns once the program exec'd). The spawner's threads never end, so the
+        // process's death signal (`diesWithDaemon`) comes only when the daemon dies.
+        let (started, account) = await ChildProcess.spawner.run { () -> (Started, String?) in
             switch prepare(action, in: context, result: result) {
-            case .unstarted(let unstarted): return .unstarted(unstarted)
-            case .ready(let process, let direct): return Self.start(process, direct: direct)
+            case .unstarted(let unstarted): return (.unstarted(unstarted), nil)
+            case .ready(let process, let direct, let account): return (Self.start(process, direct: direct), account)
             }
         }
+        var result = result
+        result.account = account
         let outcome: Result<ChildProcessOutcome, SystemCallError>
         switch started {
         case .unstarted(let unstarted): return unstarted
@@ -61,10 +64,11 @@ struct RunExecutor: Sendable {
             outcome, timeout: action.timeout, result: result, what: "command", secrets: context.secrets)
     }
 
-    /// What `execute` starts: the shell's process and, for a command of plain words, the direct start.
+    /// What `execute` starts: the shell's process and, for a command of plain words, the direct
+    /// start; `account` is the name of the one `user:` named.
     private enum Prepared: Sendable {
         case unstarted(ActionResult)
-        case ready(ChildProcess, direct: DirectCommand?)
+        case ready(ChildProcess, direct: DirectCommand?, account: String?)
     }
 
     /// What the pool job made of it.
@@ -105,7 +109,19 @@ struct RunExecutor: Sendable {
         // `env:` values are not quoted: they reach the process as data, never as shell text.
         let extra = action.environment.map { (name: $0.name, value: context.render($0.value)) }
         let environment = FiringEnvironment.entries(for: context, extra: extra, as: account)
-        let workingDirectory = action.workingDirectory.map(PathExpansion.expandingTilde)
+        var workingDirectory: String?
+        if let directory = action.workingDirectory {
+            // `~name` is that account's home; one gone since the rules loaded fails the action,
+            // rather than leaving `~name` to be read as a directory of the daemon's own.
+            guard let expanded = PathExpansion.expandedTilde(directory) else {
+                let name = PathExpansion.userName(in: directory) ?? directory
+                var failed = result
+                failed.outcome = .failed(
+                    ActionError(.userUnavailable, "there is no user '\(name)' on this system (cwd: \(directory))"))
+                return .unstarted(failed)
+            }
+            workingDirectory = expanded
+        }
         var process = ChildProcess(
             executablePath: shell,
             arguments: [Array("sh".utf8), Array("-c".utf8), Self.commandLine(action, in: context)],
@@ -114,6 +130,9 @@ struct RunExecutor: Sendable {
             timeout: action.timeout, terminationGrace: terminationGrace, outputLimit: outputLimit
         )
         process.user = account.credentials
+        // A command left running by a daemon that died would go on as root with nothing to time it
+        // out, and run again after the restart's firing: it dies with the daemon.
+        process.diesWithDaemon = true
         process.makeStandardInput = { FiringDocument.render(context) }
         let direct = start(of: action, in: context, environment: environment, workingDirectory: workingDirectory)
         let command: DirectCommand? = if case .direct(let command) = direct { command } else { nil }
@@ -127,7 +146,7 @@ struct RunExecutor: Sendable {
             refused.outcome = .failed(ActionError(.untrustedProgram, problem))
             return .unstarted(refused)
         }
-        return .ready(process, direct: command)
+        return .ready(process, direct: command, account: action.user == nil ? nil : account.name)
     }
 
     /// The `PATH` of `environment` (its last entry, as the shell takes it), or nil when it has none.
