@@ -91,7 +91,7 @@ extension ActionRunner {
             }
             // A drop is no promise to keep: the new entry's store fsyncs the outbox's directory, and
             // the drops' unlinks with it; failed/ is synced only for drops made alone (at start).
-            // Dropping is right: as the comment above says, a drop is no promise to keep; a failed sync only means a
+            // As the comment above says, a drop is no promise to keep; a failed sync only means a
             // crash could bring a dropped entry back as pending, to be dropped again.
             if !drops.isEmpty, new == nil || storeError != nil { try? outbox.syncDirectories() }
             let rotation =

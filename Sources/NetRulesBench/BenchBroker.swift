@@ -48,7 +48,7 @@ final class BenchBroker: @unchecked Sendable {
         guard let mosquitto = BenchProcess.resolve("mosquitto") else {
             throw CommandError.runtime("the MQTT benchmark needs mosquitto (apt-get install mosquitto)")
         }
-        // Dropping is right: a socket left by a broker that was killed is replaced; none is the usual case.
+        // A socket left by a broker that was killed is replaced; none is the usual case.
         _ = try? sys_unlink(listenPath).get()
         do {
             process = try BackgroundProcess(
@@ -73,14 +73,14 @@ final class BenchBroker: @unchecked Sendable {
 
     /// Lets the daemon reach the broker: the link at `socketPath`, made again.
     func admitDaemon() {
-        // Dropping is right: no link is there on the first start, or after `stop()`.
+        // No link is there on the first start, or after `stop()`.
         _ = try? sys_unlink(socketPath).get()
         symlink(listenPath, socketPath)
     }
 
     /// Stops the broker (SIGTERM, SIGKILL after 5 s) and waits for it; the daemon's link goes first.
     func stop() {
-        // Dropping is right: the link is not there when the daemon was not admitted.
+        // The link is not there when the daemon was not admitted.
         _ = try? sys_unlink(socketPath).get()
         process?.stop(grace: .seconds(5))
         process = nil

@@ -26,7 +26,7 @@ enum BenchProcess {
     /// `path` made absolute, once it names an executable file.
     /// - Throws: `CommandError.runtime` when it does not.
     static func checked(_ path: String) throws -> String {
-        // Dropping is right: access(2) fails for a missing file, a directory or no execute bit alike, and the message
+        // Access(2) fails for a missing file, a directory or no execute bit alike, and the message
         // below says what to do in every case.
         guard (try? sys_access(path, X_OK).get()) != nil else {
             throw CommandError.runtime(
@@ -48,7 +48,7 @@ enum BenchProcess {
     static func run(
         _ argv: [String], environment: [String: String] = [:], log: String? = nil, timeout: Duration = .seconds(60)
     ) async -> ChildProcessOutcome? {
-        // Dropping is right: the callers of run() clean up (kill, delete) and go on whatever happens;
+        // The callers of run() clean up (kill, delete) and go on whatever happens;
         // check() and start() say why a program could not be started.
         try? await start(argv, environment: environment, log: log, timeout: timeout)
     }
@@ -91,7 +91,7 @@ enum BenchProcess {
     /// The full path of `program`.
     static func resolve(_ program: String) -> String? {
         if program.contains("/") { return program }
-        // Dropping is right: a directory where the program is not executable is skipped, as a shell's PATH search does.
+        // A directory where the program is not executable is skipped, as a shell's PATH search does.
         return searchPath.map { $0 + "/" + program }.first { (try? sys_access($0, X_OK).get()) != nil }
     }
 

@@ -69,7 +69,7 @@ final class BenchTestbed: @unchecked Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(30)
         while clock.now < deadline {
-            // Dropping is right: the daemon is not ready until it answers; a refused or failed connection is tried
+            // The daemon is not ready until it answers; a refused or failed connection is tried
             // again until the 30 s deadline, whose error names the log.
             if let client = try? ControlClient.connect(path: socket, timeout: .seconds(1)),
                 (try? await client.response(to: ControlRequest.rules.document)) != nil

@@ -114,7 +114,7 @@ enum DaemonBenchmark {
     static func stamps(historyFile: String) -> [Int64] {
         var out: [Int64] = []
         for line in (BenchProcess.readText(historyFile) ?? "").split(separator: "\n") {
-            // Dropping is right: a history line that is not JSON (a torn last line) carries no stamps; the benchmark
+            // A history line that is not JSON (a torn last line) carries no stamps; the benchmark
             // counts the stamps it finds against those it expects.
             guard let document = try? JSONValue.parse(Array(line.utf8)),
                 case .array(let actions)? = document.member("actions")

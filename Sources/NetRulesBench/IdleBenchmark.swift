@@ -72,7 +72,7 @@ enum IdleBenchmark {
         async throws -> Report
     {
         let directory = try makeDirectory()
-        // Dropping is right: the benchmark's own scratch directory; what cannot be removed stays under /tmp and changes
+        // The benchmark's own scratch directory; what cannot be removed stays under /tmp and changes
         // no figure.
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socket = directory + "/control.sock"
@@ -85,7 +85,7 @@ enum IdleBenchmark {
         // Root: a network namespace of its own, which `unshare` creates and then execs the daemon
         // in place (so the pid is the daemon's), and which ends with the daemon and its actions.
         let candidates: [String] = ["/usr/bin/unshare", "/bin/unshare"]
-        // Dropping is right: an unshare that is missing or not executable means running without a namespace of its own,
+        // An unshare that is missing or not executable means running without a namespace of its own,
         // which the report says (inNamespace).
         let unshare = candidates.first { (try? sys_access($0, X_OK).get()) != nil }
         let inNamespace = geteuid() == 0 && unshare != nil
@@ -132,7 +132,7 @@ enum IdleBenchmark {
             if let ended = daemon.exitStatus() {
                 throw CommandError.runtime("the daemon ended before it was ready (\(ended)):\n\(daemon.logTail())")
             }
-            // Dropping is right: the daemon is not ready until it answers; a refused or failed connection is tried
+            // The daemon is not ready until it answers; a refused or failed connection is tried
             // again until the deadline, whose error names the log.
             if let client = try? ControlClient.connect(path: socket, timeout: .seconds(5)),
                 (try? await client.response(to: status)) != nil

@@ -226,7 +226,7 @@ enum MQTTBenchmark {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             let found = subscriber.inbox.arrivals.withLock { arrivals -> ContinuousClock.Instant? in
-                // Dropping is right: a payload that is not JSON is not the state looked for.
+                // A payload that is not JSON is not the state looked for.
                 arrivals.last { (try? JSONValue.parse($0.payload))?.member("ssid")?.stringValue == ssid }?.at
             }
             if let found { return found }
@@ -242,7 +242,7 @@ enum MQTTBenchmark {
         -> (report: IdleBenchmark.Report, connected: Bool)
     {
         let directory = try IdleBenchmark.makeDirectory()
-        // Dropping is right: the benchmark's own scratch directory; what cannot be removed stays under /tmp and changes
+        // The benchmark's own scratch directory; what cannot be removed stays under /tmp and changes
         // no figure.
         defer { _ = try? FileManager.default.removeItem(atPath: directory) }
         let broker = try await BenchBroker(directory: directory)

@@ -12,7 +12,7 @@ enum ControlTarget {
         case .failure(let error):
             keep(error)
         }
-        // Dropping is right: the decoding outcome was kept above; the round-trip check below needs a document.
+        // The decoding outcome was kept above; the round-trip check below needs a document.
         guard let value = try? JSONValue.parse(bytes) else { return }
         // A document read and printed again comes out as it came in (JSONValue+Parsing.swift).
         let compact = value.compact

@@ -13,7 +13,7 @@ package enum FuzzInputs {
         let enumerator = FileManager.default.enumerator(
             at: base, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
         while let url = enumerator?.nextObject() as? URL {
-            // Dropping is right: a file that cannot be inspected is not a corpus input the replay could read.
+            // A file that cannot be inspected is not a corpus input the replay could read.
             if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
                 found.append(url.path)
             }

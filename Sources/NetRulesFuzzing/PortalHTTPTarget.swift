@@ -27,7 +27,7 @@ enum PortalHTTPTarget {
             require((0...999).contains(head.status), "status \(head.status)")
             if let location = head.value(of: "Location") { keep(probe.resolve(location)) }
         }
-        // Dropping is right: the fuzz target checks that parsing never crashes; a rejected URL is a valid outcome, kept
+        // The fuzz target checks that parsing never crashes; a rejected URL is a valid outcome, kept
         // so the optimiser sees it.
         keep(try? ProbeURL(String(decoding: bytes, as: UTF8.self)))
     }

@@ -41,10 +41,10 @@ enum TextTarget {
 
     /// The text as a template and as a `run:` command, each rendered with the input's values.
     static func templates(_ text: String, values: [[UInt8]]) {
-        // Dropping is right: text that is not a template is tried as a run: command below, then dropped; only a crash
+        // Text that is not a template is tried as a run: command below, then dropped; only a crash
         // is a finding.
         guard let template = try? Template(text) else {
-            // Dropping is right: rejected text is a valid outcome for a fuzz input; only a crash is a finding.
+            // Rejected text is a valid outcome for a fuzz input; only a crash is a finding.
             keep(try? ShellCommandTemplate(text))
             return
         }

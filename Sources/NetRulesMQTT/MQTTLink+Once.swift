@@ -69,7 +69,7 @@ extension MQTTLink {
         // (awaiting `running` would wait for it however long it takes).
         let until = ContinuousClock.now + .seconds(1)
         while !ended.value.load(ordering: .acquiring), ContinuousClock.now < until {
-            // Dropping is right: nothing cancels this wait but the caller, who gets the answer either way.
+            // Nothing cancels this wait but the caller, who gets the answer either way.
             try? await Task.sleep(for: .milliseconds(5))
         }
         return answer

@@ -33,7 +33,7 @@ package enum SubscribedPayload {
     package static func state(_ payload: [UInt8]) -> Result<FactState, Refusal> {
         guard payload.count <= limit else { return .failure(Refusal(size: payload.count)) }
         if payload.isEmpty { return .success(.absent) }
-        // Dropping is right: a payload that is not JSON is text, which is the common case (`open`).
+        // A payload that is not JSON is text, which is the common case (`open`).
         if let json = try? JSONValue.parse(payload) {
             switch json {
             case .null: return .success(.absent)

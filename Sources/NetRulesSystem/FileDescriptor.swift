@@ -88,7 +88,7 @@ package final class FileDescriptor: Sendable {
     /// `AtomicFile.replace` does before its rename). Sockets, pipes, pidfds, descriptors only read
     /// from and files already fsynced use this.
     package func closeDiscardingError() {
-        // Dropping is right: see above; the descriptor is released either way.
+        // See above; the descriptor is released either way.
         _ = try? close()
     }
 

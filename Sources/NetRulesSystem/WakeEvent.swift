@@ -19,7 +19,7 @@ package final class WakeEvent: Sendable {
     /// Wakes every poller; idempotent.
     package func signal() {
         var one: UInt64 = 1
-        // Dropping is right: the only failure is EBADF after close(), when nobody waits any more; a write(2) to an
+        // The only failure is EBADF after close(), when nobody waits any more; a write(2) to an
         // eventfd fails otherwise only at a count of 2^64-1, which still wakes every poller.
         _ = try? descriptor.withFileDescriptor { fd in
             withUnsafeBytes(of: &one) { _ = sys_write(fd, $0) }
@@ -30,7 +30,7 @@ package final class WakeEvent: Sendable {
     /// waits again; a `signal()` after this wakes it again.
     package func reset() {
         var count: UInt64 = 0
-        // Dropping is right: EBADF after close() (nothing to clear), or EAGAIN when no signal was pending, which is the
+        // EBADF after close() (nothing to clear), or EAGAIN when no signal was pending, which is the
         // state reset() wants.
         _ = try? descriptor.withFileDescriptor { fd in
             withUnsafeMutableBytes(of: &count) { _ = sys_read(fd, $0) }
@@ -41,7 +41,7 @@ package final class WakeEvent: Sendable {
     ///
     /// Call it on a dedicated thread. The counter stays set, so call `reset()` before waiting again.
     package func wait() {
-        // Dropping is right: a closed event ends the wait, as documented; poll(2)'s other errors (ENOMEM) return early
+        // A closed event ends the wait, as documented; poll(2)'s other errors (ENOMEM) return early
         // too, and the caller's loop then waits again.
         _ = try? descriptor.withFileDescriptor { fd throws(SystemCallError) in
             try waitReadable(fd, wake: nil, deadline: nil)
@@ -49,7 +49,7 @@ package final class WakeEvent: Sendable {
     }
 
     /// The raw fd, for a `pollfd` array; -1 once closed.
-    // Dropping is right: a closed event has no number, which -1 says to poll(2) (it ignores negative entries).
+    // A closed event has no number, which -1 says to poll(2) (it ignores negative entries).
     package var fd: CInt { (try? descriptor.withFileDescriptor { $0 }) ?? -1 }
 
     /// Closes the eventfd.

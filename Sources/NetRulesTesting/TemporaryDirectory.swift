@@ -24,7 +24,7 @@ package struct TemporaryDirectory {
 
     package func remove() {
         // Undo sticky/immutable-looking modes first so removal cannot fail on a directory we locked down.
-        // Dropping is right: a test's clean-up; what cannot be removed stays under /tmp and never changes a result.
+        // A test's clean-up; what cannot be removed stays under /tmp and never changes a result.
         try? FileManager.default.removeItem(atPath: path)
     }
 }
@@ -32,11 +32,11 @@ package struct TemporaryDirectory {
 /// The number of open descriptors of this process whose /proc/self/fd link contains `kind`
 /// (`inotify`, `eventfd`, `socket:`), to prove that a component closed what it opened.
 package func openDescriptorCount(matching kind: String) -> Int {
-    // Dropping is right: an unreadable /proc/self/fd counts as none open, which makes a leak check fail loudly rather
+    // An unreadable /proc/self/fd counts as none open, which makes a leak check fail loudly rather
     // than pass.
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
     return entries.filter { entry in
-        // Dropping is right: a descriptor closed between listing and reading its link is not open any more, so not
+        // A descriptor closed between listing and reading its link is not open any more, so not
         // counted.
         guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry) else {
             return false
@@ -52,7 +52,7 @@ package func withGuard<T: Sendable>(
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
         group.addTask {
-            // Dropping is right: a cancelled guard timer means the body finished first, which is the success path.
+            // A cancelled guard timer means the body finished first, which is the success path.
             try? await Task.sleep(for: .seconds(seconds))
             return nil
         }

@@ -62,7 +62,7 @@ struct MQTTActionTests {
     }
 
     func outboxFiles(_ harness: RunnerHarness) -> [String] {
-        // Dropping is right: no outbox directory yet means no entry.
+        // No outbox directory yet means no entry.
         ((try? sys_listDirectory(harness.directory.file("state/outbox")).get(call: "list")) ?? []).filter {
             $0.hasSuffix(".json")
         }

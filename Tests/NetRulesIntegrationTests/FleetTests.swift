@@ -147,7 +147,7 @@ struct FleetTests {
             for (n, ssid) in ["Office", "Home", "Office"].enumerated() {
                 try wifi.report(ssid: ssid, bssid: "11:11:11:11:11:11")
                 try await eventually("\(n + 1) messages in the outbox", testbed) {
-                    // Dropping is right: no outbox directory yet means no message in it.
+                    // No outbox directory yet means no message in it.
                     ((try? FileManager.default.contentsOfDirectory(atPath: outbox)) ?? []).filter {
                         $0.hasSuffix(".json")
                     }.count == n + 1

@@ -38,7 +38,7 @@ enum FiringDocument {
         case .bool(let flag): return .bool(flag)
         case .number(let number): return .number(number)
         case .string(let text):
-            // Dropping is right: validated at load time; an unparsable string is kept literally rather than lost.
+            // Validated at load time; an unparsable string is kept literally rather than lost.
             guard let template = try? Template(text) else { return .string(text) }
             var bytes: [UInt8] = []
             for segment in template.segments {

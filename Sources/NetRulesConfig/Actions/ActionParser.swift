@@ -235,7 +235,7 @@ extension ValidationContext {
         if case .named("root") = user { return }
         switch node {
         case .scalar(let scalar):
-            // Dropping is right: a template that does not parse was reported where it was read.
+            // A template that does not parse was reported where it was read.
             guard let template = try? Template(scalar.text) else { return }
             for (name, offset) in zip(template.names, template.placeholderOffsets) {
                 guard case .environment(let variable) = name else { continue }

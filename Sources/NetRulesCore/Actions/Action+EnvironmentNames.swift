@@ -19,7 +19,7 @@ extension ConfigValue {
         switch self {
         case .null, .bool, .number: return
         case .string(let text):
-            // Dropping is right: validated when the rules loaded; a string that is not a template reads nothing.
+            // Validated when the rules loaded; a string that is not a template reads nothing.
             guard text.contains("{{"), let template = try? Template(text) else { return }
             for name in template.environmentNames where !names.contains(name) { names.append(name) }
         case .list(let items):

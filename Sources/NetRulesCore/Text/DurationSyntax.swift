@@ -28,7 +28,7 @@ public enum DurationSyntax {
 
     /// Parses a duration; nil when the text is not one or is longer than `maximum`.
     public static func parse(_ text: String) -> Duration? {
-        // Dropping is right: the function promises nil for any invalid text; callers that report why use parseChecked.
+        // The function promises nil for any invalid text; callers that report why use parseChecked.
         try? parseChecked(text).get()
     }
 

@@ -143,7 +143,7 @@ final class DBusConnection {
                             interface: netrules_sd_bus_message_get_interface(message).map { String(cString: $0) } ?? "",
                             member: netrules_sd_bus_message_get_member(message).map { String(cString: $0) } ?? "",
                             path: netrules_sd_bus_message_get_path(message).map { String(cString: $0) } ?? "",
-                            // Dropping is right: a signal whose arguments do not decode is still delivered by interface
+                            // A signal whose arguments do not decode is still delivered by interface
                             // and member, and every NM handler reads the properties again rather than trusting the
                             // arguments.
                             arguments: (try? DBusMessageReader.arguments(of: message)) ?? []))

@@ -40,7 +40,7 @@ package struct NetworkManagerObserver: Observer {
 
     /// The facts now, for `status` without a daemon: unknown when NetworkManager cannot be asked.
     package static func currentFacts(reportsWiFi: Bool) -> [FactKey: FactState] {
-        // Dropping is right: status without a daemon: no bus, no NetworkManager or a failed read all mean its facts are
+        // Status without a daemon: no bus, no NetworkManager or a failed read all mean its facts are
         // unknown, which the function returns (doctor says why).
         guard let bus = try? DBusConnection(), (try? NetworkManagerReader.isRunning(bus)) == true,
             let snapshot = try? NetworkManagerReader.read(bus)
@@ -50,10 +50,10 @@ package struct NetworkManagerObserver: Observer {
 
     /// Whether NetworkManager is on the bus: nil when there is no bus to ask.
     package static func isOnBus(busAddress: String? = nil) -> Bool? {
-        // Dropping is right: nil tells the caller (doctor) that there is no bus to ask, which is the answer, not an
+        // Nil tells the caller (doctor) that there is no bus to ask, which is the answer, not an
         // error to pass on.
         guard let bus = try? DBusConnection(address: busAddress) else { return nil }
-        // Dropping is right: a bus that does not answer the NameHasOwner question is taken as NetworkManager not being
+        // A bus that does not answer the NameHasOwner question is taken as NetworkManager not being
         // on it.
         return (try? NetworkManagerReader.isRunning(bus)) ?? false
     }
@@ -137,7 +137,7 @@ private final class NetworkManagerFollower: @unchecked Sendable {
     func report(reportsWiFi: Bool, logger: Logger) -> FactUpdate? {
         let facts: [FactKey: FactState]
         let snapshot =
-            // Dropping is right: a read that fails is taken as NetworkManager not being there: its facts become
+            // A read that fails is taken as NetworkManager not being there: its facts become
             // unknown and the presence change below is logged; the next signal reads again.
             (try? NetworkManagerReader.isRunning(bus)) == true ? try? NetworkManagerReader.read(bus) : nil
         let present = snapshot != nil

@@ -30,7 +30,7 @@ enum NetworkManagerReader {
         let manager = try bus.properties(service, managerPath, managerInterface)
         snapshot.connectivity = manager["Connectivity"]?.integerValue
         for path in manager["ActiveConnections"]?.objectPaths ?? [] where path != "/" {
-            // Dropping is right: an active connection that went between listing and reading (deactivated) is not active
+            // An active connection that went between listing and reading (deactivated) is not active
             // any more; the manager's own properties, read above, still throw.
             guard let p = try? bus.properties(service, path, activeInterface) else { continue }
             snapshot.active.append(
@@ -50,7 +50,7 @@ enum NetworkManagerReader {
         // The Wi-Fi device: the primary connection's, else the first connected one.
         var wifiDevices: [(path: String, properties: [String: DBusValue])] = []
         for path in manager["Devices"]?.objectPaths ?? [] {
-            // Dropping is right: a device that went between listing and reading (unplugged) is not a Wi-Fi device any
+            // A device that went between listing and reading (unplugged) is not a Wi-Fi device any
             // more.
             guard let device = try? bus.properties(service, path, deviceInterface),
                 device["DeviceType"]?.integerValue == wifiDeviceType
@@ -63,7 +63,7 @@ enum NetworkManagerReader {
                 ?? connected.first
         else { return snapshot }
         snapshot.wifiInterface = device.properties["Interface"]?.stringValue
-        // Dropping is right: an older NM without ActiveAccessPoint on the device falls back to the connection's
+        // An older NM without ActiveAccessPoint on the device falls back to the connection's
         // SpecificObject just below.
         var accessPoint = (try? bus.property(service, device.path, wirelessInterface, "ActiveAccessPoint"))?
             .stringValue
@@ -72,7 +72,7 @@ enum NetworkManagerReader {
             accessPoint = snapshot.active.first { $0.path == activePath }?.specificObject
         }
         if let accessPoint, accessPoint != "/",
-            // Dropping is right: an access point that went between the two calls (NM removes it on roaming) leaves the
+            // An access point that went between the two calls (NM removes it on roaming) leaves the
             // Wi-Fi facts without one, as NM itself then has none; the next PropertiesChanged reads again.
             let ap = try? bus.properties(service, accessPoint, accessPointInterface)
         {

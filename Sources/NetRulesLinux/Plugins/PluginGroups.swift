@@ -37,7 +37,7 @@ package final class PluginGroups: ChildLifetimeRecord {
     package func adopt(directory: String, logger: Logger) {
         let path = directory + "/plugins.pids"
         let bootID = Self.bootID()
-        // Dropping is right: an unreadable record is as good as none, and it is rewritten below.
+        // An unreadable record is as good as none, and it is rewritten below.
         let text = ((try? FileContents.read(path, limit: 64 * 1024)) ?? nil).map { String(decoding: $0, as: UTF8.self) }
         var stopped: [pid_t] = []
         for line in (text ?? "").split(separator: "\n") {
@@ -86,7 +86,7 @@ package final class PluginGroups: ChildLifetimeRecord {
     private func write(_ state: State) {
         guard let path = state.path else { return }
         let lines = state.entries.map { "\(state.bootID) \($0.group) \($0.startTime) \($0.session)\n" }
-        // Dropping is right: the record is a safety net behind PR_SET_PDEATHSIG; a failed write
+        // The record is a safety net behind PR_SET_PDEATHSIG; a failed write
         // (a full disk, which the state files report) costs only the cleanup after a crash.
         // No fsync: it must survive the daemon being killed, which the page cache does.
         try? AtomicFile.replace(path, with: Array(lines.joined().utf8), mode: 0o600, sync: false)
@@ -100,7 +100,7 @@ package final class PluginGroups: ChildLifetimeRecord {
         // The leader is gone; the pid cannot be reused while its group has members, but a new group
         // of that number may have been made since: only members that fit the recorded one count.
         var members = 0
-        // Dropping is right: without a listing of /proc no member can be checked, so none is killed.
+        // Without a listing of /proc no member can be checked, so none is killed.
         let pids = ((try? sys_listDirectory("/proc").get(call: "opendir")) ?? []).compactMap { pid_t($0) }
         for pid in pids {
             guard let stat = ProcessStat(pid: pid), stat.group == entry.group else { continue }

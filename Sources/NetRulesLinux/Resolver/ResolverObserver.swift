@@ -50,7 +50,7 @@ package struct ResolverObserver: Observer {
         while true {
             let fact = await BlockingPool.shared.run {
                 // A new symlink target may live in a directory we do not watch yet.
-                // Dropping is right: a directory that cannot be watched yet (the new symlink target's directory does
+                // A directory that cannot be watched yet (the new symlink target's directory does
                 // not exist, or ENOSPC) is tried again on the next event; the content is re-read either way.
                 try? addWatches()
                 return Self.currentFact(path: path)

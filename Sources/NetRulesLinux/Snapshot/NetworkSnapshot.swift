@@ -49,7 +49,7 @@ package struct NetworkSnapshot: Sendable {
         let session = try RouteNetlinkSession(subscribe: false)
         try session.resyncAll()
         let kernelWiFi = WiFiSource.kernelHasNL80211
-        // Dropping is right: no nl80211 (or no permission) means the kernel's Wi-Fi facts are unavailable, which is
+        // No nl80211 (or no permission) means the kernel's Wi-Fi facts are unavailable, which is
         // what unavailableFacts reports.
         var wifi = (try? WiFiObserver.currentFacts()) ?? WiFiState.unavailableFacts
         // NetworkManager's facts, and its Wi-Fi facts where the kernel has no nl80211 (`wifi.source: auto`).

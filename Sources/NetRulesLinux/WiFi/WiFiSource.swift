@@ -11,7 +11,7 @@ package enum WiFiSource: String, Sendable, CaseIterable {
     case none
 
     /// Whether this kernel answers for the nl80211 generic-netlink family.
-    // Dropping is right: any failure to open the nl80211 family (ENOENT: not in this kernel, EPERM, EMFILE) means the
+    // Any failure to open the nl80211 family (ENOENT: not in this kernel, EPERM, EMFILE) means the
     // kernel will not answer for Wi-Fi, which is the question.
     package static var kernelHasNL80211: Bool { (try? NL80211Client.open()) != nil }
 

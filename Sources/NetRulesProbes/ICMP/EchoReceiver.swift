@@ -164,7 +164,7 @@ final class EchoReceiver: Sendable {
         let endpoints = [v4, v6].compactMap { $0 }
         // The sockets, then the wake event: a new earlier deadline, or the stop.
         var waitSet = (endpoints.map(\.socket) + [wakeUp.descriptor]).map { descriptor in
-            // Dropping is right: a socket is open until shutDown below, the wake event until its end; -1 (closed) is
+            // A socket is open until shutDown below, the wake event until its end; -1 (closed) is
             // ignored by poll(2).
             pollfd(fd: (try? descriptor.withFileDescriptor { $0 }) ?? -1, events: Int16(POLLIN), revents: 0)
         }
@@ -182,7 +182,7 @@ final class EchoReceiver: Sendable {
             } catch {
                 // poll(2) fails only with EFAULT/EINVAL/ENOMEM: give it a moment rather than spin, then drain and
                 // expire as after a wait.
-                // Dropping is right: nothing cancels this task, so the sleep cannot end early.
+                // Nothing cancels this task, so the sleep cannot end early.
                 try? await QuietClock().sleep(for: .milliseconds(100))
             }
             if waitSet[endpoints.count].revents != 0 {
@@ -202,7 +202,7 @@ final class EchoReceiver: Sendable {
             var source = SocketAddress()
             let received = buffer.withUnsafeMutableBytes { bytes in
                 source.withMutableSockAddr { address, length in
-                    // Dropping is right: EBADF: the socket is being shut down; the failure ends this drain like an
+                    // EBADF: the socket is being shut down; the failure ends this drain like an
                     // empty queue.
                     (try? endpoint.socket.withFileDescriptor { fd throws(SystemCallError) in
                         sys_recvfrom(fd, bytes, address, &length)

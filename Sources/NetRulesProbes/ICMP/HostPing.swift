@@ -78,7 +78,7 @@ package enum HostPing {
         let results = await withTaskGroup(of: Event.self) { group in
             for sequence in 1...max(1, count) {
                 group.addTask {
-                    // Dropping is right: cancelled, the ping is sent at once and its own cancellation check ends it.
+                    // Cancelled, the ping is sent at once and its own cancellation check ends it.
                     try? await Task.sleep(until: start + interval * (sequence - 1), clock: clock)
                     let outcome: Event.Outcome
                     do throws(ICMPError) {

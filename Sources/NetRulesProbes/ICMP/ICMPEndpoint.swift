@@ -65,9 +65,9 @@ struct ICMPEndpoint: Sendable {
     private static func enlargeReceiveBuffer(_ socket: FileDescriptor) {
         let size: CInt = 4 << 20
         // SO_RCVBUFFORCE passes net.core.rmem_max when privileged; otherwise take what rmem_max allows.
-        // Dropping is right: SO_RCVBUFFORCE needs CAP_NET_ADMIN; without it, fall back to SO_RCVBUF.
+        // SO_RCVBUFFORCE needs CAP_NET_ADMIN; without it, fall back to SO_RCVBUF.
         if (try? socket.setOption(level: SOL_SOCKET, name: SO_RCVBUFFORCE, value: size)) == nil {
-            // Dropping is right: a smaller buffer only risks dropping replies of a large burst, which then count as
+            // A smaller buffer only risks dropping replies of a large burst, which then count as
             // timeouts; rmem_max caps it anyway.
             try? socket.setOption(level: SOL_SOCKET, name: SO_RCVBUF, value: size)
         }
@@ -79,7 +79,7 @@ struct ICMPEndpoint: Sendable {
         guard fd >= 0 else { return "unreadable" }
         defer { _ = sys_close(fd) }
         var buffer = [UInt8](repeating: 0, count: 64)
-        // Dropping is right: the range only decorates an error message; an unreadable sysctl reads as empty.
+        // The range only decorates an error message; an unreadable sysctl reads as empty.
         let count = (try? buffer.withUnsafeMutableBytes { sys_read(fd, $0) }.get(call: "read")) ?? 0
         return String(decoding: buffer.prefix(count), as: UTF8.self)
             .split(whereSeparator: { $0 == "\t" || $0 == " " || $0 == "\n" }).joined(separator: " ")

@@ -23,14 +23,14 @@ package final class ICMPPinger: Sendable {
     package init() throws(ICMPError) {
         let v4 = ICMPEndpoint.open(v6: false)
         let v6 = ICMPEndpoint.open(v6: true)
-        // Dropping is right: a family that cannot be opened is reported by v4Failure/v6Failure below, and both failing
+        // A family that cannot be opened is reported by v4Failure/v6Failure below, and both failing
         // throws.
         let endpoints = [v4, v6].compactMap { try? $0.get() }
         if endpoints.isEmpty, case .failure(let error) = v4 { throw error }
         v4Failure = ICMPPinger.failure(v4)
         v6Failure = ICMPPinger.failure(v6)
         do {
-            // Dropping is right: each family's failure is kept in v4Failure/v6Failure above and reported when that
+            // Each family's failure is kept in v4Failure/v6Failure above and reported when that
             // family is pinged.
             receiver = try EchoReceiver(v4: try? v4.get(), v6: try? v6.get())
         } catch {

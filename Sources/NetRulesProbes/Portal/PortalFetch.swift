@@ -37,7 +37,7 @@ enum PortalFetch {
             }
         }
         if Task.isCancelled { throw cancelled }
-        // Dropping is right: without an eventfd (EMFILE) cancellation cannot interrupt the wait; the fetch then ends at
+        // Without an eventfd (EMFILE) cancellation cannot interrupt the wait; the fetch then ends at
         // its own timeout.
         let stop = try? WakeEvent()
         defer { stop?.close() }
@@ -106,14 +106,14 @@ private struct Exchange {
             throw HTTPError(code: .other, message: "cannot open a socket: \(error)")
         }
         // This exchange owns the socket until it returns it or closes it: the raw number stays valid.
-        // Dropping is right: the socket was just opened and is owned by this exchange, so it has a number (see above).
+        // The socket was just opened and is owned by this exchange, so it has a number (see above).
         let fd = (try? socket.withFileDescriptor { $0 }) ?? -1
         do throws(HTTPError) {
             if let interface = request.interface {
                 try bind(fd, to: interface, family: address.isV6 ? AF_INET6 : AF_INET)
             }
             let attempt =
-                // Dropping is right: SocketAddress builds from a parsed IPAddress and cannot fail; EINVAL would still
+                // SocketAddress builds from a parsed IPAddress and cannot fail; EINVAL would still
                 // report the connect as failed.
                 (try? SocketAddress(address, port: url.port).withSockAddr { pointer, length in
                     sys_connect(fd, pointer, length)
@@ -133,7 +133,7 @@ private struct Exchange {
                     ? PortalFetch.timedOut(request.timeout)
                     : HTTPError(code: .couldNotConnect, message: "connect to \(target) took too long")
             }
-            // Dropping is right: getsockopt(SO_ERROR) on our own socket cannot fail short of EBADF; if it did, EIO
+            // Getsockopt(SO_ERROR) on our own socket cannot fail short of EBADF; if it did, EIO
             // reports the connect as failed rather than succeeded.
             let error = (try? sys_getsockopt_int(fd, SOL_SOCKET, SO_ERROR).get()) ?? EIO
             if error != 0 {
@@ -208,7 +208,7 @@ private struct Exchange {
         var reader = HTTPResponseReader(bodyLimit: request.maxResponseBytes, requestWasHead: request.method == "HEAD")
         do throws(HTTPError) {
             // The caller owns the socket and closes it after this returns.
-            // Dropping is right: the caller owns an open socket here (see above), so it has a number; -1 would fail the
+            // The caller owns an open socket here (see above), so it has a number; -1 would fail the
             // send with EBADF, reported.
             let fd = (try? socket.withFileDescriptor { $0 }) ?? -1
             try sendAll(message, on: fd)

@@ -37,7 +37,7 @@ struct HostCheck: Sendable {
                 return true
             }
             // A refusal comes back at once; wait out the try so tries stay spaced by the timeout.
-            // Dropping is right: as below: a cancelled wait only ends the spacing early.
+            // As below: a cancelled wait only ends the spacing early.
             try? await QuietClock().sleep(until: started + host.timeout)
             return false
         }
@@ -46,7 +46,7 @@ struct HostCheck: Sendable {
             return try await pinger.ping(address, timeout: host.timeout) != nil
         } catch {
             // A send error (no route, link down) is also immediate; space the tries the same way.
-            // Dropping is right: a cancelled wait ends the check early, which is what cancellation asks; the result is
+            // A cancelled wait ends the check early, which is what cancellation asks; the result is
             // false either way.
             try? await QuietClock().sleep(for: host.timeout)
             return false

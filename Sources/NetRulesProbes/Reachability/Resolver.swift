@@ -36,7 +36,7 @@ enum Resolver {
                 race.install(continuation)
                 executor.spawn { race.finish(lookUp(name)) }
                 Task(executorPreference: TaskPlacement.preferred) {
-                    // Dropping is right: cancelled, the sleep ends early; finishing the race then is harmless, as the
+                    // Cancelled, the sleep ends early; finishing the race then is harmless, as the
                     // first finish wins.
                     try? await QuietClock().sleep(for: timeout)
                     race.finish(.failure(.timeout(timeout)))

@@ -4,7 +4,7 @@
 package enum BootID {
     /// The boot id, or nil where it cannot be read (no procfs).
     package static func current() -> String? {
-        // Dropping is right: without a boot id every start counts as one within the same boot.
+        // Without a boot id every start counts as one within the same boot.
         guard let bytes = try? FileContents.read("/proc/sys/kernel/random/boot_id", limit: 64) else { return nil }
         let text = String(decoding: bytes.filter { $0 > 0x20 && $0 < 0x7F }, as: UTF8.self)
         return text.isEmpty ? nil : text

@@ -55,9 +55,9 @@ package final class BackgroundProcess: Sendable {
         guard termination == nil else { return }
         _ = sys_kill(pid, SIGTERM)
         let deadline = ContinuousClock.now + grace
-        // Dropping is right: without a pidfd (ENOSYS, EMFILE) the else branch polls every 10 ms instead.
+        // Without a pidfd (ENOSYS, EMFILE) the else branch polls every 10 ms instead.
         if let pidfd = try? sys_pidfd_open(pid).get(call: "pidfd_open") {
-            // Dropping is right: whether the child ended within the grace period is looked at next (termination), and
+            // Whether the child ended within the grace period is looked at next (termination), and
             // SIGKILL follows if not; a poll error only shortens the grace.
             _ = try? waitReadable(pidfd, wake: nil, deadline: deadline)
             _ = sys_close(pidfd)

@@ -194,7 +194,7 @@ package struct ChildProcess: Sendable {
         if let errors { _ = sys_setNonBlocking(errors.read) }
         // A pidfd of an unreaped child is valid even if it has already exited. Without one
         // (ENOSYS on old kernels) the supervisor falls back to polling waitpid every 10 ms.
-        // Dropping is right: without a pidfd (ENOSYS before Linux 5.3, EMFILE) the supervisor polls waitpid(2) every 10
+        // Without a pidfd (ENOSYS before Linux 5.3, EMFILE) the supervisor polls waitpid(2) every 10
         // ms instead, as the comment above says; the child is supervised either way.
         let pidfd = try? sys_pidfd_open(pid).get(call: "pidfd_open")
         return SpawnedChild(

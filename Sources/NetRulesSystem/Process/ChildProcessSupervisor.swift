@@ -61,7 +61,7 @@ struct ChildProcessSupervisor {
         var entries: [pollfd] = []
         var roles: [Role] = []
         func watch(_ descriptor: FileDescriptor?, _ events: CInt, _ role: Role) {
-            // Dropping is right: a descriptor closed already (its stream ended) is not watched any more.
+            // A descriptor closed already (its stream ended) is not watched any more.
             guard let descriptor, let fd = try? descriptor.withFileDescriptor({ $0 }) else { return }
             entries.append(pollfd(fd: fd, events: Int16(events), revents: 0))
             roles.append(role)
@@ -134,7 +134,7 @@ struct ChildProcessSupervisor {
         ChildProcess.blockBrokenPipeSignal()
         while inputOffset < input.count {
             let result =
-                // Dropping is right: EBADF: stdin was already closed, so there is nothing left to feed; the failure
+                // EBADF: stdin was already closed, so there is nothing left to feed; the failure
                 // branch below stops feeding.
                 (try? child.standardInput.withFileDescriptor { fd in
                     input.withUnsafeBytes { sys_write(fd, UnsafeRawBufferPointer(rebasing: $0[inputOffset...])) }
@@ -158,7 +158,7 @@ struct ChildProcessSupervisor {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let result =
-                // Dropping is right: EBADF: the stream was closed, which reading treats as its end.
+                // EBADF: the stream was closed, which reading treats as its end.
                 (try? descriptor.withFileDescriptor { fd in
                     buffer.withUnsafeMutableBytes { sys_read(fd, $0) }
                 }) ?? .success(0)

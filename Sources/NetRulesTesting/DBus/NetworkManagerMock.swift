@@ -75,7 +75,7 @@ package final class NetworkManagerMock: @unchecked Sendable {
         let status = system(
             "\(Self.environment(address)) \(Self.controlScript) \(quoted) >> \(directory)/control.log 2>&1")
         guard status == 0 else {
-            // Dropping is right: the error thrown below already says the command failed; the log only adds its output.
+            // The error thrown below already says the command failed; the log only adds its output.
             let log = (try? String(contentsOfFile: directory + "/control.log", encoding: .utf8)) ?? ""
             throw MockError("nm-mock \(arguments.joined(separator: " ")) failed:\n\(log.suffix(2000))")
         }
@@ -86,7 +86,7 @@ package final class NetworkManagerMock: @unchecked Sendable {
         stopNetworkManager()
         bus?.kill()
         bus = nil
-        // Dropping is right: a test's clean-up; what cannot be removed stays under /tmp and never changes a result.
+        // A test's clean-up; what cannot be removed stays under /tmp and never changes a result.
         try? FileManager.default.removeItem(atPath: directory)
     }
 

@@ -63,7 +63,7 @@ package final class TestBroker: @unchecked Sendable {
             // Looked at once more after the deadline: a test process stalled past it (a loaded
             // machine) must not call a broker that did start a failure.
             let late = Date() >= deadline
-            // Dropping is right: a log not written yet reads as empty, which means not started yet.
+            // A log not written yet reads as empty, which means not started yet.
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             if text.components(separatedBy: "Opening ").count > starts {
                 starts += 1
@@ -74,7 +74,7 @@ package final class TestBroker: @unchecked Sendable {
         }
         // Not left running behind a failed test.
         stop()
-        // Dropping is right: the message is the best the log can say; an unreadable log says nothing.
+        // The message is the best the log can say; an unreadable log says nothing.
         throw TestBrokerError("mosquitto did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 

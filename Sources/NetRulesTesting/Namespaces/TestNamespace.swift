@@ -24,7 +24,7 @@ package final class TestNamespace: Sendable {
 
     /// Whether this process may create namespaces (root with a working `ip netns`), checked once.
     package static let isAvailable: Bool = {
-        // Dropping is right: any failure to create a namespace means namespaces are unavailable, and namespace tests
+        // Any failure to create a namespace means namespaces are unavailable, and namespace tests
         // skip loudly with namespacesUnavailableReason.
         guard isRoot, let probe = try? create(prefix: "nrt") else { return false }
         probe.delete()
@@ -57,7 +57,7 @@ package final class TestNamespace: Sendable {
 
     /// Deletes the namespace (and the veth ends inside it); safe to call twice.
     package func delete() {
-        // Dropping is right: deleting is documented as safe to call twice: a namespace already gone is the goal.
+        // Deleting is documented as safe to call twice: a namespace already gone is the goal.
         _ = try? TestNamespace.shell("ip", "netns", "del", name)
     }
 
