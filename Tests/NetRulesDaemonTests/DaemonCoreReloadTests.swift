@@ -50,6 +50,46 @@ struct DaemonCoreReloadTests {
         #expect(driver.core.ruleSet.rules.count == 2, "a failed reload keeps the rules running")
     }
 
+    /// Issue 37, item 2: what `status`, `rules` and `doctor` show while reloads fail.
+    @Test func aFailedReloadIsKeptWithEachFilesStartUntilAReloadLoads() {
+        var driver = DaemonCoreDriver(rules: Self.rules)
+        func at(_ seconds: Int64) -> String { (driver.startWall + .seconds(seconds)).rfc3339 }
+        #expect(driver.core.reloadFailure == nil, "the rules loaded at start")
+
+        driver.send(.reloadFailed(report: LoadReport(errorsByFile: ["b.yaml": 2])), at: 2)
+        #expect(
+            driver.core.reloadFailure?.shown
+                == FailedReload(files: [.init(path: "b.yaml", errors: 2, since: at(2))], problems: [], since: at(2)))
+
+        // Saved again, still broken, and another file broken too: b.yaml's errors began at 2.
+        driver.send(
+            .reloadFailed(
+                report: LoadReport(
+                    refused: ["refusing rule file d.yaml: it is writable by others"],
+                    errorsByFile: ["c.yaml": 1, "b.yaml": 1, "e.yaml": 0])), at: 5)
+        #expect(
+            driver.core.reloadFailure?.shown
+                == FailedReload(
+                    files: [
+                        .init(path: "b.yaml", errors: 1, since: at(2)), .init(path: "c.yaml", errors: 1, since: at(5)),
+                    ],
+                    problems: ["refusing rule file d.yaml: it is writable by others"], since: at(2)))
+
+        // Nothing readable: no file with errors, the series still began at 2.
+        driver.send(
+            .reloadFailed(report: LoadReport(readError: "cannot read 'rules': no such file or directory")), at: 6)
+        #expect(
+            driver.core.reloadFailure?.shown
+                == FailedReload(
+                    files: [], problems: ["cannot read 'rules': no such file or directory"], since: at(2)))
+
+        driver.send(.reloaded(DaemonCoreDriver.rules(Self.twoRules)), at: 7)
+        #expect(driver.core.reloadFailure == nil, "a reload that loads clears it")
+        driver.send(.reloadFailed(report: LoadReport(errorsByFile: ["b.yaml": 4])), at: 8)
+        #expect(driver.core.reloadFailure?.files.map(\.since) == [driver.startWall + .seconds(8)], "a new series")
+        #expect(driver.core.ruleSet.rules.count == 2)
+    }
+
     @Test func aReloadAskedOnceStoppingIsRefusedAndOneBeingReadIsAnsweredWhenItEnds() {
         var driver = DaemonCoreDriver(rules: Self.rules)
         driver.send(.reloadRequested(1), at: 1)

@@ -39,15 +39,18 @@ enum FactsCommand: Command {
             // Dropping is right: the rules only pick which facts are listed as needed; a rule file that does not load
             // (check reports why) leaves the plain fact table.
             ? RuleSet() : ((try? RuleFiles.load(rulePaths, environment: io.environment))?.ruleSet ?? RuleSet())
-        let kernelWiFi = WiFiSource.kernelHasNL80211
-        let wifiSource = WiFiSource(rawValue: ruleSet.wifi.source.rawValue) ?? .auto
-        let wifiProvider =
-            wifiSource.usesNL80211(kernelHasNL80211: kernelWiFi)
-            ? "nl80211" : (wifiSource.usesNetworkManager(kernelHasNL80211: kernelWiFi) ? "networkmanager" : "none")
+        let sources = FactSources(
+            ruleSet: ruleSet, kernelHasNL80211: WiFiSource.kernelHasNL80211, networkManagerOnBus: nil)
 
-        var keys: [FactKey] = FactCatalog.builtIn.filter { !$0.key.hasSuffix(".NAME") }.map { FactKey($0.key) }
+        // The fixed keys only: a family such as `places.NAME.proof` is listed by its members.
+        var keys: [FactKey] = FactCatalog.fixedKeys
         keys += values.keys.filter { $0.namespace == "interfaces" }.sorted()
         keys += ruleSet.hosts.map { FactKey.host($0.name) }
+        // A place's proof facts exist only when it has proofs (`PlaceDerivation`).
+        keys += ruleSet.places.flatMap { place -> [FactKey] in
+            [.placeStatus(place.name)]
+                + (place.proofs.isEmpty ? [] : [.placeProof(place.name), .placeReason(place.name)])
+        }
         // What the running daemon's rules can read, reported or not (its rules may not be these files).
         keys += daemonReads.union(ruleSet.factKeysRead).filter {
             $0.namespace == "hosts" || $0.namespace == "places" || $0.namespace == "interfaces"
@@ -62,37 +65,8 @@ enum FactsCommand: Command {
         var seen: Set<FactKey> = []
         keys = keys.filter { seen.insert($0).inserted }
 
-        func source(_ key: FactKey) -> String {
-            let declaring = ruleSet.observers.filter { $0.provides.contains(key) }.map { "plugin \($0.name)" }
-            if !declaring.isEmpty { return declaring.joined(separator: ", ") }
-            if key.namespace == "mqtt" {
-                let topic = ruleSet.mqtt?.subscriptions.first { $0.factKey == key }?.topic
-                return topic.map { "mqtt \($0)" } ?? "mqtt (subscribe:)"
-            }
-            return switch key {
-            case .ssid, .bssid, .frequency, .interface: wifiProvider
-            case .signal: kernelWiFi ? "nl80211" : "none (nl80211 only)"
-            case .signalQuality, .connection, .connectionUUID, .connectionType, .networkManagerConnectivity:
-                "networkmanager"
-            // The VPN interfaces the kernel reports, merged with NetworkManager's VPN connections.
-            case .vpn: "netlink, networkmanager"
-            case .connectivity, .portalURL: "portal probe"
-            case .dns: "resolv.conf"
-            default:
-                switch key.namespace {
-                case "hosts": "host probes"
-                case "interfaces": "netlink"
-                default:
-                    FactKey.vocabulary.contains(key)
-                        ? "netlink"
-                        : (ruleSet.observers.map { "plugin \($0.name)" }.joined(separator: ", ").nilIfEmpty
-                            ?? "a plugin (none configured)")
-                }
-            }
-        }
-
         let rows: [(FactKey, FactCatalog.Entry?, String, FactState)] = keys.map {
-            ($0, FactCatalog.entry(for: $0), source($0), values[$0] ?? .unknown)
+            ($0, FactCatalog.entry(for: $0), sources.source(of: $0).label, values[$0] ?? .unknown)
         }
         if arguments.flag("json") {
             let facts: [JSONValue] = rows.map { key, entry, source, state in
@@ -150,8 +124,4 @@ enum FactsCommand: Command {
         // facts that all look missing.
         return (try NetworkSnapshot.current().facts, [])
     }
-}
-
-extension String {
-    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }

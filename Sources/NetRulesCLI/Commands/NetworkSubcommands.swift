@@ -17,6 +17,13 @@ enum StatusSubcommand: Command {
             --json, one document whose keys are the fact keys rules use: \
             {"version":1,"facts":{"gateway":"…","ip":[…],"interfaces.eth0":"up",…}}, from a daemon with \
             "outbox":{"pending":N,"pending_bytes":N,"failed":N}.
+
+            While the daemon's last reload failed (a rule file saved with errors: the previous rules keep \
+            running), a line says so, 'rules: FILE has errors since TIME (N); running the previous rules', \
+            and --json adds "failed_reload": {"files":[{"file":…,"errors":N,"since":…}], "problems":[…], \
+            "since":…, "running_previous_rules":true}: each file with errors, with its error count and when a \
+            reload first found it broken (RFC 3339, UTC), the errors in no file (a refused file, a rule path \
+            that cannot be read), and when the first failed reload was. It goes once a reload loads.
             """,
         options: [.json, .controlSocket, .daemonStateDirectory]
     )

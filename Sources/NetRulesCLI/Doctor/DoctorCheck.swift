@@ -12,6 +12,9 @@ struct DoctorCheck: Sendable {
     var status: Status
     var detail: String
     var fix: String?
+    /// What the check adds to its `--json` object after `fix`, for scripts (the `reload` check's
+    /// `failed_reload`); text shows only `detail`.
+    var members: [(String, JSONValue)] = []
 
     static func ok(_ name: String, _ detail: String) -> DoctorCheck {
         DoctorCheck(name: name, status: .ok, detail: detail, fix: nil)
@@ -26,10 +29,11 @@ struct DoctorCheck: Sendable {
     }
 
     var json: JSONValue {
-        .object([
+        let fields: [(String, JSONValue)] = [
             ("name", .string(name)), ("status", .string(status.rawValue)), ("detail", .string(detail)),
             ("fix", fix.map(JSONValue.string) ?? .null),
-        ])
+        ]
+        return .object(fields + members)
     }
 
     /// `warning  networkmanager: NetworkManager is not on the system bus. Fix: …`

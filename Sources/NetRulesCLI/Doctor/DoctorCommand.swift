@@ -19,6 +19,11 @@ enum DoctorCommand: Command {
             the MQTT broker of mqtt: (one connection as CLIENT_ID-doctor, without a Will, publishing \
             nothing, its answer within 5 s), and which facts they read that nothing on this machine \
             provides. Exits 0 unless a check is an error.
+
+            With a daemon answering, the reload check is an error while its last reload failed: 'reload: \
+            FILE has errors since TIME (N); running the previous rules'. With --json, one document: \
+            {"version":1,"checks":[{"name":…,"status":"ok"|"warning"|"error","detail":…,"fix":…|null}]}; \
+            the failed reload check adds the "failed_reload" object 'status --json' shows.
             """,
         arguments: [
             ArgumentSpec(
@@ -66,28 +71,19 @@ enum DoctorCommand: Command {
                     "networkmanager", "there is no system bus to ask",
                     fix: "start dbus (systemctl start dbus) if rules read NetworkManager's facts"))
         }
-        let wifiSource = kernelWiFi ? "nl80211" : (networkManager == true ? "NetworkManager" : nil)
-        if let wifiSource {
-            checks.append(
-                .ok(
-                    "wifi-source",
-                    "ssid, bssid, frequency and interface come from \(wifiSource); signal from "
-                        + (kernelWiFi ? "nl80211 (dBm)" : "nowhere (NetworkManager gives signal.quality in percent)")))
-        } else {
-            checks.append(
-                .warning(
-                    "wifi-source", "nothing on this machine reports ssid, bssid or frequency",
-                    fix: "run NetworkManager, or use a kernel with cfg80211, or an observer plugin that reports them"))
-        }
+        let rulePaths = arguments.positional("rules")
+        // Read before the Wi-Fi check, which names the sources these rules' `wifi:` and `provides:` pick.
+        let loaded = rulePaths.isEmpty ? nil : try RuleFiles.load(rulePaths, environment: io.environment)
+        let sources = FactSources(
+            ruleSet: loaded?.ruleSet ?? RuleSet(), kernelHasNL80211: kernelWiFi,
+            networkManagerOnBus: networkManager == true)
+        checks.append(wifiSourceCheck(sources))
         checks.append(icmpCheck())
         checks.append(await controlSocketCheck(paths.controlSocket))
         if let observers = await observersCheck(paths.controlSocket) { checks.append(observers) }
+        if let reload = await reloadCheck(paths.controlSocket) { checks.append(reload) }
         checks.append(stateDirectoryCheck(paths.stateDirectory))
-        let rulePaths = arguments.positional("rules")
-        if !rulePaths.isEmpty {
-            checks += try await ruleChecks(
-                rulePaths, io: io, kernelWiFi: kernelWiFi, networkManager: networkManager == true)
-        }
+        if let loaded { checks += await ruleChecks(loaded, paths: rulePaths, io: io, sources: sources) }
         if arguments.flag("json") {
             io.print(
                 JSONValue.object([("version", .number(1)), ("checks", .array(checks.map(\.json)))]).compact)
@@ -205,10 +201,9 @@ enum DoctorCommand: Command {
     }
 
     /// Trust, probe hosts, and facts the rules read that nothing here provides.
-    static func ruleChecks(_ paths: [String], io: CommandIO, kernelWiFi: Bool, networkManager: Bool) async throws
+    static func ruleChecks(_ result: LoadResult, paths: [String], io: CommandIO, sources: FactSources) async
         -> [DoctorCheck]
     {
-        let result = try RuleFiles.load(paths, environment: io.environment)
         var checks: [DoctorCheck] = []
         if result.hasErrors {
             checks.append(
@@ -241,40 +236,7 @@ enum DoctorCommand: Command {
         }
         checks += placeChecks(result.ruleSet.places)
         if let mqtt = result.ruleSet.mqtt { checks.append(await mqttCheck(mqtt, environment: io.environment)) }
-        let read = result.ruleSet.readKeys
-        let wifiKeys: Set<FactKey> = [.ssid, .bssid, .frequency, .interface]
-        let wifiServed = kernelWiFi || networkManager
-        var missing: [(FactKey, String)] = []
-        let declared = Set(result.ruleSet.observers.flatMap(\.provides))
-        let subscribed = Set(result.ruleSet.mqtt?.subscriptions.map(\.factKey) ?? [])
-        for key in read.sorted() {
-            if declared.contains(key) || subscribed.contains(key) {
-                continue  // an observer plugin says it reports it (`provides:`), or `mqtt:` subscribes to it
-            } else if wifiKeys.contains(key) && !wifiServed {
-                missing.append((key, "neither nl80211 nor NetworkManager is available"))
-            } else if key == .signal && !kernelWiFi {
-                missing.append((key, "signal in dBm comes only from nl80211; NetworkManager gives signal.quality"))
-            } else if NetworkManagerSnapshot.connectionKeys.contains(key) || key == .signalQuality,
-                !networkManager
-            {
-                missing.append((key, "it comes from NetworkManager, which is not on the bus"))
-            } else if !key.isBuiltIn && !NetworkManagerSnapshot.connectionKeys.contains(key) && key != .signalQuality
-                && !key.isEngineInternal && result.ruleSet.observers.isEmpty
-            {
-                missing.append((key, "no observer plugin is configured to report it"))
-            }
-        }
-        if missing.isEmpty {
-            checks.append(.ok("facts", "every fact the rules read has a source on this machine"))
-        }
-        for (key, why) in missing {
-            checks.append(
-                .error(
-                    "fact \(key)", "the rules read '\(key)' but nothing here provides it: \(why)",
-                    fix:
-                        "provide it (see the checks above) or the rule will stay unknown; if_unknown: can say what unknown counts as"
-                ))
-        }
+        checks += factChecks(reading: result.ruleSet.readKeys, sources: sources)
         return checks
     }
 }

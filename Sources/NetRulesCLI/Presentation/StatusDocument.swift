@@ -22,6 +22,10 @@ struct StatusDocument {
     var outbox: JSONValue?
     /// The daemon's observers that stopped and have not reported since, as JSON; only a daemon knows them.
     var observers: JSONValue?
+    /// The daemon's last reload's errors while it failed (`ControlDocuments.failedReload`), as JSON.
+    var failedReload: JSONValue?
+    /// The zone and clock its times are shown in; nil for this machine's.
+    var reloadTimes: FailedReloadText?
     /// The daemon's MQTT connection, as JSON (`broker`, `client_id`, `state`, `since`), with `mqtt:`.
     var mqtt: JSONValue?
     /// The rules a command paused, as JSON (`rule`, `by`, `since` each); nil when none is.
@@ -33,6 +37,7 @@ struct StatusDocument {
         if case .array(let keys)? = answer.member("unknown") { unknown = keys.compactMap(\.stringValue) }
         if case .object? = answer.member("outbox") { outbox = answer.member("outbox") }
         if case .object? = answer.member("observers") { observers = answer.member("observers") }
+        if case .object? = answer.member("failed_reload") { failedReload = answer.member("failed_reload") }
         if case .object? = answer.member("mqtt") { mqtt = answer.member("mqtt") }
         if case .array? = answer.member("paused") { paused = answer.member("paused") }
     }
@@ -46,8 +51,9 @@ struct StatusDocument {
         gatewayInterface = snapshot.gatewayInterface
     }
 
-    /// The `--json` document, on one line: `version`, `facts`, then from a daemon `outbox` and from a
-    /// direct reading `interfaces`.
+    /// The `--json` document, on one line: `version`, `facts`, then from a daemon `unknown`, `outbox`
+    /// and, when the daemon has them, `observers`, `failed_reload`, `mqtt` and `paused`; from a direct
+    /// reading `interfaces`.
     var json: String {
         var members: [(String, JSONValue)] = [
             ("version", .number(Double(ControlDocuments.version))), ("facts", .object(facts)),
@@ -55,6 +61,7 @@ struct StatusDocument {
         if interfaces == nil { members.append(("unknown", .array(unknown.map(JSONValue.string)))) }
         if let outbox { members.append(("outbox", outbox)) }
         if let observers { members.append(("observers", observers)) }
+        if let failedReload { members.append(("failed_reload", failedReload)) }
         if let mqtt { members.append(("mqtt", mqtt)) }
         if let paused { members.append(("paused", paused)) }
         if let interfaces {
@@ -87,9 +94,10 @@ struct StatusDocument {
     /// The human text: one fact per line, keys in a column, in the same layout whether a daemon
     /// answered or the system was read directly.
     ///
-    /// `source: daemon` or `source: the system, read directly (no daemon)`, then the interfaces (a
-    /// direct reading adds each one's MAC and addresses indented beneath), then the facts rules use
-    /// most in a fixed order, `unknown` ones included, then every other fact in key order (from a
+    /// `source: daemon` or `source: the system, read directly (no daemon)`; while the daemon's last
+    /// reload failed, `rules: /etc/netrules/hello.yaml has errors since 17:11:25 (2); running the
+    /// previous rules` (`FailedReloadText`); then the interfaces (a direct reading adds each one's
+    /// MAC and addresses indented beneath), then the facts rules use most in a fixed order, `unknown` ones included, then every other fact in key order (from a
     /// daemon, those its rules read but nobody reported as `unknown`). Values read the same either
     /// way: `none` for absent facts and empty lists, list items joined with `, `, units on
     /// `signal` and `frequency`. A daemon's answer ends with its outbox:
@@ -123,6 +131,7 @@ struct StatusDocument {
             }
         }
         var lines = [interfaces == nil ? "source: daemon" : "source: the system, read directly (no daemon)"]
+        if let line = (reloadTimes ?? .system).line(failedReload) { lines.append(line) }
         if let interfaces {
             for interface in interfaces {
                 // Interface names are the kernel's, but any process with CAP_NET_ADMIN chooses them.

@@ -10,7 +10,9 @@ extension ControlDocuments {
     }
 
     /// `{"version":1,"source":"daemon","rules":[{"name":…,"truth":…,"state":{…},"last_firing":{…}}…]}`:
-    /// every loaded rule in file order, as `netrules rules --json` prints it.
+    /// every loaded rule in file order, as `netrules rules --json` prints it; while the daemon's
+    /// last reload failed, `"failed_reload":{…}` (`failedReload(_:)`) follows: the rules listed are
+    /// the previous ones.
     ///
     /// `truth` is `true`, `false` or `unknown`; `state` is the object `explain` answers with (the
     /// pending `for:` hold, cooldown and `once_per` drops, each until when, and `paused` for a rule
@@ -22,8 +24,10 @@ extension ControlDocuments {
     ///   - now: the engine's current time, for the time left.
     ///   - history: the firings kept, oldest first.
     ///   - paused: the rules a command paused.
+    ///   - failedReload: the reloads that failed since the rules last loaded.
     package static func rules(
-        _ explanations: [Explanation], now: Instant?, history: [HistoryEntry], paused: [PausedRule] = []
+        _ explanations: [Explanation], now: Instant?, history: [HistoryEntry], paused: [PausedRule] = [],
+        failedReload: FailedReload? = nil
     ) -> JSONValue {
         let last = lastFirings(history)
         let pauses = Dictionary(paused.map { ($0.rule, $0) }, uniquingKeysWith: { first, _ in first })
@@ -33,7 +37,7 @@ extension ControlDocuments {
                 rule(
                     explanation.rule, truth: explanation.root.truth.description,
                     state: state(explanation, now: now, paused: pauses[explanation.rule]), last: last[explanation.rule])
-            })
+            }, failedReload: failedReload)
     }
 
     /// The `rules` document from the rule files, when no daemon answers: every truth `unknown`,
@@ -49,10 +53,15 @@ extension ControlDocuments {
         return items.compactMap { $0.member("name")?.stringValue }
     }
 
-    private static func rules(source: RulesSource, _ items: [JSONValue]) -> JSONValue {
-        .object([
+    private static func rules(source: RulesSource, _ items: [JSONValue], failedReload: FailedReload? = nil)
+        -> JSONValue
+    {
+        var members: [(String, JSONValue)] = [
             ("version", .number(Double(version))), ("source", .string(source.rawValue)), ("rules", .array(items)),
-        ])
+        ]
+        // Only then: the document of a daemon whose rules loaded stays as it was.
+        if let failedReload { members.append(("failed_reload", Self.failedReload(failedReload))) }
+        return .object(members)
     }
 
     private static func rule(_ name: String, truth: String, state: JSONValue, last: HistoryEntry?) -> JSONValue {

@@ -16,11 +16,12 @@ package enum ControlDocuments {
     /// `"unknown":[KEY…]`, the keys its rules can read that nobody has reported (sorted),
     /// `"outbox":{"pending":N,"pending_bytes":N,"failed":N}`, when some failed,
     /// `"observers":{"failed":[{"name":…,"error":…,"since":…,"attempts":N,"next_attempt":…,"facts":[…],"rules":[…]}]}`,
-    /// with `mqtt:`, `"mqtt":{"broker":…,"client_id":…,"state":…,"since":RFC3339}`, and when a
+    /// when its last reload failed, `"failed_reload":{…}` (`failedReload(_:)`), with `mqtt:`, `"mqtt":{"broker":…,"client_id":…,"state":…,"since":RFC3339}`, and when a
     /// command paused rules, `"paused":[{"rule":…,"by":"MQTT","since":RFC3339}…]` in file order.
     package static func status(
         _ facts: FactStore, outbox: OutboxSize? = nil, reads: Set<FactKey>? = nil,
-        failedObservers: [FailedObserver]? = nil, mqtt: FleetService.Status? = nil, paused: [PausedRule] = []
+        failedObservers: [FailedObserver]? = nil, failedReload: FailedReload? = nil, mqtt: FleetService.Status? = nil,
+        paused: [PausedRule] = []
     ) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("version", .number(Double(version))),
@@ -35,6 +36,7 @@ package enum ControlDocuments {
         if let failedObservers, !failedObservers.isEmpty {
             members.append(("observers", .object([("failed", .array(failedObservers.map(Self.failedObserver)))])))
         }
+        if let failedReload { members.append(("failed_reload", Self.failedReload(failedReload))) }
         if let mqtt {
             members.append(
                 (

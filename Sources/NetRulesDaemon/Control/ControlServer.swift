@@ -185,7 +185,7 @@ package struct ControlServer: Sendable {
                 try await channel.write(
                     ControlDocuments.status(
                         await queries.facts(), outbox: await queries.outbox(), reads: await queries.factKeysRead(),
-                        failedObservers: await queries.failedObservers(),
+                        failedObservers: await queries.failedObservers(), failedReload: await queries.failedReload(),
                         mqtt: await queries.mqtt(), paused: await queries.pausedRules()))
             case .success(.rules):
                 var explanations: [Explanation] = []
@@ -196,7 +196,7 @@ package struct ControlServer: Sendable {
                 try await channel.write(
                     ControlDocuments.rules(
                         explanations, now: await queries.engineTime(), history: history,
-                        paused: await queries.pausedRules()))
+                        paused: await queries.pausedRules(), failedReload: await queries.failedReload()))
             case .success(.reload):
                 try await channel.write(ControlDocuments.reload(await queries.reloadOnRequest()))
             case .success(.explain(let rule)):

@@ -34,6 +34,9 @@ package protocol DaemonQueries: Sendable {
     func mqtt() async -> FleetService.Status?
     /// The observers that ended and have not reported since they started again, for `status`.
     func failedObservers() async -> [FailedObserver]
+    /// The last reload's errors while it failed and no reload has loaded since, for `status`,
+    /// `rules` and `doctor`; nil when the rules running are the files' latest that loaded.
+    func failedReload() async -> FailedReload?
 }
 
 /// An observer that stopped and has not reported since: what `status` and `status --json` show.
@@ -61,6 +64,39 @@ package struct FailedObserver: Sendable, Hashable {
         self.nextAttempt = nextAttempt
         self.facts = facts
         self.rules = rules
+    }
+}
+
+/// A reload that found errors, while no reload has loaded since: the daemon runs the rules it
+/// had (STYLE §10). What `status`, `rules` and `doctor` show, as text and as `failed_reload`.
+package struct FailedReload: Sendable, Hashable {
+    /// A rule file with errors in the last reload.
+    package struct File: Sendable, Hashable {
+        package var path: String
+        /// Its errors, those the daemon did not log one by one included.
+        package var errors: Int
+        /// When a reload first found it with errors, in this series of failed reloads (RFC 3339).
+        package var since: String
+
+        package init(path: String, errors: Int, since: String) {
+            self.path = path
+            self.errors = errors
+            self.since = since
+        }
+    }
+
+    /// The files with errors in the last reload, by path.
+    package var files: [File]
+    /// The last reload's errors that are in no file: a file refused for its owner or mode, a rule
+    /// path that cannot be read.
+    package var problems: [String]
+    /// When the first reload of this series failed (RFC 3339): the previous rules have run since.
+    package var since: String
+
+    package init(files: [File], problems: [String], since: String) {
+        self.files = files
+        self.problems = problems
+        self.since = since
     }
 }
 
@@ -109,6 +145,8 @@ extension DaemonQueries {
 
     /// Nothing supervised: no failed observers.
     package func failedObservers() async -> [FailedObserver] { [] }
+    /// No reloads: none failed.
+    package func failedReload() async -> FailedReload? { nil }
     /// No MQTT client: `status` shows none.
     package func mqtt() async -> FleetService.Status? { nil }
 }

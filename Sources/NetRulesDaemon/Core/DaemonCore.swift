@@ -58,6 +58,8 @@ struct DaemonCore {
     /// read, since a file may have changed after the first read began.
     var reloading: [ReloadTicket]?
     var reloadQueued: [ReloadTicket]?
+    /// The reloads that failed since the rules last loaded; nil while the last one loaded.
+    private(set) var reloadFailure: ReloadFailure?
     /// How long shutdown waits for running actions (for the log; the daemon times the wait).
     let shutdownGrace: Duration
     /// The current event's instant and wall time: wall times of other instants are mapped from them.
@@ -108,6 +110,7 @@ struct DaemonCore {
             return effects
         case (.running, .reloaded(let newRules, let report)):
             ruleSet = newRules
+            reloadFailure = nil
             let firings = engine.replaceRules(newRules.rules, places: newRules.places, at: now)
             effects.append(.configureObservers(newRules))
             logger.notice("reloaded: \(Self.count(newRules.rules.count, "rule"))\(Self.describe(engine.lastReload))")
@@ -120,6 +123,7 @@ struct DaemonCore {
                     refused: report.refused), into: &effects)
         case (.running, .reloadFailed(let report)):
             logger.error("reload failed: keeping the \(ruleSet.rules.count) rules already running")
+            reloadFailure = ReloadFailure(report, at: wallNow, after: reloadFailure)
             effects.append(.notify("READY=1\nSTATUS=watching with \(ruleSet.rules.count) rules"))
             finishReload(
                 ReloadOutcome(

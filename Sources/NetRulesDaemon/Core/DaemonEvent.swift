@@ -54,11 +54,15 @@ enum DaemonEvent: Sendable {
 }
 
 /// What reading the rule files found: the diagnostics rendered as `check` prints them, the same as
-/// values (for `reload --json`), and the files refused for their ownership or mode.
+/// values (for `reload --json`), and the files refused for their ownership or mode; for a reload
+/// that fails, each file's error count (those not rendered included) and why the files could not
+/// be read (`FailedReload`).
 struct LoadReport: Sendable {
     var text = ""
     var diagnostics: [Diagnostic] = []
     var refused: [String] = []
+    var errorsByFile: [String: Int] = [:]
+    var readError: String?
 }
 
 /// Names a control client waiting for a reload's outcome (`DaemonEvent.reloadRequested`).

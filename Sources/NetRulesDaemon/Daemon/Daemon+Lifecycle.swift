@@ -20,7 +20,7 @@ extension Daemon {
             result = try RuleFiles.load(options.ruleFiles, environment: options.environment, daemon: true)
         } catch {
             logger.error("\(error)")
-            return (nil, true, LoadReport(text: "\(error)\n"))
+            return (nil, true, LoadReport(text: "\(error)\n", readError: "\(error)"))
         }
         // One record per diagnostic, on one line (`file:line:column: error: message`), as a log needs.
         for diagnostic in result.diagnostics {
@@ -37,7 +37,7 @@ extension Daemon {
             // load() expanded the same paths a moment ago, so a file went since: a file that was not
             // checked must not pass the trust check as if there were none.
             logger.error("\(error)")
-            return (nil, true, LoadReport(text: "\(error)\n"))
+            return (nil, true, LoadReport(text: "\(error)\n", readError: "\(error)"))
         }
         let distrusted = RuleFiles.trustProblems(result, files: files) {
             options.trustProblem($0, $1)
@@ -45,7 +45,7 @@ extension Daemon {
         for problem in distrusted { logger.error(problem) }
         let rendered = LoadReport(
             text: result.renderedDiagnostics() + distrusted.map { "error: \($0)\n" }.joined(),
-            diagnostics: result.diagnostics, refused: distrusted)
+            diagnostics: result.diagnostics, refused: distrusted, errorsByFile: result.errorsByFile)
         guard !result.hasErrors, distrusted.isEmpty else { return (nil, false, rendered) }
         return (result, false, rendered)
     }

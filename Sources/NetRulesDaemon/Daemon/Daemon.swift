@@ -399,6 +399,8 @@ package actor Daemon: DaemonQueries {
         }
     }
 
+    package func failedReload() async -> FailedReload? { core.reloadFailure?.shown }
+
     /// The runner's outbox; the runner answers, so the daemon's event loop does not wait on it.
     package nonisolated func outbox() async -> OutboxSize? { await runner.outbox() }
 

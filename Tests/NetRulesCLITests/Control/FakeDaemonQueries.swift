@@ -83,6 +83,13 @@ actor FakeDaemonQueries: DaemonQueries {
 
     func outbox() -> OutboxSize? { outboxSize }
 
+    /// What `failedReload()` answers; nil: the last reload loaded.
+    private var reloadFailure: FailedReload?
+
+    func setFailedReload(_ failure: FailedReload?) { reloadFailure = failure }
+
+    func failedReload() -> FailedReload? { reloadFailure }
+
     func factChanges() -> AsyncStream<FactChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: FactChange.self)
         let id = nextSubscriber
