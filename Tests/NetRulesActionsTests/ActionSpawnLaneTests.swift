@@ -29,7 +29,9 @@ struct ActionSpawnLaneTests {
             while holding.load(ordering: .sequentiallyConsistent) < threads, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
-            #expect(holding.load(ordering: .sequentiallyConsistent) == threads, "the shared pool's threads are not all held")
+            #expect(
+                holding.load(ordering: .sequentiallyConsistent) == threads, "the shared pool's threads are not all held"
+            )
         }
 
         func release() { released.store(true, ordering: .sequentiallyConsistent) }

@@ -18,6 +18,14 @@ package enum TerminalWidth {
         resolve(columns: environment["COLUMNS"], terminalWidth: standardOutputTerminalWidth())
     }
 
+    /// The width a table narrows to (`Table.render(width:)`): `COLUMNS`, else the terminal's;
+    /// nil for a pipe or a file, whose readers (scripts, `grep`) get one row a line.
+    /// - Parameter isTerminal: Whether the command's standard output is a terminal.
+    package static func forTables(environment: [String: String], isTerminal: Bool) -> Int? {
+        if let columns = environment["COLUMNS"], let width = Int(columns.trimmingSpaces), width > 0 { return width }
+        return isTerminal ? standardOutputTerminalWidth() : nil
+    }
+
     /// The pure decision behind ``current(environment:)``, separated so tests need no terminal.
     ///
     /// - Parameters:

@@ -13,10 +13,14 @@ enum RulesCommand: Command {
             Asks the running netrules daemon when one answers on the control socket. Otherwise reads the \
             rule files as 'check' does (--rules, else the daemon's rule directory) and the last firings from \
             the history file in the state directory; every truth is then unknown, and the output says so \
-            (source: rule files). Times are local, with their offset. With --json, one document: \
+            (source: rule files). Times are local, with their offset. On a terminal (or with COLUMNS set) \
+            the PENDING, DROPPING and LAST FIRING columns wrap to its width; a pipe gets one line a rule. \
+            With --json, one document: \
             {"version":1,"source":"daemon"|"files","rules":[{"name":…,"truth":"true"|"false"|"unknown",\
             "state":{…}|null,"last_firing":{"time":…,"edge":…}|null}]}, where state is the object \
-            'explain --json' shows.
+            'explain --json' shows. While the daemon's last reload failed, the rules listed are the previous \
+            ones: a line above them says 'rules: FILE has errors since TIME (N); running the previous rules', \
+            and the document ends with the "failed_reload" object 'status --json' shows.
             """,
         options: [
             OptionSpec(
@@ -50,7 +54,10 @@ enum RulesCommand: Command {
         io.stdout.write(
             arguments.flag("json")
                 ? RulesDocument.json(document)
-                : RulesDocument.text(document) { SystemTimeZone.utcOffset(atUnixTime: $0) })
+                : RulesDocument.text(
+                    document,
+                    width: TerminalWidth.forTables(environment: io.environment, isTerminal: io.stdout.isTerminal)
+                ) { SystemTimeZone.utcOffset(atUnixTime: $0) })
         return ExitCode.success
     }
 }

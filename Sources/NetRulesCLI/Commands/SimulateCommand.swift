@@ -231,26 +231,3 @@ enum SimulateCommand: Command {
         ])
     }
 }
-
-/// Aligned columns for human output.
-package enum Table {
-    /// The rows with their columns aligned.
-    ///
-    /// - Parameter paint: applied to each cell after the widths are measured (colour escapes take
-    ///   no columns): `(row, column, cell)` to the text shown.
-    package static func render(
-        _ rows: [[String]], gap: Int = 2, paint: (Int, Int, String) -> String = { $2 }
-    ) -> [String] {
-        guard let columns = rows.map(\.count).max() else { return [] }
-        var widths = Array(repeating: 0, count: columns)
-        for row in rows {
-            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
-        }
-        return rows.enumerated().map { r, row in
-            row.enumerated().map { i, cell in
-                let shown = paint(r, i, cell)
-                return i == row.count - 1 ? shown : shown + String(repeating: " ", count: widths[i] - cell.count + gap)
-            }.joined()
-        }
-    }
-}

@@ -7,16 +7,23 @@ enum RulesDocument {
     /// The document as `--json` prints it: one line.
     static func json(_ document: JSONValue) -> String { document.compact + "\n" }
 
-    /// `source: daemon` (or `source: rule files, no daemon: every truth unknown`), then a table
-    /// with one rule a line: its truth, its pending `for:` hold, what drops its firings (a pause by a
+    /// `source: daemon` (or `source: rule files, no daemon: every truth unknown`); while the daemon's
+    /// last reload failed, `rules: /etc/netrules/hello.yaml has errors since 17:11:25 (2); running the
+    /// previous rules` (`FailedReloadText`); then a table with one rule a line: its truth, its pending `for:` hold, what drops its firings (a pause by a
     /// command, cooldown, `once_per`) until when, and its last firing; `none` where there is nothing,
     /// `unknown` where the files cannot say.
     /// - Parameters:
     ///   - document: a `rules` answer.
     ///   - utcOffset: seconds east of UTC at a Unix time, for the last firings (stored in UTC).
-    static func text(_ document: JSONValue, utcOffset: (Int64) -> Int64) -> String {
+    ///   - reloadTimes: the zone and clock a failed reload's times are shown in; nil for this machine's.
+    ///   - width: the terminal's width: PENDING, DROPPING and LAST FIRING wrap to fit it (nil: one
+    ///     line a rule, as a pipe gets it).
+    static func text(
+        _ document: JSONValue, reloadTimes: FailedReloadText? = nil, width: Int? = nil, utcOffset: (Int64) -> Int64
+    ) -> String {
         let fromFiles = document.member("source")?.stringValue == ControlDocuments.RulesSource.files.rawValue
         var lines = [fromFiles ? "source: rule files, no daemon: every truth unknown" : "source: daemon"]
+        if let line = (reloadTimes ?? .system).line(document.member("failed_reload")) { lines.append(line) }
         var rows = [["RULE", "TRUTH", "PENDING", "DROPPING", "LAST FIRING"]]
         guard case .array(let rules)? = document.member("rules") else { return lines.joined() + "\n" }
         for rule in rules {
@@ -28,7 +35,7 @@ enum RulesDocument {
                 lastFiring(rule.member("last_firing"), utcOffset: utcOffset),
             ])
         }
-        lines += Table.render(rows)
+        lines += Table.render(rows, width: width, wrapping: [2, 3, 4])
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -60,6 +60,23 @@ struct RulesCommandTests {
         try await fixture.stop()
     }
 
+    /// Issue 37, item 8: the table was about 170 columns wide; on an 80-column terminal (`COLUMNS`,
+    /// or the terminal's size) PENDING, DROPPING and LAST FIRING wrap, and a pipe still gets one
+    /// line a rule.
+    @Test func theTableWrapsToTheTerminalsWidth() async throws {
+        let fixture = try await ControlFixture.start(await Self.daemon())
+        let narrow = await run(["rules", "--socket", fixture.path], environment: ["COLUMNS": "80"])
+        #expect(narrow.code == 0, "\(narrow.stderr)")
+        let lines = narrow.stdout.split(separator: "\n")
+        #expect(lines.allSatisfy { $0.count <= 80 }, "\(narrow.stdout)")
+        let json = await run(["rules", "--json", "--socket", fixture.path])
+        let document = try JSONValue.parse(Array(json.stdout.dropLast().utf8))
+        try FirstDayGolden.compare(RulesDocument.text(document, width: 80) { _ in 3_600 }, to: "rules-daemon-80.text")
+        let piped = await run(["rules", "--socket", fixture.path])
+        #expect(piped.stdout.split(separator: "\n").count == 6, "one line a rule without a width: \(piped.stdout)")
+        try await fixture.stop()
+    }
+
     @Test func jsonIsTheDaemonsDocument() async throws {
         let fixture = try await ControlFixture.start(await Self.daemon())
         let outcome = await run(["rules", "--json", "--socket", fixture.path])
