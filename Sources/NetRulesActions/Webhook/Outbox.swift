@@ -86,7 +86,7 @@ struct Outbox: Sendable {
         let name = key + ".json"
         let path = directory + "/" + name
         do {
-            // Dropping is right: an entry that does not decode is moved to failed/ as it is (the else branch), without
+            // An entry that does not decode is moved to failed/ as it is (the else branch), without
             // a failure field it could not hold.
             if var entry = try? OutboxEntry(decoding: try Self.read(path)) {
                 entry.failure = reason

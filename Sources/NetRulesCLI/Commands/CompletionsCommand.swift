@@ -28,7 +28,7 @@ enum CompletionsCommand: Command {
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
         if arguments.flag("rule-names") {
-            // Dropping is right: shell completion offers rule names only when a daemon answers; without one it offers
+            // Shell completion offers rule names only when a daemon answers; without one it offers
             // none, silently, as completion must not print errors into the shell.
             guard let client = try? ControlClient.connect(path: arguments.controlSocket(io), timeout: .seconds(2)),
                 let answer = try? await client.response(to: ControlRequest.rules.document)

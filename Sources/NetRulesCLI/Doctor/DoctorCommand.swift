@@ -137,7 +137,7 @@ enum DoctorCommand: Command {
                 fix: "chmod 600 \(path); the daemon sets it so itself on start")
         }
         let answered: Bool
-        // Dropping is right: doctor reports whether a daemon answers; any failure to connect or to get an answer is
+        // Doctor reports whether a daemon answers; any failure to connect or to get an answer is
         // that answer.
         if let client = try? ControlClient.connect(path: path, timeout: .seconds(2)),
             (try? await client.response(to: ControlRequest.rules.document)) != nil
@@ -213,7 +213,7 @@ enum DoctorCommand: Command {
         } else {
             checks.append(.ok("rules", "\(result.ruleSet.rules.count) rules load"))
         }
-        // Dropping is right: the files were just loaded from the same paths (the rules check above reports a read
+        // The files were just loaded from the same paths (the rules check above reports a read
         // failure); a path that went since has nothing left to check.
         let distrusted = RuleFiles.trustProblems(result, files: (try? RuleFiles.expand(paths)) ?? []) {
             FileTrust.problem(withFile: $0, kind: $1)

@@ -91,7 +91,7 @@ enum ControlSocketFile {
         let result = try FileDescriptor.withAddress(path) { sys_connect(probe, $0, $1) }
         switch result {
         case .success:
-            // Dropping is right: the peer's pid only adds a detail to the message; without SO_PEERCRED it names no pid.
+            // The peer's pid only adds a detail to the message; without SO_PEERCRED it names no pid.
             throw anotherDaemon(path, pid: try? sys_getsockopt_peercred(probe).get().pid)
         case .failure(let e) where e.rawValue == EAGAIN || e.rawValue == EINPROGRESS:
             // A full backlog: someone is listening.

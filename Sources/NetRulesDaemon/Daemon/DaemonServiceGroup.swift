@@ -28,7 +28,7 @@ package struct DaemonServiceGroup: Sendable {
         self.options = options
         self.version = version
         let notifier = SystemdNotifier(environment: options.environment)
-        // Dropping is right: sd_notify is advisory; without NOTIFY_SOCKET there is nobody to tell.
+        // Sd_notify is advisory; without NOTIFY_SOCKET there is nobody to tell.
         self.options.notify = { try? notifier.notify($0) }
         let isRoot = geteuid() == 0
         self.options.trustProblem = { FileTrust.problem(withFile: $0, runningAsRoot: isRoot, kind: $1) }

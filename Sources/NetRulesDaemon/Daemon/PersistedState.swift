@@ -104,7 +104,7 @@ package struct PersistedState {
         var skipped = 0
         for segment in segments where segment.number >= from {
             for line in segment.lines {
-                // Dropping is right: a damaged line is counted and reported by the caller; the lines
+                // A damaged line is counted and reported by the caller; the lines
                 // after it still apply, since each sets values rather than adjusting them.
                 guard let delta = try? JournalDelta(decoding: line) else {
                     skipped += 1

@@ -139,7 +139,7 @@ package struct FiringHistory: Sendable {
         contents.skippedLines = read.overLong + (read.cutOff ? 1 : 0)
         var positions: [String: Int] = [:]
         for line in read.lines {
-            // Dropping is right: a line that is not an entry is counted in skippedLines, which netrules history
+            // A line that is not an entry is counted in skippedLines, which netrules history
             // reports.
             guard let document = try? JSONValue.parse(line), let entry = HistoryEntry(document: document) else {
                 contents.skippedLines += 1

@@ -114,7 +114,7 @@ package final class RuleFileWatcher: Sendable {
             set.planned = planned
             for directory in set.unwatched {
                 // A directory that is gone stays unwatched until an event in another watch brings it back.
-                // Dropping is right: a directory that is gone (ENOENT), or one past the inotify watch limit (ENOSPC),
+                // A directory that is gone (ENOENT), or one past the inotify watch limit (ENOSPC),
                 // stays in the unwatched set and is tried again on the next event of another watch; at start the same
                 // failure is thrown (init).
                 guard let watch = try? files.addWatch(directory, mask: RuleWatchSet.mask) else { continue }

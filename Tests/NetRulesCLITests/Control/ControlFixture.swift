@@ -51,7 +51,7 @@ struct ControlFixture {
     func stop() async throws {
         task.cancel()
         try await task.value
-        // Dropping is right: a test's clean-up; a directory that cannot be removed stays under /tmp
+        // A test's clean-up; a directory that cannot be removed stays under /tmp
         // and changes no result.
         if madeDirectory { try? FileManager.default.removeItem(atPath: directory) }
     }
