@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import NetRulesCore
+import NetRulesSystem
 import NetRulesTesting
 import Synchronization
 import Testing
@@ -50,6 +51,40 @@ struct NetworkManagerObserverTests {
             await reader.value
         }
         return (collected, task)
+    }
+
+    /// Two jobs that each wait (up to 3 s) for the other: they finish at once only when two threads
+    /// are free for them.
+    final class Rendezvous: Sendable {
+        let arrived = Atomic(0)
+
+        func meet() {
+            arrived.add(1, ordering: .sequentiallyConsistent)
+            let end = ContinuousClock.now + .seconds(3)
+            while arrived.load(ordering: .sequentiallyConsistent) < 2, ContinuousClock.now < end { usleep(1_000) }
+        }
+    }
+
+    /// Issue 35: NetworkManager's D-Bus round trips have their own lane. A NetworkManager that has
+    /// stopped answering (each call waits for its 5 s timeout) holds that lane's thread only: both
+    /// threads of the shared pool stay free for the state, the journal, `write:` and the outbox.
+    @Test func aHungNetworkManagerHoldsNoThreadOfTheSharedPool() async throws {
+        let mock = try NetworkManagerMock()
+        defer { mock.stop() }
+        mock.pauseNetworkManager()
+        let (facts, task) = observe(mock)
+        defer { task.cancel() }
+        // The observer's first report asks NetworkManager for its state and waits.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(facts.updates.withLock { $0 } == 0, "NetworkManager answered although it is stopped")
+        let rendezvous = Rendezvous()
+        let began = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<2 { group.addTask { await BlockingPool.shared.run { rendezvous.meet() } } }
+        }
+        let took = ContinuousClock.now - began
+        #expect(took < .seconds(1), "two jobs on the shared pool met after \(took): a thread waited for NetworkManager")
+        mock.resumeNetworkManager()
     }
 
     @Test func followsJoinRoamVPNConnectivityAndNetworkManagerComingAndGoing() async throws {

@@ -10,6 +10,13 @@ import NetRulesSystem
 final class DBusConnection {
     private var bus: OpaquePointer?
 
+    /// The one thread the daemon's D-Bus round trips run on (NetworkManager's, up to 5 s each and
+    /// several per report when it hangs): its own lane, so a hung NetworkManager holds neither of
+    /// `BlockingPool.shared`'s threads (state and journal writes, `write:` jobs, the outbox) nor
+    /// `ChildProcess.spawner` (an action's start). One thread: the calls of one connection are
+    /// sequential anyway, and sd-bus objects then stay on the thread that uses them.
+    static let lane = BlockingPool(name: "netrules-dbus", limit: 1)
+
     /// A failed sd-bus call, with its D-Bus error name when the peer sent one.
     struct Failure: Error, CustomStringConvertible {
         var call: String

@@ -60,13 +60,14 @@ package struct NetworkManagerObserver: Observer {
 
     /// Follows NetworkManager until cancelled. The task waits for the bus's descriptor
     /// (`Readiness`: the daemon's loop, no thread of its own); connecting, reading the signals and
-    /// asking NetworkManager for its state (blocking D-Bus round trips) run on the blocking pool.
+    /// asking NetworkManager for its state (blocking D-Bus round trips) run on the D-Bus lane
+    /// (`DBusConnection.lane`).
     package func run(reporting updates: FactReporter) async throws {
         let updates = vpnNames.reporter(wrapping: updates, source: .networkManager)
         let (reportsWiFi, address, logger, missingBusLevel) = (
             self.reportsWiFi, self.busAddress, self.logger, self.missingBusLevel
         )
-        let connected = await BlockingPool.shared.run { Result { try NetworkManagerFollower(address: address) } }
+        let connected = await DBusConnection.lane.run { Result { try NetworkManagerFollower(address: address) } }
         let follower: NetworkManagerFollower
         switch connected {
         case .success(let made): follower = made
@@ -77,7 +78,7 @@ package struct NetworkManagerObserver: Observer {
             return
         }
         defer { follower.close() }
-        var report = await BlockingPool.shared.run {
+        var report = await DBusConnection.lane.run {
             follower.report(reportsWiFi: reportsWiFi, logger: logger)
         }
         while true {
@@ -88,7 +89,7 @@ package struct NetworkManagerObserver: Observer {
             } catch is CancellationError {
                 return
             }
-            report = try await BlockingPool.shared.run {
+            report = try await DBusConnection.lane.run {
                 Result { () throws(DBusConnection.Failure) -> FactUpdate? in
                     guard try follower.receiveSignals() else { return nil }
                     return follower.report(reportsWiFi: reportsWiFi, logger: logger)
@@ -101,7 +102,7 @@ package struct NetworkManagerObserver: Observer {
 /// The observer's connection to the bus and what it last reported.
 ///
 /// `@unchecked Sendable`: confined to the observer's task, which calls it one step at a time,
-/// each on a thread of the blocking pool or the loop; the pool's queue orders the hand-overs.
+/// each on the D-Bus lane's thread or the loop; the lane's queue orders the hand-overs.
 private final class NetworkManagerFollower: @unchecked Sendable {
     let bus: DBusConnection
     var reported: [FactKey: FactState] = [:]

@@ -64,8 +64,20 @@ package final class NetworkManagerMock: @unchecked Sendable {
 
     /// NetworkManager leaves the bus.
     package func stopNetworkManager() {
+        resumeNetworkManager()
         mock?.kill()
         mock = nil
+    }
+
+    /// NetworkManager stops answering (SIGSTOP): its name stays on the bus, and every call to it
+    /// waits for the caller's timeout, as with a hung NetworkManager.
+    package func pauseNetworkManager() {
+        if let mock { _ = sys_kill(mock.pid, SIGSTOP) }
+    }
+
+    /// NetworkManager answers again (SIGCONT).
+    package func resumeNetworkManager() {
+        if let mock { _ = sys_kill(mock.pid, SIGCONT) }
     }
 
     /// Runs `nm-mock ARGUMENTS…` against this bus.
