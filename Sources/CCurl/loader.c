@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 // The libcurl functions netrules calls, resolved once by netrules_curl_load. Debian's libcurl4
 // (OpenSSL) and libcurl3-gnutls both export these names; the soname of libcurl4 is libcurl.so.4.
@@ -16,6 +17,10 @@ static struct {
     CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
     struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
     void (*slist_free_all)(struct curl_slist *);
+    void (*easy_reset)(CURL *);
+    CURLSH *(*share_init)(void);
+    CURLSHcode (*share_setopt)(CURLSH *, CURLSHoption, ...);
+    CURLSHcode (*share_cleanup)(CURLSH *);
 } curl;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -48,6 +53,10 @@ static void load_once(void) {
     RESOLVE(easy_getinfo, "curl_easy_getinfo");
     RESOLVE(slist_append, "curl_slist_append");
     RESOLVE(slist_free_all, "curl_slist_free_all");
+    RESOLVE(easy_reset, "curl_easy_reset");
+    RESOLVE(share_init, "curl_share_init");
+    RESOLVE(share_setopt, "curl_share_setopt");
+    RESOLVE(share_cleanup, "curl_share_cleanup");
     // curl_global_init is not thread-safe in older libcurl; pthread_once runs it exactly once.
     CURLcode code = curl.global_init(CURL_GLOBAL_DEFAULT);
     if (code != CURLE_OK) {
@@ -70,6 +79,59 @@ CURL *netrules_curl_easy_init(void) { return curl.easy_init(); }
 void netrules_curl_easy_cleanup(CURL *handle) { curl.easy_cleanup(handle); }
 CURLcode netrules_curl_easy_perform(CURL *handle) { return curl.easy_perform(handle); }
 const char *netrules_curl_easy_strerror(CURLcode code) { return curl.easy_strerror(code); }
+void netrules_curl_easy_reset(CURL *handle) { curl.easy_reset(handle); }
+
+struct netrules_curl_share {
+    CURLSH *handle;
+    // One mutex per kind of shared data (curl_lock_data), as curl_share_setopt(3) asks of
+    // threaded use: a DNS lookup need not wait for a TLS session being stored.
+    pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
+};
+
+static void share_lock(CURL *handle, curl_lock_data data, curl_lock_access access, void *context) {
+    (void)handle;
+    (void)access;
+    struct netrules_curl_share *share = context;
+    if ((unsigned)data < CURL_LOCK_DATA_LAST) pthread_mutex_lock(&share->locks[data]);
+}
+
+static void share_unlock(CURL *handle, curl_lock_data data, void *context) {
+    (void)handle;
+    struct netrules_curl_share *share = context;
+    if ((unsigned)data < CURL_LOCK_DATA_LAST) pthread_mutex_unlock(&share->locks[data]);
+}
+
+struct netrules_curl_share *netrules_curl_share_create(void) {
+    struct netrules_curl_share *share = calloc(1, sizeof *share);
+    if (share == NULL) return NULL;
+    share->handle = curl.share_init();
+    if (share->handle == NULL) {
+        free(share);
+        return NULL;
+    }
+    for (int kind = 0; kind < CURL_LOCK_DATA_LAST; kind++) pthread_mutex_init(&share->locks[kind], NULL);
+    int failed = curl.share_setopt(share->handle, CURLSHOPT_USERDATA, share) != CURLSHE_OK ||
+                 curl.share_setopt(share->handle, CURLSHOPT_LOCKFUNC, share_lock) != CURLSHE_OK ||
+                 curl.share_setopt(share->handle, CURLSHOPT_UNLOCKFUNC, share_unlock) != CURLSHE_OK ||
+                 curl.share_setopt(share->handle, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
+                 curl.share_setopt(share->handle, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK;
+    if (failed) {
+        netrules_curl_share_free(share);
+        return NULL;
+    }
+    return share;
+}
+
+void netrules_curl_share_free(struct netrules_curl_share *share) {
+    if (share == NULL) return;
+    curl.share_cleanup(share->handle);
+    for (int kind = 0; kind < CURL_LOCK_DATA_LAST; kind++) pthread_mutex_destroy(&share->locks[kind]);
+    free(share);
+}
+
+CURLcode netrules_curl_setopt_share(CURL *handle, struct netrules_curl_share *share) {
+    return curl.easy_setopt(handle, CURLOPT_SHARE, share ? share->handle : NULL);
+}
 
 struct curl_slist *netrules_curl_slist_append(struct curl_slist *list, const char *line) {
     return curl.slist_append(list, line);

@@ -1,6 +1,6 @@
 internal import CCurl
 
-/// One blocking transfer on a fresh curl easy handle.
+/// One blocking transfer, on a pooled curl easy handle (connections kept for reuse) or a fresh one.
 enum CurlTransfer {
     /// Loads libcurl on first use (and runs `curl_global_init` once); nil when it loaded, else why not.
     static func loadLibrary() -> String? {
@@ -12,14 +12,21 @@ enum CurlTransfer {
     /// Whether libcurl is mapped into this process.
     static var isLibraryLoaded: Bool { netrules_curl_is_loaded() != 0 }
 
-    static func perform(_ request: HTTPRequest, control: TransferControl) -> TransferResult {
+    /// Runs `request`, blocking, on a handle of `pool` (checked in again afterwards), or without
+    /// a pool on a fresh handle whose connection is closed at the end.
+    static func perform(_ request: HTTPRequest, control: TransferControl, pool: CurlHandlePool?) -> TransferResult {
         if let failure = loadLibrary() {
             return .failure(HTTPError(code: .other, message: failure))
         }
-        guard let handle = netrules_curl_easy_init() else {
+        let pooled = pool?.checkOut(CurlHandlePool.Key(request))
+        guard let handle = pooled?.pointer ?? (pool == nil ? netrules_curl_easy_init() : nil) else {
             return .failure(HTTPError(code: .other, message: "curl_easy_init failed"))
         }
-        defer { netrules_curl_easy_cleanup(handle) }
+        // Declared first, so it runs last: after the header list and error buffer are freed, and
+        // `checkIn` resets the options that pointed at them.
+        defer {
+            if let pooled { pool?.checkIn(pooled) } else { netrules_curl_easy_cleanup(handle) }
+        }
         let sink = ResponseSink(maxBytes: request.maxResponseBytes, control: control)
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { netrules_curl_slist_free_all(headerList) }
@@ -74,6 +81,10 @@ enum CurlTransfer {
         try check(netrules_curl_setopt_string(handle, CURLOPT_PROXY, ""), "proxy")
         try check(netrules_curl_setopt_string(handle, CURLOPT_USERAGENT, "netrules"), "user agent")
         try check(netrules_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds(request.timeout)), "timeout")
+        // A kept connection idle for more than a minute is closed when this transfer looks for one,
+        // not reused: servers drop idle ones about then (nginx after 75 s), and no timer of ours
+        // closes it earlier (design note 0012).
+        try check(netrules_curl_setopt_long(handle, CURLOPT_MAXAGE_CONN, maximumIdleSeconds), "connection age")
         if let connectTimeout = request.connectTimeout {
             let ms = milliseconds(connectTimeout)
             try check(netrules_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, ms), "connect timeout")
@@ -209,6 +220,9 @@ enum CurlTransfer {
             entry = next
         }
     }
+
+    /// How long a kept connection may sit idle and still be reused (`CURLOPT_MAXAGE_CONN`).
+    static let maximumIdleSeconds = 60
 
     /// Whole milliseconds, rounded up and at least 1: curl reads 0 as "no timeout".
     static func milliseconds(_ duration: Duration) -> Int {

@@ -2,25 +2,34 @@ import Synchronization
 
 /// A small HTTP/1.1 client over libcurl's easy interface.
 ///
-/// Each ``send(_:)`` uses a fresh easy handle on a thread outside Swift's cooperative pool,
-/// because `curl_easy_perform` blocks. Redirects are never followed, proxies from the
+/// Each ``send(_:)`` runs on a thread outside Swift's cooperative pool, because
+/// `curl_easy_perform` blocks. It takes an easy handle from the client's pool, so a request to a
+/// host the client talked to in the last minute reuses that connection (HTTP keep-alive) and its
+/// TLS session. A connection is only reused by a request with the same pin, CA file and interface
+/// as the one that made it: it was verified for those. Redirects are never followed, proxies from the
 /// environment are ignored (a portal probe through a proxy tests the proxy), signals are not
 /// used for timeouts (`CURLOPT_NOSIGNAL`, required in threaded programs), only `http` and
 /// `https` are allowed, and TLS certificates are always verified.
 ///
-/// The client holds no state and is safe to share between tasks. See
-/// `docs/design/0001-http-client.md` for why libcurl and not FoundationNetworking.
+/// The client is safe to share between tasks; copies share its pool of connections. See
+/// `docs/design/0001-http-client.md` for why libcurl and not FoundationNetworking, and
+/// `docs/design/0012-webhook-connection-reuse.md` for the connection reuse.
 package struct HTTPClient: Sendable {
     private let executor: BlockingExecutor
+    private let pool: CurlHandlePool?
 
     /// Creates a client that runs each transfer on a thread of its own.
-    package init() {
-        self.init(executor: .dedicatedThreads)
+    ///
+    /// - Parameter reusesConnections: Whether connections are kept for later requests (the
+    ///   default); false opens and closes one per request.
+    package init(reusesConnections: Bool = true) {
+        self.init(executor: .dedicatedThreads, reusesConnections: reusesConnections)
     }
 
     /// Creates a client that runs transfers with `executor` (tests use one inside a namespace).
-    package init(executor: BlockingExecutor) {
+    package init(executor: BlockingExecutor, reusesConnections: Bool = true) {
         self.executor = executor
+        self.pool = reusesConnections ? CurlHandlePool() : nil
     }
 
     /// Sends `request` and returns the response, whatever its status.
@@ -34,12 +43,12 @@ package struct HTTPClient: Sendable {
     ///   cancellation or an unusable request.
     package func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         let control = TransferControl()
-        let executor = self.executor
+        let (executor, pool) = (self.executor, self.pool)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<TransferResult, Never>) in
                 guard control.install(continuation) else { return }
                 executor.spawn {
-                    control.finish(CurlTransfer.perform(request, control: control))
+                    control.finish(CurlTransfer.perform(request, control: control, pool: pool))
                 }
             }
         } onCancel: {

@@ -24,6 +24,26 @@ const char *netrules_curl_easy_strerror(CURLcode code);
 struct curl_slist *netrules_curl_slist_append(struct curl_slist *list, const char *line);
 void netrules_curl_slist_free_all(struct curl_slist *list);
 
+// curl_easy_reset(3): every option back to its default, while the handle keeps its live
+// connections, TLS session cache, DNS cache and share; how a pooled handle starts its next transfer.
+void netrules_curl_easy_reset(CURL *handle);
+
+// A curl share handle (curl_share_init(3)) sharing the DNS cache and TLS sessions
+// (CURL_LOCK_DATA_DNS, CURL_LOCK_DATA_SSL_SESSION) between easy handles on any threads, with a
+// pthread mutex per curl_lock_data as its lock and unlock callbacks. Not the connection cache:
+// CURLSHOPT_SHARE(3) says "it is not supported to share connections between multiple concurrent
+// threads" (KNOWN_BUGS 11.11 in libcurl 7.88); connections stay in each easy handle.
+struct netrules_curl_share;
+
+// A new share, or NULL when curl_share_init or curl_share_setopt failed.
+struct netrules_curl_share *netrules_curl_share_create(void);
+
+// curl_share_cleanup(3) and the mutexes; only once no easy handle uses the share any more.
+void netrules_curl_share_free(struct netrules_curl_share *share);
+
+// CURLOPT_SHARE with the share's handle (NULL detaches).
+CURLcode netrules_curl_setopt_share(CURL *handle, struct netrules_curl_share *share);
+
 // Swift cannot call C variadic functions, and `curl_easy_setopt` / `curl_easy_getinfo` are
 // variadic: the type of the third argument depends on the option. Each wrapper below fixes
 // that type, so Swift sees an ordinary typed function and the compiler checks what we pass.

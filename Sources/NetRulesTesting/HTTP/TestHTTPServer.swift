@@ -72,6 +72,7 @@ package final class TestHTTPServer: @unchecked Sendable {
         var stopped = false
         var requests: [Request] = []
         var held: [CInt] = []
+        var connections = 0
     }
 
     /// The address the server listens on.
@@ -88,6 +89,9 @@ package final class TestHTTPServer: @unchecked Sendable {
 
     /// Every request received so far.
     package var requests: [Request] { state.withLock { $0.requests } }
+
+    /// How many connections it has accepted so far (behind `TestTLSServer`, one per TLS connection).
+    package var connectionCount: Int { state.withLock { $0.connections } }
 
     /// Starts listening on a kernel-chosen port; with `namespace`, the socket is made inside it.
     package init(
@@ -144,6 +148,7 @@ package final class TestHTTPServer: @unchecked Sendable {
             guard poll(&pfd, 1, 50) > 0 else { continue }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
+            state.withLock { $0.connections += 1 }
             let thread = Thread { [self] in serve(connection) }
             thread.start()
         }
