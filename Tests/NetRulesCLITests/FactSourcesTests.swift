@@ -1,6 +1,7 @@
 import Foundation
 import NetRulesConfig
 import NetRulesCore
+import NetRulesDaemon
 import NetRulesLinux
 import Testing
 
@@ -77,6 +78,53 @@ struct FactSourcesTests {
         }
         #expect(!keys.contains { $0.contains("NAME") }, "\(keys)")
         #expect(Set(keys).count == keys.count, "\(keys)")
+    }
+
+    /// Without rule files the daemon that answers is the authority: its rules, kernel and bus name
+    /// each source (here NetworkManager on the bus, which these rules leave the Wi-Fi facts to none of),
+    /// and its rules' keys are listed, each once; a daemon that does not say leaves the rules' sources.
+    @Test func factsWithoutRuleFilesNamesTheRunningDaemonsSources() async throws {
+        let directory = ControlFixture.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let loaded = RuleLoader().load([RuleSource(file: "rules.yaml", bytes: Array(Self.rules.utf8))])
+        let fake = FakeDaemonQueries(yaml: Self.rules, facts: [.ssid: .value(.string("Office"))])
+        await fake.setFactSources(
+            FactSources(ruleSet: loaded.ruleSet, kernelHasNL80211: false, networkManagerOnBus: true))
+        let fixture = try await ControlFixture.start(fake)
+        let environment = ["PATH": "/usr/bin:/bin", "HOME": directory, "COLUMNS": "1000"]
+        let json = await CommandTests.run(["facts", "--json", "--socket", fixture.path], environment: environment)
+        let text = await CommandTests.run(["facts", "--socket", fixture.path], environment: environment)
+        await fake.setFactSources(nil)
+        let silent = await CommandTests.run(["facts", "--json", "--socket", fixture.path], environment: environment)
+        try await fixture.stop()
+        #expect(json.code == 0 && text.code == 0 && silent.code == 0, "\(json.stderr)\(text.stderr)\(silent.stderr)")
+
+        let document = try JSONValue.parse(Array(json.stdout.utf8))
+        #expect(document.member("sources_from")?.stringValue == "daemon")
+        guard case .array(let facts)? = document.member("facts") else {
+            Issue.record("no facts in \(json.stdout)")
+            return
+        }
+        let keys = facts.compactMap { $0.member("key")?.stringValue }
+        func source(_ key: String) -> String? {
+            facts.first { $0.member("key")?.stringValue == key }?.member("source")?.stringValue
+        }
+        #expect(source("ssid") == "plugin wifi-helper")
+        #expect(source("bssid") == "plugin wifi-helper")
+        #expect(source("frequency") == "none (wifi: { source: none })")
+        #expect(source("connection") == "networkmanager")
+        #expect(source("place") == "places")
+        for key in ["places.office", "places.home", "places.home.proof", "places.home.reason"] {
+            #expect(source(key) == "place \(key.split(separator: ".")[1])", "\(key)")
+        }
+        #expect(Set(keys).count == keys.count, "\(keys)")
+        let rows = text.stdout.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").first }
+        #expect(rows.map(String.init) == keys, "the text lists the same keys")
+        let ssidLine = text.stdout.split(separator: "\n").first { $0.hasPrefix("ssid ") }
+        #expect(ssidLine?.contains("plugin wifi-helper") == true, "\(text.stdout)")
+
+        let old = try JSONValue.parse(Array(silent.stdout.utf8))
+        #expect(old.member("sources_from")?.stringValue == "rules")
     }
 
     @Test func doctorWarnsAboutNoWiFiFactThePluginProvides() async throws {

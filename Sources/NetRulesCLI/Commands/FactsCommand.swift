@@ -14,8 +14,11 @@ enum FactsCommand: Command {
             files given, else the default rule directory when it is readable), and every key the running \
             daemon's rules can read (hosts.NAME, places.NAME, mqtt.NAME, plugin facts), reported or not. Values come from \
             the running daemon, else from the system directly; in text a known absent value is none and a fact \
-            nobody reported is unknown. With --json: \
-            {"version":1,"facts":[{"key":…,"type":…,"meaning":…,"source":…,"state":"value"|"absent"|"unknown","value":…}]}.
+            nobody reported is unknown. Without rule files, a running daemon names each fact's source as it runs \
+            it (its rules' wifi:, plugins and places, its kernel and bus); with rule files, or without a daemon, \
+            the sources are those of the rules on this machine. With --json: \
+            {"version":1,"sources_from":"daemon"|"rules","facts":[{"key":…,"type":…,"meaning":…,"source":…,\
+            "state":"value"|"absent"|"unknown","value":…}]}.
             """,
         arguments: [
             ArgumentSpec(
@@ -26,9 +29,14 @@ enum FactsCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
-        let (values, daemonReads) = try await currentFacts(arguments, io)
+        let (values, reads, daemonSources) = try await currentFacts(arguments, io)
         var rulePaths = arguments.positional("rules")
-        if rulePaths.isEmpty {
+        // Without rule files the running daemon is the authority on its rules; rule files given are
+        // what the person asks about, on this machine.
+        let fromDaemon = rulePaths.isEmpty ? daemonSources : nil
+        var daemonReads = reads
+        if let fromDaemon { daemonReads.formUnion(fromDaemon.keys) }
+        if rulePaths.isEmpty && fromDaemon == nil {
             let defaults = DaemonPaths.defaults(environment: io.environment).ruleDirectory
             // Dropping is right: an unreadable or missing default rules directory means there are no default rules to
             // read the needed facts from.
@@ -66,7 +74,7 @@ enum FactsCommand: Command {
         keys = keys.filter { seen.insert($0).inserted }
 
         let rows: [(FactKey, FactCatalog.Entry?, String, FactState)] = keys.map {
-            ($0, FactCatalog.entry(for: $0), sources.source(of: $0).label, values[$0] ?? .unknown)
+            ($0, FactCatalog.entry(for: $0), fromDaemon?[$0] ?? sources.source(of: $0).label, values[$0] ?? .unknown)
         }
         if arguments.flag("json") {
             let facts: [JSONValue] = rows.map { key, entry, source, state in
@@ -82,7 +90,11 @@ enum FactsCommand: Command {
                 }
                 return .object(members)
             }
-            io.print(JSONValue.object([("version", .number(1)), ("facts", .array(facts))]).compact)
+            io.print(
+                JSONValue.object([
+                    ("version", .number(1)), ("sources_from", .string(fromDaemon == nil ? "rules" : "daemon")),
+                    ("facts", .array(facts)),
+                ]).compact)
         } else {
             let table = rows.map { key, entry, source, state -> [String] in
                 let value: String
@@ -101,13 +113,21 @@ enum FactsCommand: Command {
         return ExitCode.success
     }
 
-    /// The facts from the daemon when one answers, else read directly, and the keys the daemon's
-    /// rules can read (none without a daemon).
+    /// The facts from the daemon when one answers, else read directly, the keys the daemon's
+    /// rules can read (none without a daemon), and each fact's source as the daemon names it (nil
+    /// from a daemon that does not say, and without one).
     static func currentFacts(_ arguments: ParsedArguments, _ io: CommandIO) async throws
-        -> ([FactKey: FactState], Set<FactKey>)
+        -> ([FactKey: FactState], Set<FactKey>, [FactKey: String]?)
     {
-        if let client = try ControlClient.connect(path: arguments.controlSocket(io)) {
-            let answer = try await client.response(to: ControlRequest.status.document)
+        let socket = arguments.controlSocket(io)
+        if let client = try ControlClient.connect(path: socket) {
+            var answer = try await client.response(to: ControlRequest.facts.document)
+            // A daemon older than the `facts` request: its `status` has the facts without sources.
+            if ControlDocuments.errorMessage(in: answer) == "unknown command 'facts'",
+                let again = try ControlClient.connect(path: socket)
+            {
+                answer = try await again.response(to: ControlRequest.status.document)
+            }
             if let message = ControlDocuments.errorMessage(in: answer) { throw CommandError.runtime(message) }
             var facts: [FactKey: FactState] = [:]
             if case .object(let members)? = answer.member("facts") {
@@ -117,11 +137,17 @@ enum FactsCommand: Command {
             if case .array(let unknown)? = answer.member("unknown") {
                 reads.formUnion(unknown.compactMap { $0.stringValue.map { FactKey($0) } })
             }
-            return (facts, reads)
+            var sources: [FactKey: String]?
+            if case .object(let members)? = answer.member("sources") {
+                sources = Dictionary(
+                    members.compactMap { key, source in source.stringValue.map { (FactKey(key), $0) } },
+                    uniquingKeysWith: { first, _ in first })
+            }
+            return (facts, reads, sources)
         }
-        io.noDaemon(arguments.controlSocket(io))
+        io.noDaemon(socket)
         // A snapshot that cannot be taken (no netlink socket) is an error to show, not a table of
         // facts that all look missing.
-        return (try NetworkSnapshot.current().facts, [])
+        return (try NetworkSnapshot.current().facts, [], nil)
     }
 }

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemon
 
 extension DoctorCommand {
     /// The Wi-Fi facts this doctor names the source of, in the order it names them.

@@ -17,11 +17,13 @@ package enum ControlDocuments {
     /// `"outbox":{"pending":N,"pending_bytes":N,"failed":N}`, when some failed,
     /// `"observers":{"failed":[{"name":…,"error":…,"since":…,"attempts":N,"next_attempt":…,"facts":[…],"rules":[…]}]}`,
     /// when its last reload failed, `"failed_reload":{…}` (`failedReload(_:)`), with `mqtt:`, `"mqtt":{"broker":…,"client_id":…,"state":…,"since":RFC3339}`, and when a
-    /// command paused rules, `"paused":[{"rule":…,"by":"MQTT","since":RFC3339}…]` in file order.
+    /// command paused rules, `"paused":[{"rule":…,"by":"MQTT","since":RFC3339}…]` in file order. The
+    /// answer to `facts` adds `"sources":{KEY: SOURCE…}`: each key the daemon's rules and observers
+    /// can report (`FactSources.keys`) and each known one, keys sorted, named as `facts` names its source.
     package static func status(
         _ facts: FactStore, outbox: OutboxSize? = nil, reads: Set<FactKey>? = nil,
         failedObservers: [FailedObserver]? = nil, failedReload: FailedReload? = nil, mqtt: FleetService.Status? = nil,
-        paused: [PausedRule] = []
+        paused: [PausedRule] = [], sources: FactSources? = nil
     ) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("version", .number(Double(version))),
@@ -53,6 +55,11 @@ package enum ControlDocuments {
                 .object([("rule", .string(pause.rule)), ("by", .string(pause.by)), ("since", .string(pause.since))])
             }
             members.append(("paused", .array(items)))
+        }
+        if let sources {
+            let keys = sources.keys.union(facts.known.map(\.key).filter { !$0.isEngineInternal })
+            let named = keys.sorted().map { ($0.rawValue, JSONValue.string(sources.source(of: $0).label)) }
+            members.append(("sources", .object(named)))
         }
         return .object(members)
     }

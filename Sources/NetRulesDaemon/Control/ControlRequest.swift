@@ -3,12 +3,16 @@ import NetRulesCore
 /// One request line of the control protocol, parsed.
 ///
 /// `{"version":1,"command":"status"}`, `{"version":1,"command":"explain","rule":"NAME"}`,
-/// `{"version":1,"command":"watch"}`, `{"version":1,"command":"rules"}` or
+/// `{"version":1,"command":"facts"}`, `{"version":1,"command":"watch"}`, `{"version":1,"command":"rules"}` or
 /// `{"version":1,"command":"history","rule":"NAME","since_seconds":3600,"limit":20}` (each filter
 /// optional).
 package enum ControlRequest: Equatable, Sendable {
     /// The known facts: answered with `ControlDocuments.status`.
     case status
+    /// The known facts and each fact's source as the daemon runs it: answered with
+    /// `ControlDocuments.status` and its `sources`. A daemon older than this request answers
+    /// `unknown command 'facts'`, and `netrules facts` then asks for `status`.
+    case facts
     /// One rule's condition tree: answered with `ControlDocuments.explain`, or an error document.
     case explain(rule: String)
     /// Fact changes as they happen: answered with one `ControlDocuments.change` line per change.
@@ -26,6 +30,7 @@ package enum ControlRequest: Equatable, Sendable {
         let version: (String, JSONValue) = ("version", .number(Double(ControlDocuments.version)))
         switch self {
         case .status: return .object([version, ("command", .string("status"))])
+        case .facts: return .object([version, ("command", .string("facts"))])
         case .watch: return .object([version, ("command", .string("watch"))])
         case .rules: return .object([version, ("command", .string("rules"))])
         case .reload: return .object([version, ("command", .string("reload"))])
@@ -63,6 +68,7 @@ package enum ControlRequest: Equatable, Sendable {
         }
         switch command {
         case "status": return .success(.status)
+        case "facts": return .success(.facts)
         case "watch": return .success(.watch)
         case "rules": return .success(.rules)
         case "reload": return .success(.reload)

@@ -187,6 +187,11 @@ package struct ControlServer: Sendable {
                         await queries.facts(), outbox: await queries.outbox(), reads: await queries.factKeysRead(),
                         failedObservers: await queries.failedObservers(), failedReload: await queries.failedReload(),
                         mqtt: await queries.mqtt(), paused: await queries.pausedRules()))
+            case .success(.facts):
+                try await channel.write(
+                    ControlDocuments.status(
+                        await queries.facts(), reads: await queries.factKeysRead(),
+                        sources: await queries.factSources()))
             case .success(.rules):
                 var explanations: [Explanation] = []
                 for name in await queries.ruleNames() {

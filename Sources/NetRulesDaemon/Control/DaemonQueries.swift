@@ -37,6 +37,10 @@ package protocol DaemonQueries: Sendable {
     /// The last reload's errors while it failed and no reload has loaded since, for `status`,
     /// `rules` and `doctor`; nil when the rules running are the files' latest that loaded.
     func failedReload() async -> FailedReload?
+    /// Where each fact comes from as this daemon runs: its rule set, this kernel's nl80211 and
+    /// NetworkManager as its observer sees it; nil when the daemon does not say (`facts` then
+    /// names the sources of the rule files on this machine).
+    func factSources() async -> FactSources?
 }
 
 /// An observer that stopped and has not reported since: what `status` and `status --json` show.
@@ -147,6 +151,8 @@ extension DaemonQueries {
     package func failedObservers() async -> [FailedObserver] { [] }
     /// No reloads: none failed.
     package func failedReload() async -> FailedReload? { nil }
+    /// No sources: `facts` names those of the rule files.
+    package func factSources() async -> FactSources? { nil }
     /// No MQTT client: `status` shows none.
     package func mqtt() async -> FleetService.Status? { nil }
 }

@@ -90,6 +90,13 @@ actor FakeDaemonQueries: DaemonQueries {
 
     func failedReload() -> FailedReload? { reloadFailure }
 
+    /// What `factSources()` answers; nil: a daemon that does not say.
+    private var sources: FactSources?
+
+    func setFactSources(_ sources: FactSources?) { self.sources = sources }
+
+    func factSources() -> FactSources? { sources }
+
     func factChanges() -> AsyncStream<FactChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: FactChange.self)
         let id = nextSubscriber

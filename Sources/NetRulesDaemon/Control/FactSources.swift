@@ -9,10 +9,12 @@ import NetRulesLinux
 /// host probes `hosts.NAME`, and `subscribe:` of `mqtt:` its `mqtt.NAME`. The Wi-Fi facts come from
 /// the observer `wifi: { source: … }` picks on this kernel, exactly as the daemon's `ObserverPlan`
 /// picks it: nl80211 or NetworkManager, or neither with `source: none`, which leaves them to plugins.
-/// Pure: the machine is described by the two values it is given.
-struct FactSources {
+/// Pure: the machine is described by the two values it is given. The running daemon answers with
+/// its own (`DaemonQueries.factSources()`: its rule set, this kernel, NetworkManager as its
+/// observer sees it), so `facts` without rule files names the sources the daemon runs.
+package struct FactSources: Sendable {
     /// Where one fact comes from.
-    enum Source: Hashable, Sendable {
+    package enum Source: Hashable, Sendable {
         /// Reported by these observers, named as `facts` names them: `nl80211`, `plugin badge`.
         case observer(String)
         /// Nothing here reports it: `label` for the facts table (`none (nl80211 only)`), `reason` for
@@ -20,7 +22,7 @@ struct FactSources {
         case nothing(label: String, reason: String)
 
         /// What `facts` prints in its SOURCE column.
-        var label: String {
+        package var label: String {
             switch self {
             case .observer(let name): name
             case .nothing(let label, _): label
@@ -29,15 +31,34 @@ struct FactSources {
     }
 
     /// The rules whose `observers:`, `places:`, `mqtt:` and `wifi:` decide.
-    var ruleSet: RuleSet
+    package var ruleSet: RuleSet
     /// Whether this kernel answers for nl80211 (`WiFiSource.kernelHasNL80211`).
-    var kernelHasNL80211: Bool
+    package var kernelHasNL80211: Bool
     /// Whether NetworkManager is on the system bus; nil when nobody asked, and NetworkManager is then
     /// named as the source of what it would report.
-    var networkManagerOnBus: Bool?
+    package var networkManagerOnBus: Bool?
+
+    package init(ruleSet: RuleSet, kernelHasNL80211: Bool, networkManagerOnBus: Bool?) {
+        self.ruleSet = ruleSet
+        self.kernelHasNL80211 = kernelHasNL80211
+        self.networkManagerOnBus = networkManagerOnBus
+    }
+
+    /// Every key these rules and the built-in observers can report, besides one per interface:
+    /// the fixed keys of `FactCatalog`, what the rules read (`factKeysRead`: `places.NAME`,
+    /// `hosts.NAME`, plugin facts), each place's `.proof` and `.reason` when it has proofs, and each
+    /// `mqtt.NAME` of `subscribe:`; engine-internal keys left out.
+    package var keys: Set<FactKey> {
+        var keys = Set(FactCatalog.fixedKeys).union(ruleSet.factKeysRead)
+        for place in ruleSet.places where !place.proofs.isEmpty {
+            keys.formUnion([.placeProof(place.name), .placeReason(place.name)])
+        }
+        keys.formUnion(ruleSet.mqtt?.subscriptions.map(\.factKey) ?? [])
+        return keys.filter { !$0.isEngineInternal }
+    }
 
     /// Where `key` comes from here.
-    func source(of key: FactKey) -> Source {
+    package func source(of key: FactKey) -> Source {
         let declaring = ruleSet.observers.filter { $0.provides.contains(key) }.map { "plugin \($0.name)" }
         if !declaring.isEmpty { return .observer(declaring.joined(separator: ", ")) }
         if key.isEngineInternal { return .observer("the engine") }
