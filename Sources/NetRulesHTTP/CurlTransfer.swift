@@ -211,7 +211,7 @@ enum CurlTransfer {
             if let data = entry.pointee.data {
                 let line = String(cString: data)
                 if line.hasPrefix("Cert:") {
-                    // Dropping is right: a certificate that does not parse has no summary to show; the transfer's
+                    // A certificate that does not parse has no summary to show; the transfer's
                     // result does not depend on it.
                     return try? CertificateSummary.read(pem: Array(line.utf8.dropFirst(5)))
                 }

@@ -38,13 +38,13 @@ enum FactsCommand: Command {
         if let fromDaemon { daemonReads.formUnion(fromDaemon.keys) }
         if rulePaths.isEmpty && fromDaemon == nil {
             let defaults = DaemonPaths.defaults(environment: io.environment).ruleDirectory
-            // Dropping is right: an unreadable or missing default rules directory means there are no default rules to
+            // An unreadable or missing default rules directory means there are no default rules to
             // read the needed facts from.
             if (try? RuleFiles.expand([defaults])) != nil { rulePaths = [defaults] }
         }
         let ruleSet =
             rulePaths.isEmpty
-            // Dropping is right: the rules only pick which facts are listed as needed; a rule file that does not load
+            // The rules only pick which facts are listed as needed; a rule file that does not load
             // (check reports why) leaves the plain fact table.
             ? RuleSet() : ((try? RuleFiles.load(rulePaths, environment: io.environment))?.ruleSet ?? RuleSet())
         let sources = FactSources(

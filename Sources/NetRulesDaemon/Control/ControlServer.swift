@@ -121,7 +121,7 @@ package struct ControlServer: Sendable {
                 {
                     // Out of descriptors: pending connections stay queued; back off instead of spinning.
                     logger.warning("control socket cannot accept", metadata: [("error", "\(error)")])
-                    // Dropping is right: a cancelled back-off ends early, and the loop's next accept sees the
+                    // A cancelled back-off ends early, and the loop's next accept sees the
                     // cancellation.
                     try? await QuietClock().sleep(for: .milliseconds(200))
                 } catch {
@@ -269,7 +269,7 @@ package struct ControlServer: Sendable {
     /// Writes one error line if the socket takes it at once, without waiting for a slow peer.
     private func refuse(_ connection: FileDescriptor, _ document: JSONValue) {
         let bytes = Array((document.compact + "\n").utf8)
-        // Dropping is right: a refusal is a courtesy to a client that is being turned away; if its socket does not take
+        // A refusal is a courtesy to a client that is being turned away; if its socket does not take
         // the line at once (full, or the peer went), closing it says enough.
         _ = try? bytes.withUnsafeBytes { try connection.send($0) }
     }
