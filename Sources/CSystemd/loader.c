@@ -1,4 +1,5 @@
 #include "CSystemd.h"
+#include "library.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -35,16 +36,34 @@ static struct {
     int (*id128_get_machine_app_specific)(sd_id128_t app_id, sd_id128_t *ret);
 } sd;
 
+static pthread_once_t library_once = PTHREAD_ONCE_INIT;
+static void *library_handle;
+static char library_failure[256];
+
+static void library_open(void) {
+    library_handle = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (library_handle == NULL) {
+        const char *reason = dlerror();
+        snprintf(library_failure, sizeof library_failure,
+                 "cannot load libsystemd (install the libsystemd0 package): %s", reason ? reason : "unknown error");
+    }
+}
+
+void *netrules_sd_library(const char **failure) {
+    pthread_once(&library_once, library_open);
+    if (library_handle == NULL && failure != NULL) *failure = library_failure;
+    return library_handle;
+}
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char failure[256];
 static int loaded;
 
 static void load_once(void) {
-    void *library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+    const char *reason = NULL;
+    void *library = netrules_sd_library(&reason);
     if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(failure, sizeof failure, "cannot load libsystemd (install the libsystemd0 package): %s",
-                 reason ? reason : "unknown error");
+        snprintf(failure, sizeof failure, "%s", reason);
         return;
     }
     *(void **)(&sd.bus_add_match) = dlsym(library, "sd_bus_add_match");

@@ -1,4 +1,5 @@
 #include "CSystemd.h"
+#include "library.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -7,8 +8,8 @@
 #include <string.h>
 #include <systemd/sd-login.h>
 
-// sd-login's functions, resolved once from the libsystemd loader.c also opens (dlopen returns the
-// same handle), with the prototypes of sd-login.h.
+// sd-login's functions, resolved once from the module's one libsystemd handle (library.h, which
+// loader.c's sd-bus functions come from too), with the prototypes of sd-login.h.
 static struct {
     int (*get_sessions)(char ***sessions);
     int (*session_get_uid)(const char *session, uid_t *uid);
@@ -33,11 +34,10 @@ static int login_loaded;
     } while (0)
 
 static void login_load_once(void) {
-    void *library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+    const char *reason = NULL;
+    void *library = netrules_sd_library(&reason);
     if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(login_failure, sizeof login_failure,
-                 "cannot load libsystemd (install the libsystemd0 package): %s", reason ? reason : "unknown error");
+        snprintf(login_failure, sizeof login_failure, "%s", reason);
         return;
     }
     RESOLVE(get_sessions, "sd_get_sessions");

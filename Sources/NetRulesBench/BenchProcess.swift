@@ -91,8 +91,7 @@ enum BenchProcess {
     /// The full path of `program`.
     static func resolve(_ program: String) -> String? {
         if program.contains("/") { return program }
-        // A directory where the program is not executable is skipped, as a shell's PATH search does.
-        return searchPath.map { $0 + "/" + program }.first { (try? sys_access($0, X_OK).get()) != nil }
+        return ExecutableSearch.find(program, along: searchPath.joined(separator: ":"), entries: .absoluteOnly)
     }
 
     /// A process's CPU time (user + system) in seconds, from /proc/PID/stat; nil when it is gone.

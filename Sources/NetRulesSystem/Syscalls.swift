@@ -442,35 +442,61 @@ package func sys_spawn(
 }
 
 /// getpwnam_r(3) or, with `uid`, getpwuid_r(3): the account's uid, gid, home, login shell and
-/// name; nil when there is no such account. Retried with a larger buffer on ERANGE.
+/// name; nil when there is no such account. The package's one password-database lookup: what a
+/// caller does with a failure (an error, or a uid named by its number) is its own to say.
 package func sys_getpw(name: String? = nil, uid: uid_t = 0) -> Result<
     (name: String, uid: uid_t, gid: gid_t, home: String, shell: String)?, Errno
 > {
+    entryLookUp(passwd()) { entry, buffer, size, found in
+        guard let name else { return getpwuid_r(uid, entry, buffer, size, found) }
+        return getpwnam_r(name, entry, buffer, size, found)
+    } read: { entry in
+        (
+            name: String(cString: entry.pw_name), uid: entry.pw_uid, gid: entry.pw_gid,
+            home: String(cString: entry.pw_dir), shell: entry.pw_shell.map { String(cString: $0) } ?? ""
+        )
+    }
+}
+
+/// getgrnam_r(3) or, with `gid`, getgrgid_r(3): the group's name and id; nil when there is no
+/// such group. The package's one group-database lookup, as `sys_getpw` is for accounts.
+package func sys_getgr(name: String? = nil, gid: gid_t = 0) -> Result<(name: String, gid: gid_t)?, Errno> {
+    entryLookUp(group()) { entry, buffer, size, found in
+        guard let name else { return getgrgid_r(gid, entry, buffer, size, found) }
+        return getgrnam_r(name, entry, buffer, size, found)
+    } read: { entry in
+        (name: entry.gr_name.map { String(cString: $0) } ?? String(entry.gr_gid), gid: entry.gr_gid)
+    }
+}
+
+/// A reentrant user or group database call (getpwnam_r(3) and its kin): the entry to fill, the
+/// buffer for its strings and that buffer's size, and where it stores the entry it found.
+private typealias EntryCall<Entry> = (
+    UnsafeMutablePointer<Entry>, UnsafeMutablePointer<CChar>, Int, UnsafeMutablePointer<UnsafeMutablePointer<Entry>?>
+) -> CInt
+
+/// The loop the reentrant user and group database calls share: `call` with a buffer that grows
+/// on ERANGE (up to 1 MiB), again on EINTR. They return their error instead of setting errno.
+private func entryLookUp<Entry, Value>(
+    _ empty: Entry, _ call: EntryCall<Entry>, read: (Entry) -> Value
+) -> Result<Value?, Errno> {
     var size = 1024
     while true {
-        var entry = passwd()
-        var found: UnsafeMutablePointer<passwd>?
+        var entry = empty
+        var found: UnsafeMutablePointer<Entry>?
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
         defer { buffer.deallocate() }
-        let result =
-            if let name { getpwnam_r(name, &entry, buffer, size, &found) } else {
-                getpwuid_r(uid, &entry, buffer, size, &found)
-            }
+        let result = call(&entry, buffer, size, &found)
         if result == ERANGE && size < 1 << 20 {
             size *= 4
             continue
         }
         if result == EINTR { continue }
-        // 0 with no entry, or ENOENT/ESRCH/EBADF/EPERM from some NSS modules: no such account.
+        // 0 with no entry, or ENOENT/ESRCH/EBADF/EPERM from some NSS modules: no such entry.
         guard let found else {
             return [0, ENOENT, ESRCH, EBADF, EPERM].contains(result) ? .success(nil) : .failure(Errno(rawValue: result))
         }
-        return .success(
-            (
-                name: String(cString: found.pointee.pw_name), uid: found.pointee.pw_uid, gid: found.pointee.pw_gid,
-                home: String(cString: found.pointee.pw_dir),
-                shell: found.pointee.pw_shell.map { String(cString: $0) } ?? ""
-            ))
+        return .success(read(found.pointee))
     }
 }
 
@@ -524,59 +550,6 @@ package func sys_geteuid() -> uid_t {
 /// The real user id, getuid(2); it cannot fail.
 package func sys_getuid() -> uid_t {
     getuid()
-}
-
-/// The user name of `uid`, looked up with the reentrant getpwuid_r(3); nil when there is none.
-package func sys_userName(_ uid: uid_t) -> String? {
-    passwordEntry(uid) { $0.pw_name.map { String(cString: $0) } }
-}
-
-/// The home directory of `uid` in the password database (getpwuid_r(3)); nil when there is none.
-package func sys_homeDirectory(_ uid: uid_t) -> String? {
-    passwordEntry(uid) { $0.pw_dir.map { String(cString: $0) } }
-}
-
-/// Runs `body` on the password entry of `uid`, found with the reentrant getpwuid_r(3).
-private func passwordEntry(_ uid: uid_t, _ body: (passwd) -> String?) -> String? {
-    var entry = passwd()
-    var result: UnsafeMutablePointer<passwd>?
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let status = getpwuid_r(uid, &entry, &buffer, buffer.count, &result)
-    guard status == 0, let found = result else { return nil }
-    return body(found.pointee)
-}
-
-/// getgrnam_r(3): the id of the group called `name`; nil when there is no such group. Retried
-/// with a larger buffer on ERANGE.
-package func sys_getgr(name: String) -> Result<gid_t?, Errno> {
-    var size = 1024
-    while true {
-        var entry = group()
-        var found: UnsafeMutablePointer<group>?
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
-        defer { buffer.deallocate() }
-        let result = getgrnam_r(name, &entry, buffer, size, &found)
-        if result == ERANGE && size < 1 << 20 {
-            size *= 4
-            continue
-        }
-        if result == EINTR { continue }
-        // As for getpwnam_r: 0 with no entry, or ENOENT/ESRCH/EBADF/EPERM from some NSS modules.
-        guard let found else {
-            return [0, ENOENT, ESRCH, EBADF, EPERM].contains(result) ? .success(nil) : .failure(Errno(rawValue: result))
-        }
-        return .success(found.pointee.gr_gid)
-    }
-}
-
-/// The group name of `gid`, looked up with the reentrant getgrgid_r(3); nil when there is none.
-package func sys_groupName(_ gid: gid_t) -> String? {
-    var entry = group()
-    var result: UnsafeMutablePointer<group>?
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let status = getgrgid_r(gid, &entry, &buffer, buffer.count, &result)
-    guard status == 0, let found = result, let name = found.pointee.gr_name else { return nil }
-    return String(cString: name)
 }
 
 // MARK: Threads, signals and clocks

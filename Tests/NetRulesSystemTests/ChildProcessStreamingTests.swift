@@ -73,11 +73,6 @@ struct ChildProcessStreamingTests {
         #expect(ChildProcess.inheritedEnvironment.contains(Array("PATH=\(path)".utf8)))
     }
 
-    @Test func lookUpFindsAnExecutableInThePath() {
-        #expect(ChildProcess.lookUp("sh", path: "/nonexistent:/bin") == "/bin/sh")
-        #expect(ChildProcess.lookUp("no-such-program-here", path: "/bin") == nil)
-    }
-
     private static func link(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink(path, &buffer, buffer.count)

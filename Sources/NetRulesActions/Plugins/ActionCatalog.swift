@@ -6,9 +6,6 @@ package enum ActionCatalog {
     /// The built-in action kinds; every other name is a plugin.
     package static let builtInKinds: Set<String> = ["run", "webhook", "write", "mqtt"]
 
-    /// The `PATH` a `run:` command searches when the daemon has none (dash's default).
-    package static let defaultCommandSearchPath = DirectCommand.defaultSearchPath
-
     /// The executable file name for a plugin action: `netrules-action-NAME`.
     package static func executableName(for name: String) -> String { "netrules-action-\(name)" }
 
@@ -28,17 +25,12 @@ package enum ActionCatalog {
         return findExecutable(executableName(for: name), directories: directories, path: path)
     }
 
-    /// Looks up an executable file called `fileName` the same way: `directories`, then `path`.
-    /// Observer plugins (`netrules-observer-NAME`) are found with it too.
+    /// Looks up an executable file called `fileName` the same way: `directories`, then `path`, by
+    /// `ExecutableSearch` with only absolute directories. Observer plugins
+    /// (`netrules-observer-NAME`) are found with it too.
     package static func findExecutable(_ fileName: String, directories: [String], path: String?) -> String? {
-        guard !fileName.isEmpty, !fileName.contains("/"), !fileName.contains("\0") else { return nil }
-        let searchPath = (path ?? "").split(separator: ":").map(String.init)
-        for directory in directories.map(PathExpansion.expandingTilde) + searchPath where directory.hasPrefix("/") {
-            let candidate = (directory.hasSuffix("/") ? directory : directory + "/") + fileName
-            guard case .success(let info) = sys_stat(candidate), info.st_mode & S_IFMT == S_IFREG else { continue }
-            if case .success = sys_access(candidate, X_OK) { return candidate }
-        }
-        return nil
+        ExecutableSearch.find(
+            fileName, in: directories.map(PathExpansion.expandingTilde), along: path ?? "", entries: .absoluteOnly)
     }
 
     /// Whether `name` can name a plugin: letters, digits, `-` and `_`, starting with a letter or digit.

@@ -1,7 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
-import Synchronization
 
 /// A simple `run:` command started without `/bin/sh`, prepared so that the program cannot tell.
 ///
@@ -30,9 +29,6 @@ struct DirectCommand: Equatable, Sendable {
     /// The environment as dash would pass it on.
     var environment: [[UInt8]]
 
-    /// dash's `PATH` when the environment has none (`defpathvar` in dash's var.c).
-    static let defaultSearchPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
     /// Prepares `arguments` for a direct start, or returns nil when only the shell can run it.
     /// - Parameters:
     ///   - environment: the `NAME=value` entries the shell would have been given.
@@ -53,41 +49,13 @@ struct DirectCommand: Equatable, Sendable {
             environment.last { $0.starts(with: Array("PATH=".utf8)) }.map {
                 String(decoding: $0.dropFirst(5), as: UTF8.self)
             }
-            ?? defaultSearchPath
-        guard let path = search(nameText, in: searchPath) else { return nil }
+            ?? ExecutableSearch.defaultSearchPath
+        // An empty, relative or `%` entry: the shell decides.
+        guard let path = ExecutableSearch.find(nameText, along: searchPath, entries: .asTheShellSearches) else {
+            return nil
+        }
         return DirectCommand(executablePath: path, arguments: arguments, environment: environment)
     }
-
-    /// dash's lookup: each `PATH` entry in order, the first regular file that can be executed.
-    /// Nil when none is (the shell then reports it) or when the search would depend on the
-    /// working directory (an empty or relative entry) or on dash's `%builtin` entries.
-    static func search(_ name: String, in searchPath: String) -> String? {
-        for directory in searchDirectories(searchPath) {
-            // An empty, relative or `%` entry: the shell decides.
-            guard let directory else { return nil }
-            let candidate = directory + name
-            guard case .success(let info) = sys_stat(candidate), info.st_mode & S_IFMT == S_IFREG else { continue }
-            if case .success = sys_access(candidate, X_OK) { return candidate }
-        }
-        return nil
-    }
-
-    /// The entries of a `PATH` in order, each with a trailing `/`; nil for one the search must not
-    /// use (empty, relative, or dash's `%builtin`). Split once per distinct `PATH`, not per firing.
-    private static func searchDirectories(_ searchPath: String) -> [String?] {
-        if let known = splitPaths.withLock({ $0[searchPath] }) { return known }
-        let directories: [String?] = searchPath.split(separator: ":", omittingEmptySubsequences: false).map {
-            $0.hasPrefix("/") && !$0.contains("%") ? $0 + "/" : nil
-        }
-        splitPaths.withLock { cache in
-            // A handful of distinct PATHs in practice (the daemon's, a rule's `env:`); never unbounded.
-            if cache.count >= 64 { cache.removeAll() }
-            cache[searchPath] = directories
-        }
-        return directories
-    }
-
-    private static let splitPaths = Mutex<[String: [String?]]>([:])
 
     /// What dash passes on of `entries`: it imports `NAME=value` entries with a valid shell
     /// name (the last of duplicates winning), resets `IFS`, `OPTIND` and `PPID` if they are

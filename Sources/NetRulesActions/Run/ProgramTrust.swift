@@ -69,7 +69,8 @@ package enum ProgramTrust {
         _ word: String, role: ShellProgramReference.Role, searchPath: String?, workingDirectory: String?
     ) -> String? {
         if role == .program && !word.contains("/") {
-            return DirectCommand.search(word, in: searchPath ?? DirectCommand.defaultSearchPath)
+            return ExecutableSearch.find(
+                word, along: searchPath ?? ExecutableSearch.defaultSearchPath, entries: .asTheShellSearches)
         }
         if word.hasPrefix("/") { return word }
         guard let workingDirectory else { return nil }

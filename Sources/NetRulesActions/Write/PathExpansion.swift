@@ -57,7 +57,8 @@ package enum PathExpansion {
 
     static func homeDirectory() -> String {
         if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) }
-        if let directory = sys_homeDirectory(sys_getuid()) { return directory }
-        return "/"
+        // No entry, or a database that cannot be read: `/`, as for an account without a home.
+        guard case .success(let account?) = sys_getpw(uid: sys_getuid()) else { return "/" }
+        return account.home
     }
 }

@@ -54,22 +54,16 @@ enum ControlSocketFile {
     }
 
     /// Creates missing directories above the socket: `/run/netrules` world-readable (0755) like
-    /// other daemons' runtime directories, any other 0700 because only its owner needs it.
-    static func createDirectory(parentOf path: String) throws {
-        let components = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
-        var prefix = ""
-        for (index, component) in components.enumerated() {
-            if index > 0 { prefix += "/" }
-            prefix += component
-            guard !prefix.isEmpty, prefix != "/" else { continue }
-            if case .success = sys_lstat(prefix) { continue }
-            let mode: mode_t = prefix == "/run/netrules" ? 0o755 : 0o700
-            switch sys_mkdir(prefix, mode) {
-            case .success: _ = try sys_chmod(prefix, mode).get(call: "chmod")
-            case .failure(let e) where e.rawValue == EEXIST: continue
-            case .failure(let e): throw SystemCallError(call: "mkdir", errno: e)
-            }
+    /// other daemons' runtime directories, any other 0700 because only its owner needs it. Each is
+    /// made by `AtomicFile.makeDirectories`, with that exact mode.
+    static func createDirectory(parentOf path: String) throws(SystemCallError) {
+        guard let slash = path.lastIndex(of: "/") else { return }
+        let parent = String(path[..<slash])
+        let runtime = "/run/netrules"
+        if parent == runtime || parent.hasPrefix(runtime + "/") {
+            try AtomicFile.makeDirectories(runtime, mode: 0o755)
         }
+        try AtomicFile.makeDirectories(parent, mode: 0o700)
     }
 
     /// Removes a socket file nobody answers on; refuses to touch a live socket or a non-socket.

@@ -107,8 +107,10 @@ package enum RuleFiles {
     /// directory of `searchPath` (the `PATH` the daemon is given; dash's default without one).
     /// Nil when it is found.
     static func programProblem(_ name: String, searchPath: String?) -> String? {
-        let path = searchPath ?? ActionCatalog.defaultCommandSearchPath
-        return ActionCatalog.findExecutable(name, directories: [], path: path) == nil ? "'\(name)' is not on PATH" : nil
+        let path = searchPath ?? ExecutableSearch.defaultSearchPath
+        // Only absolute entries: a warning that holds wherever the daemon runs.
+        let found = ExecutableSearch.find(name, along: path, entries: .absoluteOnly)
+        return found == nil ? "'\(name)' is not on PATH" : nil
     }
 
     /// Files the daemon must refuse to trust: every rule file and every plugin the rules use,

@@ -17,19 +17,21 @@ package final class StateDirectoryLock: Sendable {
 
     private let descriptor: FileDescriptor
 
-    /// Creates the directory when missing (mode 0700) and takes the lock.
+    /// Creates the directory when missing, as `Daemon.createStateDirectory` does (mode 0700, each
+    /// new entry fsynced into its parent), and takes the lock.
     /// - Throws: `Failure` naming the holder's PID, or saying why the directory is unusable.
     package init(directory: String) throws(Failure) {
-        Self.makeDirectories(directory)
         let path = directory + "/lock"
         let fd: CInt
-        switch sys_open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) {
-        case .success(let opened): fd = opened
-        case .failure(let reason):
+        do throws(SystemCallError) {
+            // The lock comes first at start, so this is where a new state directory is made.
+            try Daemon.createStateDirectory(directory)
+            fd = try sys_open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600).get(call: "open")
+        } catch {
             throw Failure(
-                description: "the state directory '\(directory)' is not usable (\(reason.message)): netrules keeps "
-                    + "its rule state and webhook outbox there; make it writable by this user or choose another "
-                    + "with --state-dir")
+                description: "the state directory '\(directory)' is not usable (\(error.errno.message)): netrules "
+                    + "keeps its rule state and webhook outbox there; make it writable by this user or choose "
+                    + "another with --state-dir")
         }
         descriptor = FileDescriptor(taking: fd)
         guard case .success = sys_flock(fd, LOCK_EX | LOCK_NB) else {
@@ -63,14 +65,6 @@ package final class StateDirectoryLock: Sendable {
             return nil
         }
         return Int32(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: "\n "))
-    }
-
-    private static func makeDirectories(_ path: String) {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            prefix += "/" + component
-            _ = sys_mkdir(prefix, 0o700)
-        }
     }
 }
 

@@ -33,7 +33,10 @@ enum PluginRun {
         precondition(!definition.command.isEmpty, "a command needs a program")
         let name = definition.command[0]
         var process = ChildProcess(
-            executablePath: name.contains("/") ? name : (ChildProcess.lookUp(name) ?? name),
+            executablePath: name.contains("/")
+                ? name
+                : (ExecutableSearch.find(name, along: ExecutableSearch.processSearchPath, entries: .absoluteOnly)
+                    ?? name),
             arguments: definition.command.map { Array($0.utf8) }, environment: ChildProcess.inheritedEnvironment,
             timeout: nil, terminationGrace: terminationGrace, standardErrorPassesThrough: true)
         process.diesWithDaemon = true

@@ -145,12 +145,23 @@ private struct Entry {
     var isSymlink: Bool { mode & S_IFMT == S_IFLNK }
     var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
     var isSticky: Bool { mode & S_ISVTX != 0 }
-    var ownerName: String { sys_userName(uid) ?? "uid \(uid)" }
+    /// The owner's name for a message; an account that cannot be looked up is named by its uid,
+    /// as one without an entry is.
+    var ownerName: String {
+        guard case .success(let account?) = sys_getpw(uid: uid) else { return "uid \(uid)" }
+        return account.name
+    }
+
+    /// The group's name for a message, by its gid when it cannot be looked up.
+    var groupName: String {
+        guard case .success(let group?) = sys_getgr(gid: gid) else { return "gid \(gid)" }
+        return group.name
+    }
 
     /// Who besides the owner may write it: "other users", "group NAME", or nil.
     var otherWriters: String? {
         if mode & S_IWOTH != 0 { return "other users" }
-        if mode & S_IWGRP != 0 { return "group \(sys_groupName(gid) ?? "gid \(gid)")" }
+        if mode & S_IWGRP != 0 { return "group \(groupName)" }
         return nil
     }
 

@@ -92,17 +92,6 @@ package struct ChildProcess: Sendable {
         return entries
     }
 
-    /// The first executable file named `name` in the directories of `path` (default: `PATH`, else
-    /// the usual system directories), or nil.
-    package static func lookUp(_ name: String, path: String? = nil) -> String? {
-        let search = path ?? (getenv("PATH").map { String(cString: $0) } ?? "/usr/sbin:/usr/bin:/sbin:/bin")
-        for directory in search.split(separator: ":") where !directory.isEmpty {
-            let candidate = "\(directory)/\(name)"
-            if case .success = sys_access(candidate, X_OK) { return candidate }
-        }
-        return nil
-    }
-
     /// Starts the process and waits, without blocking the caller's thread, until it has been reaped:
     /// `start()` on `BlockingPool`, then `supervise(_:standardOutput:)`.
     ///

@@ -17,12 +17,13 @@ package struct UserGroup: Hashable, Sendable {
     /// - Throws: `SystemCallError` when the group database cannot be read.
     package static func named(_ name: String) throws(SystemCallError) -> UserGroup? {
         guard !name.isEmpty, !name.contains("\0") else { return nil }
-        return try sys_getgr(name: name).get(call: "getgrnam_r").map { UserGroup(name: name, gid: $0) }
+        return try sys_getgr(name: name).get(call: "getgrnam_r").map { UserGroup(name: name, gid: $0.gid) }
     }
 
     /// The group with `gid`, named by the group database, or by its number when it has no entry
-    /// (a file may well belong to a gid no group names).
+    /// (a file may well belong to a gid no group names) or the database cannot be read.
     package static func withID(_ gid: gid_t) -> UserGroup {
-        UserGroup(name: sys_groupName(gid) ?? String(gid), gid: gid)
+        guard case .success(let group?) = sys_getgr(gid: gid) else { return UserGroup(name: String(gid), gid: gid) }
+        return UserGroup(name: group.name, gid: gid)
     }
 }

@@ -6,7 +6,8 @@ import Testing
 @testable import NetRulesDaemon
 
 /// The daemon creates its state directory as `FileManager.createDirectory` did with intermediate
-/// directories and mode 0700: the same directories, the same modes, the same failures.
+/// directories and mode 0700: the same directories, the same modes, the same failures, whether
+/// the state directory lock (first at start) or the daemon makes it.
 @Suite(.timeLimit(.minutes(1)))
 struct StateDirectoryCreationTests {
     /// What one way of creating `relative` under a fresh directory did: whether it threw, and the
@@ -60,6 +61,27 @@ struct StateDirectoryCreationTests {
         }
         let daemon = Self.outcome(relative, setUp: setUp) { path in try Daemon.createStateDirectory(path) }
         #expect(daemon == foundation, "\(relative)")
+        let lock = Self.outcome(relative, setUp: setUp) { path in try StateDirectoryLock(directory: path).release() }
+        #expect(lock == foundation, "the lock, \(relative)")
+    }
+
+    /// The lock runs first at start, so its directories are the state directory's: exactly 0700
+    /// even under a umask that takes the owner's search bit (0100, which touches no file another
+    /// test might create meanwhile but an executable one, and root runs it still).
+    @Test func theLockCreatesTheStateDirectoryWithItsExactMode() throws {
+        let root = TemporaryDirectory("netrules-statedir")
+        defer { root.remove() }
+        let previous = umask(0o100)
+        let lock: StateDirectoryLock
+        do {
+            defer { umask(previous) }
+            lock = try StateDirectoryLock(directory: root.path + "/a/b")
+        }
+        lock.release()
+        for path in [root.path + "/a", root.path + "/a/b"] {
+            var info = stat()
+            #expect(stat(path, &info) == 0 && info.st_mode & 0o7777 == 0o700, "\(path)")
+        }
     }
 
     @Test func everyCreatedDirectoryIsPrivate() throws {
