@@ -126,11 +126,13 @@ extension ActionRunner {
             parkedForBroker[entry.idempotencyKey] = entry
             return
         }
-        guard backgroundDeliveries < maximumBackgroundDeliveries else {
+        // One of the rule's at a time, so that its deliveries arrive in the order they were made.
+        guard backgroundDeliveries < maximumBackgroundDeliveries, !backgroundRules.contains(entry.rule) else {
             waitingDeliveries.append(entry)
             return
         }
         deliveringKeys.insert(entry.idempotencyKey)
+        backgroundRules.insert(entry.rule)
         backgroundDeliveries += 1
         let delivery = executors.delivery
         track {
@@ -143,7 +145,9 @@ extension ActionRunner {
 
     /// Starts waiting deliveries while there is room (one that must wait for the network parks).
     func startWaitingDeliveries() {
-        while !stopping, backgroundDeliveries < maximumBackgroundDeliveries, let entry = waitingDeliveries.popFirst() {
+        while !stopping, backgroundDeliveries < maximumBackgroundDeliveries,
+            let entry = waitingDeliveries.popFirst(where: { !backgroundRules.contains($0.rule) })
+        {
             startBackgroundDelivery(entry)
         }
     }
@@ -152,6 +156,7 @@ extension ActionRunner {
         _ entry: OutboxEntry, outcome: WebhookDelivery.Outcome, attempts: Int, duration: Duration
     ) {
         deliveringKeys.remove(entry.idempotencyKey)
+        backgroundRules.remove(entry.rule)
         backgroundDeliveries -= 1
         var result = ActionResult(
             rule: entry.rule, edge: Edge(rawValue: entry.edge) ?? .enter, index: entry.actionIndex, kind: entry.kind)

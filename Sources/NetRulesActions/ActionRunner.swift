@@ -35,7 +35,9 @@ import NetRulesSystem
 /// Webhooks go to the outbox before their first attempt and are delivered inline (the firing waits,
 /// so order holds), except that a `when: online` webhook while not online is parked and reported as
 /// `queued`; it is sent when `connectivityChanged(to: "online")` arrives. `resumeOutbox()` restarts
-/// deliveries a previous process left pending.
+/// deliveries a previous process left pending. Those outside a firing go one per rule at a time,
+/// oldest first, so a rule's deliveries arrive in the order they were made. Webhook requests wait
+/// for a slot: at most `webhookConcurrency.perHost` to one host and `.total` in all (`DeliverySlots`).
 ///
 /// The outbox is held to `OutboxLimits`: a new delivery that would go beyond one moves the oldest
 /// pending entries (the rule's own first) to `failed/`, each reported as a failed webhook result
@@ -63,6 +65,13 @@ package actor ActionRunner {
     /// rules starts their actions within tens of milliseconds (design note 0004), few enough that a
     /// thousand firings do not start a thousand processes at once.
     package static let defaultConcurrency = 32
+    /// How many webhook requests may be under way at once to one host (scheme, host and port) by
+    /// default: enough for a burst to one server to overlap its answers' latency, as few as a
+    /// browser opens to one server, so that netrules does not flood the server a rule set posts to.
+    package static let defaultWebhookConcurrency = DeliverySlots.defaultPerHost
+    /// How many webhook requests may be under way at once in all: each holds a thread and a
+    /// connection while it runs.
+    package static let webhookConcurrencyTotal = DeliverySlots.defaultTotal
     private let logger: Logger
     let executors: Executors
     let gate = ConnectivityGate()
@@ -100,6 +109,9 @@ package actor ActionRunner {
     var waitingDeliveries = DeliveryQueue()
     /// How many deliveries outside a firing run at once.
     let maximumBackgroundDeliveries = 8
+    /// The rules with a delivery outside a firing under way: each rule has at most one, so that
+    /// its deliveries arrive in the order they were stored.
+    var backgroundRules: Set<String> = []
     var deliveringKeys: Set<String> = []
     var parked: [String: OutboxEntry] = [:]
     /// QoS 1 `mqtt:` messages waiting for the broker to be connected (`brokerChanged`).
@@ -132,6 +144,9 @@ package actor ActionRunner {
     ///   - clock: Times webhook backoff.
     ///   - terminationGrace: Between SIGTERM and SIGKILL when a process times out.
     ///   - outboxLimits: How much the outbox may hold, and how long `failed/` keeps what failed.
+    ///   - webhookConcurrency: How many webhook requests may be under way at once, to one host
+    ///     (scheme, host and port) and in all: `defaultWebhookConcurrency` and
+    ///     `webhookConcurrencyTotal` unless a caller bounds them.
     ///   - utcOffset: The seconds east of UTC at a Unix time, for `{{time}}` and `NETRULES_TIME`: the
     ///     machine's zone by default; `simulate` and tests pin one.
     ///   - coalescesFirings: Whether edges of a rule coalesce while its firing runs (the daemon);
@@ -142,6 +157,7 @@ package actor ActionRunner {
         environment: [String: String], pluginDirectories: [String] = [],
         logger: Logger = .disabled, clock: any Clock<Duration> = ContinuousClock(),
         terminationGrace: Duration = .seconds(2), outboxLimits: OutboxLimits = .default,
+        webhookConcurrency: (perHost: Int, total: Int) = (defaultWebhookConcurrency, webhookConcurrencyTotal),
         utcOffset: @escaping @Sendable (Int64) -> Int64 = { SystemTimeZone.utcOffset(atUnixTime: $0) },
         coalescesFirings: Bool = true
     ) {
@@ -153,13 +169,16 @@ package actor ActionRunner {
         let logger = logger.child("netrules.actions")
         self.logger = logger
         let gate = self.gate
+        let outbox = Outbox(stateDirectory: stateDirectory)
         executors = Executors(
             run: RunExecutor(terminationGrace: terminationGrace),
             write: WriteExecutor(),
             plugin: PluginExecutor(directories: pluginDirectories, terminationGrace: terminationGrace),
             delivery: WebhookDelivery(
-                client: httpClient, outbox: Outbox(stateDirectory: stateDirectory), clock: clock,
-                environment: environment, isOnline: { gate.isOnline }, logger: logger, limits: outboxLimits
+                client: httpClient, outbox: outbox, clock: clock,
+                environment: environment, isOnline: { gate.isOnline }, logger: logger, limits: outboxLimits,
+                slots: DeliverySlots(perHost: webhookConcurrency.perHost, total: webhookConcurrency.total),
+                removals: OutboxRemovals(outbox: outbox)
             )
         )
         ledger = OutboxLedger(limits: outboxLimits)

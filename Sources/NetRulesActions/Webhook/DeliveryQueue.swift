@@ -46,6 +46,17 @@ struct DeliveryQueue {
         return nil
     }
 
+    /// Takes the entry that has waited longest of those `isReady` accepts: O(n) in the worst case,
+    /// when the ones ahead of it are not ready.
+    mutating func popFirst(where isReady: (OutboxEntry) -> Bool) -> OutboxEntry? {
+        var index = head
+        while index < slots.count {
+            if let entry = slots[index], isReady(entry) { return remove(key: entry.idempotencyKey) }
+            index += 1
+        }
+        return nil
+    }
+
     /// Takes the entry with `key` out of the queue, wherever it is.
     @discardableResult
     mutating func remove(key: String) -> OutboxEntry? {

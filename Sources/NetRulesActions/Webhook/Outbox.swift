@@ -51,6 +51,31 @@ struct Outbox: Sendable {
         return false
     }
 
+    /// Deletes delivered entries, then fsyncs the directory once for all of them.
+    /// - Returns: why each entry that could not be removed was not, by idempotency key; every one
+    ///   when the directory's fsync failed.
+    func remove(_ entries: [OutboxEntry]) -> [String: ActionError] {
+        var errors: [String: ActionError] = [:]
+        for entry in entries {
+            switch sys_unlink(path(of: entry)) {
+            case .success, .failure(.noSuchFileOrDirectory): break
+            case .failure(let errno):
+                errors[entry.idempotencyKey] = ActionError(
+                    .ioFailed, "cannot remove the outbox entry '\(entry.fileName)'",
+                    cause: SystemCallError(call: "unlink", errno: errno))
+            }
+        }
+        do {
+            try AtomicFile.syncDirectory(directory)
+        } catch {
+            for entry in entries where errors[entry.idempotencyKey] == nil {
+                errors[entry.idempotencyKey] = ActionError(
+                    .ioFailed, "cannot remove the outbox entry '\(entry.fileName)'", cause: error)
+            }
+        }
+        return errors
+    }
+
     /// Deletes a delivered entry.
     func remove(_ entry: OutboxEntry) throws(ActionError) {
         do {

@@ -33,6 +33,12 @@ struct WebhookDelivery: Sendable {
     var logger: Logger = .disabled
     /// How many files `failed/` keeps, and for how long (`failed`, `failedAge`).
     var limits: OutboxLimits = .default
+    /// How many requests may be under way at once, to one host and in all; every copy of this
+    /// delivery shares them.
+    var slots = DeliverySlots()
+    /// Removes delivered entries from `outbox`, a group at a time (`OutboxRemovals`); nil removes
+    /// each on its own.
+    var removals: OutboxRemovals?
 
     /// Whether a status ends the delivery without a retry: redirects (never followed; the URL is
     /// wrong) and client errors other than 408 Request Timeout and 429 Too Many Requests.
@@ -68,9 +74,14 @@ struct WebhookDelivery: Sendable {
         while true {
             if entry.waitsForOnline && !isOnline() { return (.parked, entry.attemptsMade - attemptsBefore, entry) }
             if Task.isCancelled { return (.parked, entry.attemptsMade - attemptsBefore, entry) }
+            let url = entry.requestURL(environment: environment)
+            let host = DeliverySlots.hostKey(of: url)
+            guard await slots.acquire(host: host) else {
+                return (.parked, entry.attemptsMade - attemptsBefore, entry)
+            }
             entry.attemptsMade += 1
             let request = HTTPRequest(
-                url: entry.requestURL(environment: environment), method: entry.method,
+                url: url, method: entry.method,
                 headers: entry.renderedHeaders(environment: environment) + [("Idempotency-Key", entry.idempotencyKey)],
                 body: entry.requestBody(environment: environment), timeout: .milliseconds(entry.timeoutMilliseconds),
                 pinnedPublicKey: entry.pins.flatMap { $0.isEmpty ? nil : $0.joined(separator: ";") },
@@ -78,7 +89,7 @@ struct WebhookDelivery: Sendable {
             )
             let made = entry.attemptsMade - attemptsBefore
             do {
-                let response = try await client.send(request)
+                let response = try await send(request, holding: host)
                 lastStatus = response.status
                 if (200..<300).contains(response.status) {
                     // Delivered; if the removal fails the entry is sent again later, which the
@@ -149,6 +160,12 @@ struct WebhookDelivery: Sendable {
         }
     }
 
+    /// Sends one attempt's request, then gives back the slot to `host` it was let in with.
+    private func send(_ request: HTTPRequest, holding host: String) async throws(HTTPError) -> HTTPResponse {
+        defer { slots.release(host: host) }
+        return try await client.send(request)
+    }
+
     /// Publishes an `mqtt:` message once the broker is connected; parked (still in the outbox)
     /// while it is not, or when the connection is lost before the broker's PUBACK.
     func deliverMessage(_ entry: OutboxEntry) async -> (outcome: Outcome, attempts: Int, entry: OutboxEntry) {
@@ -177,9 +194,14 @@ struct WebhookDelivery: Sendable {
     /// and is sent again later, which is logged.
     private func removeDelivered(_ entry: OutboxEntry) async {
         let outbox = self.outbox
-        let removal = await BlockingPool.shared.run { () -> ActionError? in
-            do throws(ActionError) { try outbox.remove(entry) } catch { return error }
-            return nil
+        let removal: ActionError?
+        if let removals {
+            removal = await removals.remove(entry)
+        } else {
+            removal = await BlockingPool.shared.run { () -> ActionError? in
+                do throws(ActionError) { try outbox.remove(entry) } catch { return error }
+                return nil
+            }
         }
         if let removal {
             logger.log(.warning, "a delivered \(entry.kind) stays in the outbox and will be sent again", error: removal)

@@ -35,8 +35,13 @@ enum RunCommand: Command {
                 defaultValue: "1000"),
         ] + outboxOptions + [
             OptionSpec(
+                long: "webhook-concurrency", valueName: "n",
+                help:
+                    "How many webhook requests may be under way at once to one host (scheme, host and port); \(ActionRunner.webhookConcurrencyTotal) in all. One rule's webhooks still go one at a time, in order.",
+                defaultValue: "\(ActionRunner.defaultWebhookConcurrency)"),
+            OptionSpec(
                 long: "log-level", valueName: "level", help: "The lowest level logged.", defaultValue: "notice",
-                allowedValues: Logger.Level.allCases.map(\.description))
+                allowedValues: Logger.Level.allCases.map(\.description)),
         ]
     )
 
@@ -56,12 +61,25 @@ enum RunCommand: Command {
         case .success(let limits): outboxLimits = limits
         case .failure(let error): throw arguments.invalidValue(error.message)
         }
+        let webhookConcurrency = try Self.webhookConcurrency(arguments)
         let level = Logger.Level.allCases.first { $0.description == arguments.value("log-level") } ?? .notice
         let logger = Logger(
             label: "netrules.daemon", level: level, sink: StandardErrorLogSink(environment: environment))
-        let options = DaemonOptions(
+        var options = DaemonOptions(
             ruleFiles: ruleFiles, paths: paths, environment: environment, logger: logger,
             historyLimit: historyLimit, outboxLimits: outboxLimits)
+        options.webhookConcurrency = webhookConcurrency
         return await DaemonServiceGroup(options: options, version: NetRulesCommandLine.version).run()
+    }
+
+    /// How many webhook requests may be under way at once to one host (`--webhook-concurrency`).
+    /// - Throws: A usage error for a value that is not a whole number from 1 to the total limit.
+    static func webhookConcurrency(_ arguments: ParsedArguments) throws -> Int {
+        let total = ActionRunner.webhookConcurrencyTotal
+        guard let text = arguments.value("webhook-concurrency") else { return ActionRunner.defaultWebhookConcurrency }
+        guard let value = Int(text), (1...total).contains(value) else {
+            throw arguments.invalidValue("--webhook-concurrency takes a whole number from 1 to \(total), not '\(text)'")
+        }
+        return value
     }
 }

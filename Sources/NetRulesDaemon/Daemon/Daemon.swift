@@ -81,7 +81,8 @@ package actor Daemon: DaemonQueries {
             runner = ActionRunner(
                 stateDirectory: options.paths.stateDirectory, concurrency: options.concurrency,
                 environment: options.environment, logger: options.logger, clock: QuietClock(),
-                outboxLimits: options.outboxLimits)
+                outboxLimits: options.outboxLimits,
+                webhookConcurrency: (options.webhookConcurrency, ActionRunner.webhookConcurrencyTotal))
         }
     }
 
@@ -425,7 +426,8 @@ package actor Daemon: DaemonQueries {
 
 extension Daemon {
     /// `mkdir -p` for the state directory: every directory it creates, parents included, gets mode
-    /// 0700 whatever the umask; one that exists is left as it is.
+    /// 0700 whatever the umask and is fsynced into its parent; one that exists is left as it is.
+    /// `StateDirectoryLock` calls it first at start.
     /// - Throws: `SystemCallError` from `mkdir`, or `ENOTDIR` when the path or a parent is a file.
     static func createStateDirectory(_ path: String) throws(SystemCallError) {
         try AtomicFile.makeDirectories(path, mode: 0o700)

@@ -24,6 +24,9 @@ package struct DaemonOptions: Sendable {
     package var historyLimit: Int
     /// How much the webhook outbox may hold, and how long `outbox/failed/` keeps what failed.
     package var outboxLimits: OutboxLimits
+    /// How many webhook requests may be under way at once to one host (`run --webhook-concurrency`);
+    /// `ActionRunner.webhookConcurrencyTotal` in all.
+    package var webhookConcurrency = ActionRunner.defaultWebhookConcurrency
     /// The services the daemon is wired to; tests replace them.
     package var services = DaemonServices()
 
