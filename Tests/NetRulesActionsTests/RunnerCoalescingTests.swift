@@ -8,10 +8,14 @@ import Testing
 /// net transition, and after `startNoMoreFirings()` nothing starts.
 @Suite(.timeLimit(.minutes(1)))
 struct RunnerCoalescingTests {
-    /// A firing of rule `a` whose one action appends its edge to `log`, after `sleep`.
-    private static func firing(_ edge: Edge, _ log: String, sleep: String = "0", id: String? = nil) -> Firing {
+    /// A firing of rule `a` whose one action appends its edge to `log`, after `sleep` (or, with
+    /// `until`, once that file exists).
+    private static func firing(
+        _ edge: Edge, _ log: String, sleep: String = "0", until: String? = nil, id: String? = nil
+    ) -> Firing {
+        let wait = until.map { "while [ ! -e \($0) ]; do sleep 0.01; done" } ?? "sleep \(sleep)"
         var firing = Fixtures.firing(
-            rule: "a", edge: edge, actions: [RunnerHarness.run("sleep \(sleep); echo \(edge) >> \(log)")])
+            rule: "a", edge: edge, actions: [RunnerHarness.run("\(wait); echo \(edge) >> \(log)")])
         firing.id = id
         return firing
     }
@@ -24,10 +28,15 @@ struct RunnerCoalescingTests {
     func twoThousandTogglesRunAtMostTwoFirings(toggles: Int) async {
         let harness = RunnerHarness()
         let log = harness.directory.file("log")
+        // The first firing runs until every toggle is in (on a loaded machine submitting 2,000
+        // took longer than a fixed sleep: the first run ended part-way and later edges ran).
+        let go = harness.directory.file("go")
         for n in 0..<toggles {
             let edge: Edge = n % 2 == 0 ? .enter : .exit
-            await harness.runner.submit(Self.firing(edge, log, sleep: n == 0 ? "0.3" : "0", id: "f\(n)"), wallTime: "t")
+            await harness.runner.submit(
+                Self.firing(edge, log, until: n == 0 ? go : nil, id: "f\(n)"), wallTime: "t")
         }
+        Fixtures.writeFile(go, [])
         let results = await harness.settledResults(expecting: toggles)
         // The first enter runs; behind it each exit/enter pair cancels. An odd count ends on an
         // enter, where the running firing leaves the rule: nothing more runs. An even count ends

@@ -4,6 +4,7 @@ import NetRulesCore
 import NetRulesLinux
 import NetRulesProbes
 import NetRulesSystem
+import Synchronization
 
 /// The long-running service: observers → `DaemonCore` (the fact store and engine) → action runner.
 ///
@@ -28,6 +29,11 @@ package actor Daemon: DaemonQueries {
     /// thread adds one (`events.yield`); the daemon's task takes them from `eventStream`.
     let events: AsyncStream<DaemonEvent>.Continuation
     let eventStream: AsyncStream<DaemonEvent>
+    /// How many shutdowns `shutdown()` was asked for: the daemon's task takes one before the next
+    /// event it handles, ahead of the events queued before it, so a backlog (a plugin flooding
+    /// facts on a loaded machine) never holds up SIGTERM; the `.shutdown` event that follows in
+    /// the stream is then skipped.
+    private let shutdownsAsked = Atomic(0)
     var core: DaemonCore
     /// Where firings go: the action runner (`DaemonServices.actions` in tests).
     let runner: any ActionSink
@@ -99,7 +105,10 @@ package actor Daemon: DaemonQueries {
 
     /// Asks for a graceful shutdown (SIGTERM, SIGINT); asked again, the core stops running
     /// actions at once (the state is still saved). Safe from any thread.
-    package nonisolated func shutdown() { events.yield(.shutdown) }
+    package nonisolated func shutdown() {
+        shutdownsAsked.add(1, ordering: .sequentiallyConsistent)
+        events.yield(.shutdown)
+    }
 
     /// Runs until `shutdown()`; returns the exit code: 0 after a clean shutdown, 65 when the rules
     /// are invalid at start, 66 (EX_NOINPUT) when they cannot be read.
@@ -155,7 +164,22 @@ package actor Daemon: DaemonQueries {
         logger.notice("ready: \(count), state in \(options.paths.stateDirectory)")
 
         var pending = eventStream.makeAsyncIterator()
+        // Shutdowns performed, and `.shutdown` events taken from the stream (each one asked is both).
+        var shutdownsTaken = 0
+        var shutdownEventsSeen = 0
         while let event = await pending.next() {
+            if case .shutdown = event {
+                shutdownEventsSeen += 1
+                // Performed already, ahead of the events queued before it.
+                if shutdownEventsSeen <= shutdownsTaken { continue }
+                shutdownsTaken += 1
+            } else {
+                while shutdownsTaken < shutdownsAsked.load(ordering: .sequentiallyConsistent), core.phase != .stopped {
+                    shutdownsTaken += 1
+                    await perform(.shutdown)
+                }
+                if core.phase == .stopped { break }
+            }
             if case .observerEnded(let identity, _, _, _, _) = event { observers[identity] = nil }
             await perform(event)
             if core.phase == .stopped { break }
