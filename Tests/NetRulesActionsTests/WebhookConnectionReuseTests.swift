@@ -11,45 +11,7 @@ import Testing
 /// TLS connections are counted by the HTTP server behind it, one upstream connection each.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct WebhookConnectionReuseTests {
-    struct Setup {
-        let harness = RunnerHarness()
-        let authority: TestCertificateAuthority
-        let http: TestHTTPServer
-        /// Presents key B, the only server at its address.
-        let server: TestTLSServer
-        let serverPin: String
-        /// Key A: pinned by the requests the server must fail.
-        let otherPin: String
-
-        init() throws {
-            let directory = harness.directory.path
-            authority = try TestCertificateAuthority("corp", in: directory)
-            let certificate = try authority.issue(
-                "b", commonName: "localhost", subjectAltNames: ["IP:127.0.0.1", "DNS:localhost"])
-            serverPin = try certificate.opensslPin
-            otherPin = try authority.issue(
-                "a", commonName: "localhost", subjectAltNames: ["IP:127.0.0.1", "DNS:localhost"]
-            ).opensslPin
-            http = try TestHTTPServer { _ in .status(200) }
-            server = try TestTLSServer(certificate, address: "127.0.0.1", port: 0, in: nil, forwardingTo: http.port)
-        }
-
-        func stop() {
-            server.stop()
-            http.stop()
-        }
-
-        /// Delivers one webhook and waits for its result (the `count`th of the harness).
-        func deliver(_ trust: Trust, count: Int) async -> ActionResult? {
-            var webhook = WebhookAction(
-                url: Fixtures.template(server.url("/hook")), body: .text(Fixtures.template("{}")), attempts: 1)
-            webhook.pins = trust.pins.map { $0 == "B" ? serverPin : otherPin }
-            webhook.caFile = trust.usesCAFile ? authority.certificatePath : nil
-            await harness.runner.submit(
-                Fixtures.firing(rule: "r\(count)", actions: [ActionSpec(webhook)]), wallTime: "t")
-            return await harness.settledResults(expecting: count).last
-        }
-    }
+    typealias Setup = PinnedHTTPSServer
 
     /// A webhook's trust settings; pins named by key ("B" is the server's).
     struct Trust: Sendable, CustomTestStringConvertible {
@@ -110,10 +72,7 @@ struct WebhookConnectionReuseTests {
     @Test func concurrentDeliveriesAllArrive() async throws {
         let setup = try Setup()
         defer { setup.stop() }
-        var webhook = WebhookAction(
-            url: Fixtures.template(setup.server.url("/hook")), body: .text(Fixtures.template("{}")), attempts: 1)
-        webhook.pins = [setup.serverPin]
-        webhook.caFile = setup.authority.certificatePath
+        let webhook = setup.webhook("/hook", pins: [setup.serverPin], caFile: setup.authority.certificatePath)
         for n in 0..<24 {
             await setup.harness.runner.submit(
                 Fixtures.firing(rule: "r\(n)", actions: [ActionSpec(webhook)]), wallTime: "t")
@@ -153,10 +112,7 @@ struct WebhookConnectionReuseTests {
             let runner = ActionRunner(
                 stateDirectory: state.file("state"), httpClient: HTTPClient(reusesConnections: reuses),
                 concurrency: 1, environment: [:])
-            var webhook = WebhookAction(
-                url: Fixtures.template(setup.server.url("/hook")), body: .text(Fixtures.template("{}")), attempts: 1)
-            webhook.pins = [setup.serverPin]
-            webhook.caFile = setup.authority.certificatePath
+            let webhook = setup.webhook("/hook", pins: [setup.serverPin], caFile: setup.authority.certificatePath)
             var results = runner.results.makeAsyncIterator()
             let connections = setup.http.connectionCount
             var delivered = 0
@@ -173,5 +129,16 @@ struct WebhookConnectionReuseTests {
                     + "\(setup.http.connectionCount - connections) TLS connections")
             #expect(delivered == 200)
         }
+    }
+}
+
+extension PinnedHTTPSServer {
+    /// Delivers one webhook and waits for its result (the `count`th of the harness).
+    fileprivate func deliver(_ trust: WebhookConnectionReuseTests.Trust, count: Int) async -> ActionResult? {
+        let webhook = webhook(
+            "/hook", pins: trust.pins.map { $0 == "B" ? serverPin : otherPin },
+            caFile: trust.usesCAFile ? authority.certificatePath : nil)
+        await harness.runner.submit(Fixtures.firing(rule: "r\(count)", actions: [ActionSpec(webhook)]), wallTime: "t")
+        return await harness.settledResults(expecting: count).last
     }
 }

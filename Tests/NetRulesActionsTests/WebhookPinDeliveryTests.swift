@@ -10,44 +10,7 @@ import Testing
 /// another key never receives the request, and the result says the pin did not match.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct WebhookPinDeliveryTests {
-    struct Setup {
-        let harness = RunnerHarness()
-        let authority: TestCertificateAuthority
-        /// The tests' HTTP server, behind `server`, which terminates TLS for it.
-        let http: TestHTTPServer
-        let server: TestTLSServer
-        let serverPin: String
-        let otherPin: String
-
-        init() throws {
-            let directory = harness.directory.path
-            authority = try TestCertificateAuthority("corp", in: directory)
-            let certificate = try authority.issue(
-                "checkin", commonName: "localhost", subjectAltNames: ["IP:127.0.0.1", "DNS:localhost"])
-            serverPin = try certificate.opensslPin
-            otherPin = try TestCertificate("other", commonName: "localhost", in: directory).opensslPin
-            http = try TestHTTPServer { _ in .status(200) }
-            server = try TestTLSServer(
-                certificate, address: "127.0.0.1", port: 0, in: nil, forwardingTo: http.port)
-        }
-
-        /// The requests the HTTP server received, as `METHOD PATH`.
-        var requests: [String] { http.requests.map { "\($0.method) \($0.path)" } }
-
-        func stop() {
-            server.stop()
-            http.stop()
-        }
-
-        func deliver(pins: [String], caFile: String?) async -> ActionResult? {
-            var webhook = WebhookAction(
-                url: Fixtures.template(server.url("/check-in")), body: .text(Fixtures.template("{}")), attempts: 1)
-            webhook.pins = pins
-            webhook.caFile = caFile
-            await harness.runner.submit(Fixtures.firing(actions: [ActionSpec(webhook)]), wallTime: "t")
-            return await harness.settledResults(expecting: 1).first
-        }
-    }
+    typealias Setup = PinnedHTTPSServer
 
     private func failure(_ result: ActionResult?) -> ActionError? {
         guard case .failed(let error)? = result?.outcome else { return nil }
@@ -85,5 +48,14 @@ struct WebhookPinDeliveryTests {
         let error = try #require(failure(result), "\(String(describing: result))")
         #expect(error.message.contains("the server's certificate is not signed by the system's CAs"), "\(error)")
         #expect(setup.requests.isEmpty)
+    }
+}
+
+extension PinnedHTTPSServer {
+    /// Delivers one check-in webhook and waits for its result.
+    fileprivate func deliver(pins: [String], caFile: String?) async -> ActionResult? {
+        let webhook = webhook("/check-in", pins: pins, caFile: caFile)
+        await harness.runner.submit(Fixtures.firing(actions: [ActionSpec(webhook)]), wallTime: "t")
+        return await harness.settledResults(expecting: 1).first
     }
 }

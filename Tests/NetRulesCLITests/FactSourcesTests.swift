@@ -59,14 +59,9 @@ struct FactSourcesTests {
         try FirstDayGolden.compare(text.stdout, to: "facts-plugin-wifi.text")
 
         let document = try JSONValue.parse(Array(json.stdout.utf8))
-        guard case .array(let facts)? = document.member("facts") else {
-            Issue.record("no facts in \(json.stdout)")
-            return
-        }
-        let keys = facts.compactMap { $0.member("key")?.stringValue }
-        func source(_ key: String) -> String? {
-            facts.first { $0.member("key")?.stringValue == key }?.member("source")?.stringValue
-        }
+        let facts = try #require(FactRows(document), "no facts in \(json.stdout)")
+        let keys = facts.keys
+        let source = facts.source
         #expect(source("ssid") == "plugin wifi-helper")
         #expect(source("bssid") == "plugin wifi-helper")
         #expect(source("place") == "places")
@@ -101,14 +96,9 @@ struct FactSourcesTests {
 
         let document = try JSONValue.parse(Array(json.stdout.utf8))
         #expect(document.member("sources_from")?.stringValue == "daemon")
-        guard case .array(let facts)? = document.member("facts") else {
-            Issue.record("no facts in \(json.stdout)")
-            return
-        }
-        let keys = facts.compactMap { $0.member("key")?.stringValue }
-        func source(_ key: String) -> String? {
-            facts.first { $0.member("key")?.stringValue == key }?.member("source")?.stringValue
-        }
+        let facts = try #require(FactRows(document), "no facts in \(json.stdout)")
+        let keys = facts.keys
+        let source = facts.source
         #expect(source("ssid") == "plugin wifi-helper")
         #expect(source("bssid") == "plugin wifi-helper")
         #expect(source("frequency") == "none (wifi: { source: none })")
@@ -195,5 +185,21 @@ struct FactSourcesTests {
         let ruleSet = RuleSet(wifi: WiFiSettings(source: setting))
         let sources = FactSources(ruleSet: ruleSet, kernelHasNL80211: kernel, networkManagerOnBus: bus)
         #expect(sources.source(of: key).label == expected, "\(setting) \(kernel) \(String(describing: bus)) \(key)")
+    }
+}
+
+/// The rows of a `facts --json` document: each key, and the source named for one.
+private struct FactRows {
+    let facts: [JSONValue]
+
+    init?(_ document: JSONValue) {
+        guard case .array(let facts)? = document.member("facts") else { return nil }
+        self.facts = facts
+    }
+
+    var keys: [String] { facts.compactMap { $0.member("key")?.stringValue } }
+
+    func source(_ key: String) -> String? {
+        facts.first { $0.member("key")?.stringValue == key }?.member("source")?.stringValue
     }
 }
