@@ -22,8 +22,7 @@ package enum TerminalWidth {
     /// nil for a pipe or a file, whose readers (scripts, `grep`) get one row a line.
     /// - Parameter isTerminal: Whether the command's standard output is a terminal.
     package static func forTables(environment: [String: String], isTerminal: Bool) -> Int? {
-        if let columns = environment["COLUMNS"], let width = Int(columns.trimmingSpaces), width > 0 { return width }
-        return isTerminal ? standardOutputTerminalWidth() : nil
+        columns(environment["COLUMNS"]) ?? (isTerminal ? standardOutputTerminalWidth() : nil)
     }
 
     /// The pure decision behind ``current(environment:)``, separated so tests need no terminal.
@@ -33,13 +32,19 @@ package enum TerminalWidth {
     ///   - terminalWidth: The width reported by the terminal, if standard output is one.
     /// - Returns: The width to use.
     static func resolve(columns: String?, terminalWidth: Int?) -> Int {
-        if let columns, let width = Int(columns.trimmingSpaces), width > 0 {
+        if let width = Self.columns(columns) {
             return width
         }
         if let terminalWidth, terminalWidth > 0 {
             return terminalWidth
         }
         return fallback
+    }
+
+    /// `COLUMNS` as a width: a positive number, spaces around it allowed; nil otherwise.
+    private static func columns(_ value: String?) -> Int? {
+        guard let value, let width = Int(value.trimmingSpaces), width > 0 else { return nil }
+        return width
     }
 
     /// The column count of the terminal on standard output, or `nil` when it is not a terminal.
