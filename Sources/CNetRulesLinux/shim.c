@@ -4,6 +4,7 @@
 #include "CNetRulesLinux.h"
 
 #include <errno.h>
+#include <execinfo.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -202,4 +203,16 @@ int CNetRulesLinux_spawn(const char *path, char *const argv[], char *const envp[
     }
     *pid = child;
     return 0;
+}
+
+static __thread int running_loop;
+
+void CNetRulesLinux_set_running_loop(int running) { running_loop = running; }
+
+int CNetRulesLinux_running_loop(void) { return running_loop; }
+
+void CNetRulesLinux_write_backtrace(void) {
+    void *frames[32];
+    int count = backtrace(frames, 32);
+    backtrace_symbols_fd(frames, count, 2);
 }

@@ -54,6 +54,8 @@ package actor ActionRunner {
         var isCoalescible: Bool { firing.firstAction == 0 }
     }
 
+    /// The event loop the runner's tasks run on.
+    package nonisolated let loop: ThreadExecutor
     private let environment: [String: String]
     /// `environment` as processes inherit it, prepared once rather than for each firing.
     private let baseEnvironment: FiringEnvironment.Base
@@ -129,6 +131,7 @@ package actor ActionRunner {
     /// Creates a runner.
     ///
     /// - Parameters:
+    ///   - loop: The event loop the runner's tasks, timers and child processes' waits run on.
     ///   - stateDirectory: Where the outbox lives (`<stateDirectory>/outbox/`); created when needed.
     ///   - httpClient: The client for webhooks; share the portal probe's.
     ///   - concurrency: How many rules' firings may run at once (at least 1); `defaultConcurrency`
@@ -141,7 +144,7 @@ package actor ActionRunner {
     ///     that will be retried (`warning`), an outbox entry that cannot be read (`error`).
     ///     An outbox entry dropped at a limit is an action result (`error`); files deleted from
     ///     `outbox/failed/` by its rotation are a `notice` saying how many and why.
-    ///   - clock: Times webhook backoff.
+    ///   - clock: Times webhook backoff; timers of `loop` unless a test gives another.
     ///   - terminationGrace: Between SIGTERM and SIGKILL when a process times out.
     ///   - outboxLimits: How much the outbox may hold, and how long `failed/` keeps what failed.
     ///   - webhookConcurrency: How many webhook requests may be under way at once, to one host
@@ -153,14 +156,15 @@ package actor ActionRunner {
     ///     `simulate --execute` submits a whole timeline at once, whose firings are hours apart in
     ///     its virtual time, so it runs each.
     package init(
-        stateDirectory: String, httpClient: HTTPClient = HTTPClient(), concurrency: Int = defaultConcurrency,
-        environment: [String: String], pluginDirectories: [String] = [],
-        logger: Logger = .disabled, clock: any Clock<Duration> = ContinuousClock(),
+        loop: ThreadExecutor, stateDirectory: String, httpClient: HTTPClient = HTTPClient(),
+        concurrency: Int = defaultConcurrency, environment: [String: String], pluginDirectories: [String] = [],
+        logger: Logger = .disabled, clock: (any Clock<Duration>)? = nil,
         terminationGrace: Duration = .seconds(2), outboxLimits: OutboxLimits = .default,
         webhookConcurrency: (perHost: Int, total: Int) = (defaultWebhookConcurrency, webhookConcurrencyTotal),
         utcOffset: @escaping @Sendable (Int64) -> Int64 = { SystemTimeZone.utcOffset(atUnixTime: $0) },
         coalescesFirings: Bool = true
     ) {
+        self.loop = loop
         self.environment = environment
         self.coalescesFirings = coalescesFirings
         self.utcOffset = utcOffset
@@ -171,14 +175,14 @@ package actor ActionRunner {
         let gate = self.gate
         let outbox = Outbox(stateDirectory: stateDirectory)
         executors = Executors(
-            run: RunExecutor(terminationGrace: terminationGrace),
-            write: WriteExecutor(),
-            plugin: PluginExecutor(directories: pluginDirectories, terminationGrace: terminationGrace),
+            run: RunExecutor(loop: loop, terminationGrace: terminationGrace),
+            write: WriteExecutor(loop: loop),
+            plugin: PluginExecutor(loop: loop, directories: pluginDirectories, terminationGrace: terminationGrace),
             delivery: WebhookDelivery(
-                client: httpClient, outbox: outbox, clock: clock,
+                client: httpClient, outbox: outbox, clock: clock ?? QuietClock(loop: loop),
                 environment: environment, isOnline: { gate.isOnline }, logger: logger, limits: outboxLimits,
                 slots: DeliverySlots(perHost: webhookConcurrency.perHost, total: webhookConcurrency.total),
-                removals: OutboxRemovals(outbox: outbox)
+                removals: OutboxRemovals(outbox: outbox, loop: loop)
             )
         )
         ledger = OutboxLedger(limits: outboxLimits)
@@ -303,7 +307,7 @@ package actor ActionRunner {
     func track(_ work: @escaping @Sendable () async -> Void) {
         let id = nextTaskID
         nextTaskID += 1
-        tasks[id] = Task(executorPreference: TaskPlacement.preferred) {
+        tasks[id] = Task(executorPreference: loop) {
             await work()
             await self.untrack(id)
         }

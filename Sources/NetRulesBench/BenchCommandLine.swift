@@ -1,5 +1,6 @@
 import NetRulesCLI
 import NetRulesCore
+package import NetRulesSystem
 
 /// The `netrules-bench` command line: `netrules-bench engine|daemon|load|idle|mqtt`, measured figures of
 /// netrules on this machine, not a test. It is a program of its own so that none of it is compiled
@@ -61,10 +62,11 @@ package enum BenchCommandLine {
 
     /// Runs the command line `arguments` (without argv[0]) and returns the exit code.
     package static func run(
-        arguments: [String], stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String]
+        arguments: [String], stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String],
+        loop: ThreadExecutor
     ) async -> Int32 {
         await ArgumentParser(root: root, version: NetRulesCommandLine.version).run(
-            arguments, stdout: stdout, stderr: stderr, environment: environment
+            arguments, stdout: stdout, stderr: stderr, environment: environment, loop: loop
         ) { parsed, io in
             try await run(parsed, io)
         }
@@ -79,7 +81,8 @@ package enum BenchCommandLine {
             guard let events = Int(arguments.value("events") ?? "25"), (2...10_000).contains(events) else {
                 throw CommandError.runtime("--events must be a whole number from 2 to 10000")
             }
-            let report = try await DaemonBenchmark.run(events: events, netrules: try BenchProcess.checked(netrules))
+            let report = try await DaemonBenchmark.run(
+                events: events, netrules: try BenchProcess.checked(netrules), loop: io.loop)
             for line in DaemonBenchmark.render(report, json: arguments.flag("json")) { io.print(line) }
             return ExitCode.success
         case "load":
@@ -92,9 +95,9 @@ package enum BenchCommandLine {
                 throw CommandError.runtime("--webhooks must be a whole number from 1 to 100000")
             }
             let netrules = try BenchProcess.checked(netrules)
-            let many = try await LoadBenchmark.manyRules(netrules: netrules)
-            let flood = try await LoadBenchmark.flood(rate: rate, seconds: seconds, netrules: netrules)
-            let backlog = try await LoadBenchmark.backlog(webhooks: webhooks, netrules: netrules)
+            let many = try await LoadBenchmark.manyRules(netrules: netrules, loop: io.loop)
+            let flood = try await LoadBenchmark.flood(rate: rate, seconds: seconds, netrules: netrules, loop: io.loop)
+            let backlog = try await LoadBenchmark.backlog(webhooks: webhooks, netrules: netrules, loop: io.loop)
             for line in LoadBenchmark.render(many, flood, backlog, json: arguments.flag("json")) { io.print(line) }
             return ExitCode.success
         case "idle":

@@ -46,17 +46,19 @@ enum BenchProcess {
     /// Runs `argv` to its end (or until cancelled, or `timeout`); with `log`, its stdout and stderr
     /// are appended to that file instead of being captured. Nil when it could not be started.
     static func run(
-        _ argv: [String], environment: [String: String] = [:], log: String? = nil, timeout: Duration = .seconds(60)
+        _ argv: [String], on loop: ThreadExecutor, environment: [String: String] = [:], log: String? = nil,
+        timeout: Duration = .seconds(60)
     ) async -> ChildProcessOutcome? {
         // The callers of run() clean up (kill, delete) and go on whatever happens;
         // check() and start() say why a program could not be started.
-        try? await start(argv, environment: environment, log: log, timeout: timeout)
+        try? await start(argv, on: loop, environment: environment, log: log, timeout: timeout)
     }
 
     /// Runs `argv` as `run` does.
     /// - Throws: `CommandError.runtime` naming the program when it is not found or cannot be spawned.
     static func start(
-        _ argv: [String], environment: [String: String] = [:], log: String? = nil, timeout: Duration = .seconds(60)
+        _ argv: [String], on loop: ThreadExecutor, environment: [String: String] = [:], log: String? = nil,
+        timeout: Duration = .seconds(60)
     ) async throws -> ChildProcessOutcome {
         var argv = argv
         if let log {
@@ -73,15 +75,15 @@ enum BenchProcess {
             environment: variables.sorted { $0.key < $1.key }.map { Array("\($0.key)=\($0.value)".utf8) },
             timeout: timeout)
         do {
-            return try await process.run()
+            return try await process.run(on: loop)
         } catch {
             throw CommandError.runtime("cannot start \(program): \(error)")
         }
     }
 
     /// Runs `argv` and throws, with its stderr, unless it exits 0.
-    static func check(_ argv: [String]) async throws {
-        let outcome = try await start(argv)
+    static func check(_ argv: [String], on loop: ThreadExecutor) async throws {
+        let outcome = try await start(argv, on: loop)
         guard outcome.succeeded else {
             let detail = String(decoding: outcome.standardError.bytes, as: UTF8.self)
             throw CommandError.runtime("\(argv.joined(separator: " ")) failed (\(outcome.termination)): \(detail)")

@@ -20,12 +20,15 @@ final class BenchTestbed: @unchecked Sendable {
     var name: String { namespace.name }
     /// The network namespace's path, for threads that join it.
     var path: String { namespace.path }
+    /// The event loop the daemon's and the tools' processes are watched on.
+    let loop: ThreadExecutor
 
     /// Creates `nrbench-<random>` with its loopback up, and a work directory; its daemon will be
     /// `netrules`.
     /// - Throws: `CommandError.runtime` when not root or when `ip` fails.
-    init(netrules: String) async throws {
+    init(netrules: String, loop: ThreadExecutor) async throws {
         self.netrules = netrules
+        self.loop = loop
         guard BenchProcess.isRoot else {
             throw CommandError.runtime("this benchmark makes a network namespace: run it as root")
         }
@@ -36,7 +39,7 @@ final class BenchTestbed: @unchecked Sendable {
         }
         directory = "/tmp/" + namespace.name
         do {
-            try await BenchProcess.check(["mkdir", "-m", "0700", directory])
+            try await BenchProcess.check(["mkdir", "-m", "0700", directory], on: loop)
         } catch {
             namespace.delete()
             throw error
@@ -52,9 +55,11 @@ final class BenchTestbed: @unchecked Sendable {
     /// until `tearDown()`.
     func start(_ argv: [String], log: String, environment: [String: String] = [:]) {
         let command = ["ip", "netns", "exec", name] + argv
+        let loop = self.loop
         tasks.append(
-            Task(executorPreference: TaskPlacement.preferred) {
-                _ = await BenchProcess.run(command, environment: environment, log: log, timeout: .seconds(24 * 3600))
+            Task(executorPreference: loop) {
+                _ = await BenchProcess.run(
+                    command, on: loop, environment: environment, log: log, timeout: .seconds(24 * 3600))
             })
     }
 
@@ -87,8 +92,8 @@ final class BenchTestbed: @unchecked Sendable {
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         tasks = []
-        _ = await BenchProcess.run(["sh", "-c", "ip netns pids \(name) | xargs -r kill -9"])
+        _ = await BenchProcess.run(["sh", "-c", "ip netns pids \(name) | xargs -r kill -9"], on: loop)
         namespace.delete()
-        if directory.hasPrefix("/tmp/nrbench-") { _ = await BenchProcess.run(["rm", "-rf", directory]) }
+        if directory.hasPrefix("/tmp/nrbench-") { _ = await BenchProcess.run(["rm", "-rf", directory], on: loop) }
     }
 }

@@ -1,6 +1,7 @@
 import NetRulesCLI
 import NetRulesCore
 import NetRulesLinux
+internal import NetRulesSystem
 
 /// `netrules-bench daemon`: how long after a link goes up or down the rule's `run` action starts,
 /// through the real daemon in a network namespace, against the classic shell loop
@@ -40,8 +41,8 @@ enum DaemonBenchmark {
               - run: date +%s%N
         """
 
-    static func run(events: Int, netrules: String) async throws -> Report {
-        let namespace = try await BenchTestbed(netrules: netrules)
+    static func run(events: Int, netrules: String, loop: ThreadExecutor) async throws -> Report {
+        let namespace = try await BenchTestbed(netrules: netrules, loop: loop)
         do {
             let report = try await measure(in: namespace, events: events)
             await namespace.tearDown()

@@ -56,7 +56,8 @@ enum IdleBenchmark {
         guard let seconds = Int(arguments.value("seconds") ?? "60"), (1...3600).contains(seconds) else {
             throw CommandError.runtime("--seconds must be a whole number from 1 to 3600")
         }
-        let report = try await measure(seconds: seconds, environment: io.environment, netrules: netrules)
+        let report = try await measure(
+            seconds: seconds, environment: io.environment, netrules: netrules, loop: io.loop)
         if arguments.flag("json") {
             io.print(json(report).compact)
         } else {
@@ -68,9 +69,9 @@ enum IdleBenchmark {
     // MARK: - Measuring
 
     /// Measures the daemon on ``rules`` with `extraRules` (top-level sections such as `mqtt:`) after them.
-    static func measure(seconds: Int, environment: [String: String], netrules: String, extraRules: String = "")
-        async throws -> Report
-    {
+    static func measure(
+        seconds: Int, environment: [String: String], netrules: String, extraRules: String = "", loop: ThreadExecutor
+    ) async throws -> Report {
         let directory = try makeDirectory()
         // The benchmark's own scratch directory; what cannot be removed stays under /tmp and changes
         // no figure.
@@ -96,11 +97,11 @@ enum IdleBenchmark {
         let daemon = try BenchDaemon(argv: argv, environment: childEnvironment, log: directory + "/daemon.log")
         defer { daemon.stop() }
 
-        try await waitUntilAnswering(daemon, socket: socket)
-        try await QuietClock().sleep(for: .seconds(1))
+        try await waitUntilAnswering(daemon, socket: socket, loop: loop)
+        try await QuietClock(loop: loop).sleep(for: .seconds(1))
         let before = try sampleThreads(daemon.pid)
         let cpuBefore = try cpuTicks(daemon.pid)
-        try await QuietClock().sleep(for: .seconds(seconds))
+        try await QuietClock(loop: loop).sleep(for: .seconds(seconds))
         let after = try sampleThreads(daemon.pid)
         let cpuAfter = try cpuTicks(daemon.pid)
         let memory = try memoryKilobytes(daemon.pid)
@@ -125,7 +126,7 @@ enum IdleBenchmark {
     }
 
     /// Waits until the daemon answers `status` on its control socket (at most 30 s).
-    private static func waitUntilAnswering(_ daemon: BenchDaemon, socket: String) async throws {
+    private static func waitUntilAnswering(_ daemon: BenchDaemon, socket: String, loop: ThreadExecutor) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         let status = JSONValue.object([("version", .number(1)), ("command", .string("status"))])
         while ContinuousClock.now < deadline {
@@ -139,7 +140,7 @@ enum IdleBenchmark {
             {
                 return
             }
-            try await QuietClock().sleep(for: .milliseconds(50))
+            try await QuietClock(loop: loop).sleep(for: .milliseconds(50))
         }
         throw CommandError.runtime("the daemon did not answer on \(socket) within 30s:\n\(daemon.logTail())")
     }

@@ -3,6 +3,7 @@ import NetRulesCLI
 import NetRulesCore
 import NetRulesDaemon
 import NetRulesLinux
+internal import NetRulesSystem
 
 /// `netrules-bench load`: the real daemon under load, in a network namespace of its own.
 ///
@@ -57,9 +58,9 @@ enum LoadBenchmark {
     }
 
     static func manyRules(
-        rules: Int = 1_000, firing: Int = 100, rounds: Int = 5, netrules: String
+        rules: Int = 1_000, firing: Int = 100, rounds: Int = 5, netrules: String, loop: ThreadExecutor
     ) async throws -> ManyRules {
-        let namespace = try await BenchTestbed(netrules: netrules)
+        let namespace = try await BenchTestbed(netrules: netrules, loop: loop)
         do {
             try namespace.addVethPair("nrb0", "nrb1")
             let file = namespace.directory + "/load.yaml"
@@ -109,8 +110,10 @@ enum LoadBenchmark {
         """
     }
 
-    static func flood(rate: Int = 10_000, seconds: Int = 10, netrules: String) async throws -> Flood {
-        let namespace = try await BenchTestbed(netrules: netrules)
+    static func flood(
+        rate: Int = 10_000, seconds: Int = 10, netrules: String, loop: ThreadExecutor
+    ) async throws -> Flood {
+        let namespace = try await BenchTestbed(netrules: netrules, loop: loop)
         do {
             guard let perl = BenchProcess.resolve("perl") else {
                 throw CommandError.runtime("the flood benchmark's plugin is a line of perl, and perl is not installed")
@@ -238,8 +241,8 @@ enum LoadBenchmark {
         return text
     }
 
-    static func backlog(webhooks: Int, netrules: String) async throws -> Backlog {
-        let namespace = try await BenchTestbed(netrules: netrules)
+    static func backlog(webhooks: Int, netrules: String, loop: ThreadExecutor) async throws -> Backlog {
+        let namespace = try await BenchTestbed(netrules: netrules, loop: loop)
         do {
             guard let perl = BenchProcess.resolve("perl"), let python = BenchProcess.resolve("python3") else {
                 throw CommandError.runtime("the webhook backlog needs perl and python3 (its HTTP server)")

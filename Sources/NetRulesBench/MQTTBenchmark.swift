@@ -52,9 +52,10 @@ enum MQTTBenchmark {
         guard let seconds = Int(arguments.value("seconds") ?? "60"), (1...3600).contains(seconds) else {
             throw CommandError.runtime("--seconds must be a whole number from 1 to 3600")
         }
-        let latency = try await measureLatency(changes: 200, netrules: netrules)
-        let idle = try await measureIdle(seconds: seconds, environment: io.environment, netrules: netrules)
-        let backlog = try await measureBacklog(actions: 1_000, netrules: netrules)
+        let latency = try await measureLatency(changes: 200, netrules: netrules, loop: io.loop)
+        let idle = try await measureIdle(
+            seconds: seconds, environment: io.environment, netrules: netrules, loop: io.loop)
+        let backlog = try await measureBacklog(actions: 1_000, netrules: netrules, loop: io.loop)
         for line in render(latency, idle, backlog, json: arguments.flag("json")) { io.print(line) }
         return ExitCode.success
     }
@@ -90,7 +91,7 @@ enum MQTTBenchmark {
         let fd: CInt
 
         init(path: String) async throws {
-            try await BenchProcess.check(["mkfifo", "-m", "0600", path])
+            guard mkfifo(path, 0o600) == 0 else { throw CommandError.runtime("cannot make the FIFO \(path)") }
             guard case .success(let fd) = sys_open(path, O_RDWR | O_CLOEXEC) else {
                 throw CommandError.runtime("cannot open the FIFO \(path)")
             }
@@ -119,13 +120,13 @@ enum MQTTBenchmark {
             let connected = Mutex(false)
         }
 
-        init(socket: String, topics: [String]) throws {
+        init(socket: String, loop: ThreadExecutor, topics: [String]) throws {
             var configuration = MQTTLink.Configuration(
                 broker: .unix(path: socket), clientID: "bench-subscriber", keepalive: .seconds(60),
                 prefix: "bench-subscriber", subscriptions: topics)
             configuration.announces = false
             let inbox = self.inbox
-            let link = try MQTTLink(configuration: configuration, logger: .disabled) { event in
+            let link = try MQTTLink(configuration: configuration, loop: loop, logger: .disabled) { event in
                 let now = ContinuousClock.now
                 switch event {
                 case .message(let topic, let payload, _):
@@ -135,7 +136,7 @@ enum MQTTBenchmark {
                 }
             }
             self.link = link
-            task = Task(executorPreference: TaskPlacement.preferred) {
+            task = Task(executorPreference: loop) {
                 do {
                     try await link.run()
                 } catch {
@@ -165,8 +166,8 @@ enum MQTTBenchmark {
 
     // MARK: Latency
 
-    static func measureLatency(changes: Int, netrules: String) async throws -> Latency {
-        let namespace = try await BenchTestbed(netrules: netrules)
+    static func measureLatency(changes: Int, netrules: String, loop: ThreadExecutor) async throws -> Latency {
+        let namespace = try await BenchTestbed(netrules: netrules, loop: loop)
         var broker: BenchBroker?
         var feed: Feed?
         var subscriber: Subscriber?
@@ -184,7 +185,7 @@ enum MQTTBenchmark {
                 """
             try LoadBenchmark.write(
                 rules(broker: broker!.url, fifo: directory + "/changes", body: body), to: file)
-            subscriber = try Subscriber(socket: broker!.listenPath, topics: ["netrules/bench/state"])
+            subscriber = try Subscriber(socket: broker!.listenPath, loop: loop, topics: ["netrules/bench/state"])
             try await subscriber!.waitConnected()
             _ = try await namespace.startDaemon(rules: file)
             // A first change, untimed: the daemon's link is connected once its state arrives.
@@ -238,7 +239,8 @@ enum MQTTBenchmark {
 
     // MARK: Idle
 
-    static func measureIdle(seconds: Int, environment: [String: String], netrules: String) async throws
+    static func measureIdle(seconds: Int, environment: [String: String], netrules: String, loop: ThreadExecutor)
+        async throws
         -> (report: IdleBenchmark.Report, connected: Bool)
     {
         let directory = try IdleBenchmark.makeDirectory()
@@ -259,7 +261,7 @@ enum MQTTBenchmark {
 
             """
         let report = try await IdleBenchmark.measure(
-            seconds: seconds, environment: environment, netrules: netrules, extraRules: section)
+            seconds: seconds, environment: environment, netrules: netrules, extraRules: section, loop: loop)
         let log = BenchProcess.readText(broker.log) ?? ""
         // Connected for the whole window: one connection, made before it and never made again.
         let connected = log.components(separatedBy: " as bench-idle ").count - 1 == 1
@@ -268,8 +270,8 @@ enum MQTTBenchmark {
 
     // MARK: Backlog
 
-    static func measureBacklog(actions: Int, netrules: String) async throws -> Backlog {
-        let namespace = try await BenchTestbed(netrules: netrules)
+    static func measureBacklog(actions: Int, netrules: String, loop: ThreadExecutor) async throws -> Backlog {
+        let namespace = try await BenchTestbed(netrules: netrules, loop: loop)
         var broker: BenchBroker?
         var feed: Feed?
         var subscriber: Subscriber?
@@ -312,7 +314,7 @@ enum MQTTBenchmark {
             // The subscriber first: a daemon reconnecting before it subscribed would deliver the
             // backlog to nobody. The daemon's reconnect is timed from when it could reach the broker.
             try await broker!.start(admittingDaemon: false)
-            subscriber = try Subscriber(socket: broker!.listenPath, topics: ["bench/out"])
+            subscriber = try Subscriber(socket: broker!.listenPath, loop: loop, topics: ["bench/out"])
             try await subscriber!.waitConnected()
             broker!.admitDaemon()
             let brokerStart = clock.now

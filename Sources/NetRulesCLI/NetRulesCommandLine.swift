@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesDaemon
+package import NetRulesSystem
 
 /// The `netrules` command line: parse → validate → run, with documented exit codes.
 ///
@@ -27,12 +28,14 @@ package enum NetRulesCommandLine {
         subcommands: commands.map { $0.spec }
     )
 
-    /// Runs the command line `arguments` (without argv[0]) and returns the exit code.
+    /// Runs the command line `arguments` (without argv[0]) and returns the exit code; its tasks,
+    /// timers and waits run on `loop`.
     package static func run(
-        arguments: [String], stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String]
+        arguments: [String], stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String],
+        loop: ThreadExecutor
     ) async -> Int32 {
         await ArgumentParser(root: root, version: version).run(
-            arguments, stdout: stdout, stderr: stderr, environment: environment
+            arguments, stdout: stdout, stderr: stderr, environment: environment, loop: loop
         ) { parsed, io in
             guard let name = parsed.commandPath.dropFirst().first,
                 let command = commands.first(where: { $0.spec.name == name })

@@ -380,7 +380,7 @@ final class Loop: @unchecked Sendable {
         if machine.isConnected, let due = retainedDue { deadline = min(deadline, due) }
         let outcome: WaitOutcome
         do {
-            outcome = try await Readiness.wait(for: &descriptors, deadline: deadline, threadName: "netrules-mqtt")
+            outcome = try await Readiness.wait(on: link.loop, for: &descriptors, deadline: deadline)
         } catch is CancellationError {
             link.stop()
             return
@@ -388,7 +388,7 @@ final class Loop: @unchecked Sendable {
             await pauseAfter(error)
             return
         }
-        // The daemon's loop reports the first ready descriptor only: ask the kernel for both.
+        // The loop reports the first ready descriptor only: ask the kernel for both.
         descriptors[0].revents = 0
         descriptors[1].revents = 0
         _ = descriptors.withUnsafeMutableBufferPointer { sys_poll($0.baseAddress!, 2, 0) }
@@ -423,7 +423,7 @@ final class Loop: @unchecked Sendable {
     /// `stop()`) or `deadline`.
     func wait(deadline: ContinuousClock.Instant?) async {
         do {
-            if try await Readiness.wait(for: link.wake.fd, deadline: deadline, threadName: "netrules-mqtt") == .ready {
+            if try await Readiness.wait(on: link.loop, for: link.wake.fd, deadline: deadline) == .ready {
                 link.wake.reset()
             }
         } catch is CancellationError {
@@ -437,7 +437,7 @@ final class Loop: @unchecked Sendable {
     func pauseAfter(_ error: any Error) async {
         link.logger.error("mqtt: \(error)")
         do {
-            try await QuietClock().sleep(for: .milliseconds(100))
+            try await QuietClock(loop: link.loop).sleep(for: .milliseconds(100))
         } catch {
             link.stop()  // cancelled: the daemon is stopping
         }

@@ -24,14 +24,16 @@ extension MQTTLink {
     /// answer, inside libmosquitto) is left to end on its own thread; this returns regardless.
     /// - Throws: `MQTTError` when libmosquitto cannot be loaded, or `SystemCallError` for the
     ///   wake event.
-    package static func connectOnce(_ configuration: Configuration, within limit: Duration) async throws -> Answer {
+    package static func connectOnce(
+        _ configuration: Configuration, within limit: Duration, on loop: ThreadExecutor
+    ) async throws -> Answer {
         var configuration = configuration
         configuration.announces = false
         configuration.subscriptions = []
         let (events, feed) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
-        let link = try MQTTLink(configuration: configuration, logger: .disabled) { feed.yield($0) }
+        let link = try MQTTLink(configuration: configuration, loop: loop, logger: .disabled) { feed.yield($0) }
         let ended = EndFlag()
-        Task(executorPreference: TaskPlacement.preferred) {
+        Task(executorPreference: loop) {
             do {
                 try await link.run()
             } catch {
@@ -53,7 +55,7 @@ extension MQTTLink {
             }
             group.addTask {
                 do {
-                    try await Task.sleep(for: limit)
+                    try await QuietClock(loop: loop).sleep(for: limit)
                 } catch {
                     return nil  // cancelled: the other child answered first
                 }

@@ -154,6 +154,8 @@ package final class MQTTLink: Sendable {
     package let configuration: Configuration
     let logger: Logger
     let onEvent: @Sendable (Event) -> Void
+    /// The event loop that waits for the broker's socket and the link's deadlines.
+    let loop: ThreadExecutor
     let wake: WakeEvent
     let pending = Mutex(Pending())
     let stateBox = Mutex<(State, ContinuousClock.Instant)>((.connecting(after: nil, tries: 0), .now))
@@ -167,17 +169,19 @@ package final class MQTTLink: Sendable {
     /// The shortest time between two publications of the state.
     package static let coalescing: Duration = .milliseconds(100)
 
-    /// Loads libmosquitto and makes a link; `run()` runs it.
+    /// Loads libmosquitto and makes a link; `run()` runs it, waiting on `loop`.
     /// - Throws: `MQTTError` when libmosquitto cannot be loaded, or `SystemCallError` for the
     ///   wake event.
     package init(
-        configuration: Configuration, logger: Logger, onEvent: @escaping @Sendable (Event) -> Void
+        configuration: Configuration, loop: ThreadExecutor, logger: Logger,
+        onEvent: @escaping @Sendable (Event) -> Void
     ) throws {
         var message = [CChar](repeating: 0, count: 256)
         guard netrules_mosquitto_load(&message, message.count) == 0 else {
             throw MQTTError(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         self.configuration = configuration
+        self.loop = loop
         self.logger = logger
         self.onEvent = onEvent
         wake = try WakeEvent()

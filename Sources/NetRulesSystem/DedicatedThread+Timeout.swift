@@ -10,14 +10,17 @@ extension DedicatedThread {
     ///
     /// - Parameters:
     ///   - limit: How long to wait.
+    ///   - loop: The event loop whose timer the limit is.
     ///   - body: The blocking work.
     /// - Returns: What `body` returned, or nil after `limit`.
-    package static func run<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () -> T) async -> T? {
+    package static func run<T: Sendable>(
+        within limit: Duration, on loop: ThreadExecutor, _ body: @escaping @Sendable () -> T
+    ) async -> T? {
         let gate = ResumeOnce<T?>()
-        let timer = Task(executorPreference: TaskPlacement.preferred) {
+        let timer = Task(executorPreference: loop) {
             do {
                 // QuietClock, not Task.sleep: a libdispatch timer would keep waking the process.
-                try await QuietClock().sleep(for: limit)
+                try await QuietClock(loop: loop).sleep(for: limit)
                 gate.resume(nil)
             } catch {
                 // Cancelled: the work finished first.
@@ -35,15 +38,16 @@ extension DedicatedThread {
 
 /// Runs `work` in a task of its own and returns its result, or nil when it has not finished within
 /// `limit`: unlike a task group, the caller does not wait for work that ignores cancellation.
-/// The work is cancelled when the limit passes (it may still run to its end, unobserved).
+/// The work is cancelled when the limit passes (it may still run to its end, unobserved). Both
+/// tasks run on `loop`.
 package func withTimeLimit<T: Sendable>(
-    _ limit: Duration, _ work: @escaping @Sendable () async -> T
+    _ limit: Duration, on loop: ThreadExecutor, _ work: @escaping @Sendable () async -> T
 ) async -> T? {
     let gate = ResumeOnce<T?>()
-    let worker = Task(executorPreference: TaskPlacement.preferred) { gate.resume(await work()) }
-    let timer = Task(executorPreference: TaskPlacement.preferred) {
+    let worker = Task(executorPreference: loop) { gate.resume(await work()) }
+    let timer = Task(executorPreference: loop) {
         do {
-            try await QuietClock().sleep(for: limit)
+            try await QuietClock(loop: loop).sleep(for: limit)
             gate.resume(nil)
         } catch {}
     }

@@ -1,64 +1,42 @@
 @preconcurrency import Glibc
 import Synchronization
 
-/// Waits, without blocking any thread of Swift's, until a descriptor is ready: the one way the
-/// daemon's sources wait for the kernel (control connections, inotify, …).
+/// Waits, without blocking any thread, until a descriptor is ready: the one way the daemon's
+/// sources wait for the kernel (control connections, inotify, child pipes, …).
 ///
-/// In the daemon, whose tasks prefer its `ThreadExecutor` (`TaskPlacement`), the wait is a watch
-/// of that loop (and a timer of it for the deadline): no thread of its own, and the waiting task
-/// resumes on the loop right after `poll` said so. Elsewhere (tests, the command line) it is a
-/// `poll(2)` on a dedicated thread with a `WakeEvent` that cancellation signals.
+/// The wait is a watch of the event loop it is given (and a timer of it for the deadline): no
+/// thread of its own, and the waiting task resumes right after the loop's `poll` said so.
 package enum Readiness {
     /// Waits until `fd` is ready for `events`, `deadline` passes, or the task is cancelled.
     /// - Parameters:
+    ///   - loop: the event loop that watches the descriptor.
     ///   - fd: the descriptor; its owner keeps it open until this returns.
     ///   - events: `POLLIN`, `POLLOUT`…
     ///   - deadline: nil waits without limit.
-    ///   - threadName: the dedicated thread's name outside the daemon's loop (as `ps -L` shows it).
     /// - Returns: `.ready` or `.timedOut`.
-    /// - Throws: `CancellationError` when the task was cancelled, or a `SystemCallError`.
+    /// - Throws: `CancellationError` when the task was cancelled.
     package static func wait(
-        for fd: CInt, events: Int16 = Int16(POLLIN), deadline: ContinuousClock.Instant?,
-        threadName: String = "netrules-wait"
+        on loop: ThreadExecutor, for fd: CInt, events: Int16 = Int16(POLLIN), deadline: ContinuousClock.Instant?
     ) async throws -> WaitOutcome {
         var descriptors = [pollfd(fd: fd, events: events, revents: 0)]
-        return try await wait(for: &descriptors, deadline: deadline, threadName: threadName)
+        return try await wait(on: loop, for: &descriptors, deadline: deadline)
     }
 
     /// Waits until one of `descriptors` is ready, `deadline` passes, or the task is cancelled;
-    /// sets the `revents` of the ready ones (on the daemon's loop: of the first one poll reported).
+    /// sets the `revents` of the first one the loop's poll reported.
     /// - Parameters:
     ///   - cancellable: false for a wait that cancellation does not end: a child process being
     ///     stopped because its task was cancelled must still be waited for until it is reaped.
     /// - Returns: `.ready` or `.timedOut`.
-    /// - Throws: `CancellationError` when the task was cancelled (and `cancellable`), or a `SystemCallError`.
+    /// - Throws: `CancellationError` when the task was cancelled (and `cancellable`).
     package static func wait(
-        for descriptors: inout [pollfd], deadline: ContinuousClock.Instant?, threadName: String = "netrules-wait",
+        on loop: ThreadExecutor, for descriptors: inout [pollfd], deadline: ContinuousClock.Instant?,
         cancellable: Bool = true
     ) async throws -> WaitOutcome {
         if cancellable { try Task.checkCancellation() }
         for index in descriptors.indices { descriptors[index].revents = 0 }
-        let outcome: WaitOutcome
-        if let loop = TaskPlacement.preferred as? ThreadExecutor {
-            let (ended, ready) = await LoopWait(loop).wait(descriptors, deadline: deadline, cancellable: cancellable)
-            if let (index, revents) = ready { descriptors[index].revents = revents }
-            outcome = ended
-        } else {
-            let wake = try WakeEvent()
-            defer { wake.close() }
-            let asked = descriptors
-            let (ended, answered) = try await withTaskCancellationHandler {
-                try await DedicatedThread.spawnAndWait(name: threadName) { () throws -> (WaitOutcome, [pollfd]) in
-                    var entries = asked
-                    let outcome = try waitReady(&entries, wake: wake, deadline: deadline)
-                    return (outcome, entries)
-                }
-            } onCancel: {
-                if cancellable { wake.signal() }
-            }
-            descriptors = answered
-            outcome = ended
-        }
+        let (outcome, ready) = await LoopWait(loop).wait(descriptors, deadline: deadline, cancellable: cancellable)
+        if let (index, revents) = ready { descriptors[index].revents = revents }
         if outcome == .woken { throw CancellationError() }
         return outcome
     }
@@ -74,11 +52,11 @@ package enum Readiness {
         }
     }
 
-    /// `wait(for:events:deadline:)` with a timeout from now; nil waits without limit.
-    package static func wait(for fd: CInt, events: Int16 = Int16(POLLIN), timeout: Duration?) async throws
-        -> WaitOutcome
-    {
-        try await wait(for: fd, events: events, deadline: timeout.map { ContinuousClock.now + $0 })
+    /// `wait(on:for:events:deadline:)` with a timeout from now; nil waits without limit.
+    package static func wait(
+        on loop: ThreadExecutor, for fd: CInt, events: Int16 = Int16(POLLIN), timeout: Duration?
+    ) async throws -> WaitOutcome {
+        try await wait(on: loop, for: fd, events: events, deadline: timeout.map { ContinuousClock.now + $0 })
     }
 }
 

@@ -57,6 +57,7 @@ package func sys_close(_ fd: CInt) -> Result<CInt, Errno> {
 /// nanosleep(2) for `milliseconds`, resumed with the time left when a signal interrupts it: a
 /// pause where no descriptor can be waited on.
 package func sys_sleep(milliseconds: Int) {
+    LoopGuard.offLoop("nanosleep")
     var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
     var remaining = timespec()
     while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
@@ -67,6 +68,7 @@ package func sys_sleep(milliseconds: Int) {
 package func sys_poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeoutMilliseconds: CInt) -> Result<
     CInt, Errno
 > {
+    if timeoutMilliseconds != 0 { LoopGuard.offLoop("poll with a timeout") }
     guard timeoutMilliseconds > 0 else { return retryingOnEINTR { poll(fds, nfds_t(count), timeoutMilliseconds) } }
     let clock = ContinuousClock()
     let deadline = clock.now + .milliseconds(timeoutMilliseconds)
@@ -223,6 +225,7 @@ package func sys_openat(_ directory: CInt, _ path: String, _ flags: CInt, _ mode
 
 /// fstatat(2), returning the `stat`; with `AT_SYMLINK_NOFOLLOW` a symbolic link's own.
 package func sys_fstatat(_ directory: CInt, _ path: String, _ flags: CInt) -> Result<stat, Errno> {
+    LoopGuard.offLoop("fstatat")
     var info = stat()
     return retryingOnEINTR { fstatat(directory, path, &info, flags) }.map { _ in info }
 }
@@ -265,12 +268,14 @@ package func sys_flock(_ fd: CInt, _ operation: CInt) -> Result<CInt, Errno> {
 
 /// fsync(2).
 package func sys_fsync(_ fd: CInt) -> Result<CInt, Errno> {
-    retryingOnEINTR { fsync(fd) }
+    LoopGuard.offLoop("fsync")
+    return retryingOnEINTR { fsync(fd) }
 }
 
 /// Flushes the file's data (and the metadata needed to read it back) to the disk, fdatasync(2).
 package func sys_fdatasync(_ fd: CInt) -> Result<CInt, Errno> {
-    retryingOnEINTR { fdatasync(fd) }
+    LoopGuard.offLoop("fdatasync")
+    return retryingOnEINTR { fdatasync(fd) }
 }
 
 /// ftruncate(2).
@@ -310,17 +315,20 @@ package func sys_fchmod(_ fd: CInt, _ mode: mode_t) -> Result<CInt, Errno> {
 
 /// access(2).
 package func sys_access(_ path: String, _ mode: CInt) -> Result<CInt, Errno> {
-    retryingOnEINTR { access(path, mode) }
+    LoopGuard.offLoop("access")
+    return retryingOnEINTR { access(path, mode) }
 }
 
 /// stat(2), returning the `stat`.
 package func sys_stat(_ path: String) -> Result<stat, Errno> {
+    LoopGuard.offLoop("stat")
     var info = stat()
     return retryingOnEINTR { stat(path, &info) }.map { _ in info }
 }
 
 /// lstat(2), returning the `stat`.
 package func sys_lstat(_ path: String) -> Result<stat, Errno> {
+    LoopGuard.offLoop("lstat")
     var info = stat()
     return retryingOnEINTR { lstat(path, &info) }.map { _ in info }
 }
@@ -333,6 +341,7 @@ package func sys_fstat(_ fd: CInt) -> Result<stat, Errno> {
 
 /// realpath(3): the canonical absolute path, every symbolic link resolved.
 package func sys_realpath(_ path: String) -> Result<String, Errno> {
+    LoopGuard.offLoop("realpath")
     guard let resolved = realpath(path, nil) else { return .failure(.current) }
     defer { free(resolved) }
     return .success(String(cString: resolved))
@@ -384,7 +393,8 @@ package func sys_kill(_ pid: pid_t, _ signal: CInt) -> Result<CInt, Errno> {
 
 /// waitpid(2).
 package func sys_waitpid(_ pid: pid_t, _ status: inout CInt, _ options: CInt) -> Result<pid_t, Errno> {
-    retryingOnEINTR { waitpid(pid, &status, options) }
+    if options & WNOHANG == 0 { LoopGuard.offLoop("waitpid without WNOHANG") }
+    return retryingOnEINTR { waitpid(pid, &status, options) }
 }
 
 /// pidfd_open(2): a pollable descriptor that becomes readable when `pid` exits.
@@ -447,7 +457,8 @@ package func sys_spawn(
 package func sys_getpw(name: String? = nil, uid: uid_t = 0) -> Result<
     (name: String, uid: uid_t, gid: gid_t, home: String, shell: String)?, Errno
 > {
-    entryLookUp(passwd()) { entry, buffer, size, found in
+    LoopGuard.offLoop("getpwnam_r/getpwuid_r")
+    return entryLookUp(passwd()) { entry, buffer, size, found in
         guard let name else { return getpwuid_r(uid, entry, buffer, size, found) }
         return getpwnam_r(name, entry, buffer, size, found)
     } read: { entry in
@@ -461,7 +472,8 @@ package func sys_getpw(name: String? = nil, uid: uid_t = 0) -> Result<
 /// getgrnam_r(3) or, with `gid`, getgrgid_r(3): the group's name and id; nil when there is no
 /// such group. The package's one group-database lookup, as `sys_getpw` is for accounts.
 package func sys_getgr(name: String? = nil, gid: gid_t = 0) -> Result<(name: String, gid: gid_t)?, Errno> {
-    entryLookUp(group()) { entry, buffer, size, found in
+    LoopGuard.offLoop("getgrnam_r/getgrgid_r")
+    return entryLookUp(group()) { entry, buffer, size, found in
         guard let name else { return getgrgid_r(gid, entry, buffer, size, found) }
         return getgrnam_r(name, entry, buffer, size, found)
     } read: { entry in
@@ -502,6 +514,7 @@ private func entryLookUp<Entry, Value>(
 
 /// getgrouplist(3): the groups `user` belongs to, `gid` among them (initgroups(3)'s list).
 package func sys_getgrouplist(_ user: String, _ gid: gid_t) -> [gid_t] {
+    LoopGuard.offLoop("getgrouplist")
     var count: CInt = 32
     while true {
         var groups = [gid_t](repeating: 0, count: Int(count))
@@ -633,6 +646,7 @@ package func sys_getifaddrs<T>(_ body: (UnsafePointer<ifaddrs>?) -> T) -> T? {
 package func sys_getaddrinfo<T>(_ name: String, _ body: (UnsafePointer<addrinfo>?) -> T) -> Result<
     T, AddressLookupFailure
 > {
+    LoopGuard.offLoop("getaddrinfo")
     var hints = addrinfo()
     hints.ai_family = AF_UNSPEC
     hints.ai_socktype = CInt(SOCK_STREAM.rawValue)

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import Synchronization
 
 /// A task executor that runs every job on one OS thread, and between jobs waits in `poll(2)` for
 /// the descriptors it was asked to watch: the daemon's event loop.
@@ -6,9 +7,15 @@
 /// Why it exists: on Linux, the first job that reaches Swift's global concurrent executor starts
 /// libdispatch's worker pool, whose manager thread then re-arms a 1 s timer for as long as the
 /// process lives (design note 0009). A daemon whose tasks all prefer this executor
-/// (`Task(executorPreference:)`, see `TaskPlacement`) never starts that pool, and so wakes up only
-/// when something happens. Structured child tasks and default actors follow a task's preference;
-/// unstructured tasks do not, so each one on the daemon's path names `TaskPlacement.preferred`.
+/// (`Task(executorPreference:)`) never starts that pool, and so wakes up only when something
+/// happens. Structured child tasks and default actors follow a task's preference; unstructured
+/// tasks do not, so each one names the loop it runs on.
+///
+/// Why it is passed in: there is no global loop. The `netrules` executable makes one on its main
+/// thread and hands it to the command line; every source (observer, probe, runner, link, control
+/// socket) takes it as a parameter and starts its tasks, timers (`QuietClock`) and waits
+/// (`Readiness`) on it. Tests get one the same way (`ThreadExecutor.spawn`), so they run the
+/// production path.
 ///
 /// Why it keeps timers: a sleep on `QuietClock` while this loop runs the daemon is a deadline
 /// here (``at(_:_:)``), and `poll`'s timeout is the earliest one, so waiting for a probe interval
@@ -51,6 +58,9 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private var pollFailing = false
     /// The kernel id of the thread in ``run()``, 0 before it started.
     private var loopThread: pid_t = 0
+    /// Whether a blocking wrapper called from this loop's jobs traps (`LoopGuard.guardBlockingCalls(on:)`):
+    /// the daemon's loop and the tests' loop, in debug builds.
+    let guardsBlockingCalls = Atomic<Bool>(false)
 
     private struct Timer {
         var deadline: ContinuousClock.Instant
@@ -210,6 +220,8 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
         var ready: [(DescriptorWatch, Int16)] = []
         pthread_mutex_lock(mutex)
         loopThread = sys_gettid()
+        LoopGuard.setRunningLoop(guardsBlockingCalls.load(ordering: .relaxed))
+        defer { LoopGuard.setRunningLoop(false) }
         while true {
             // Each pass runs what is due (a batch of jobs, else the idle work; then the timers that
             // are due) and then always polls, without waiting while work remains: a job or timer
@@ -275,6 +287,8 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                 descriptors.append(pollfd(fd: descriptor, events: events, revents: 0))
             }
             let outcome: WaitOutcome
+            // The loop's own wait is the one poll allowed to block here (`LoopGuard`).
+            LoopGuard.setRunningLoop(false)
             do {
                 outcome = try waitReady(&descriptors, wake: wake, deadline: deadline)
                 pollFailing = false
@@ -291,6 +305,7 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                 sys_sleep(milliseconds: 100)
                 outcome = .woken
             }
+            LoopGuard.setRunningLoop(guardsBlockingCalls.load(ordering: .relaxed))
             if outcome == .woken { wake.reset() }
             ready.removeAll(keepingCapacity: true)
             for (entry, (watch, _, _)) in zip(descriptors, watched) where entry.revents != 0 {

@@ -4,12 +4,13 @@ import NetRulesBench
 import NetRulesCLI
 
 // Synchronous on purpose, as `netrules` is: this thread runs the program's tasks itself.
-let code = NetRulesCommandLine.runOnCurrentThread(stderr: StandardOutputSink.standardError) {
+let code = NetRulesCommandLine.runOnCurrentThread(stderr: StandardOutputSink.standardError) { loop in
     await BenchCommandLine.run(
         arguments: Array(CommandLine.arguments.dropFirst()),
         stdout: StandardOutputSink.standardOutput,
         stderr: StandardOutputSink.standardError,
-        environment: ProcessInfo.processInfo.environment
+        environment: ProcessInfo.processInfo.environment,
+        loop: loop
     )
 }
 exit(code)

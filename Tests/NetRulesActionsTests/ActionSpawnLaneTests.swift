@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Synchronization
 import Testing
 
@@ -48,7 +49,7 @@ struct ActionSpawnLaneTests {
             workingDirectory: directory.path)
         let context = Fixtures.context(Fixtures.firing(facts: [.ssid: "Office"]))
         let began = ContinuousClock.now
-        let result = await RunExecutor().execute(
+        let result = await RunExecutor(loop: .testLoop).execute(
             action, in: context, result: ActionResult(rule: "office", edge: .enter, index: 0, kind: "run"))
         let took = ContinuousClock.now - began
         #expect(result.isSuccess, "\(result)")

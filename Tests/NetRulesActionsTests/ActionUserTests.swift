@@ -24,7 +24,7 @@ struct ActionUserTests {
         base.merge(environment) { $1 }
         let action = RunAction(
             command: Fixtures.command(command), timeout: .seconds(10), workingDirectory: workingDirectory, user: user)
-        return await RunExecutor().execute(
+        return await RunExecutor(loop: .testLoop).execute(
             action, in: Fixtures.context(Fixtures.firing(), environment: base),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
     }
@@ -120,7 +120,7 @@ struct ActionUserTests {
         Fixtures.writeFile(path, Array("#!/bin/sh\nexec env\n".utf8), mode: 0o755)
         let action = PluginAction(
             name: "env", options: .null, timeout: .seconds(10), executablePath: path, user: .named("nobody"))
-        let result = await PluginExecutor(directories: []).execute(
+        let result = await PluginExecutor(loop: .testLoop, directories: []).execute(
             action, in: Fixtures.context(Fixtures.firing(), environment: ActionUserDecisionTests.daemonEnvironment),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "env"))
         #expect(result.isSuccess, "\(result)")
@@ -163,7 +163,7 @@ struct ActionUserTests {
             path, Array("#!/bin/sh\necho \"$(id -u) $(id -g) $USER $HOME $NETRULES_ACTION\"\n".utf8), mode: 0o755)
         let action = PluginAction(
             name: "whoami", options: .null, timeout: .seconds(10), executablePath: path, user: .named("nobody"))
-        let result = await PluginExecutor(directories: []).execute(
+        let result = await PluginExecutor(loop: .testLoop, directories: []).execute(
             action, in: Fixtures.context(Fixtures.firing()),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "whoami"))
         #expect(result.isSuccess, "\(result)")

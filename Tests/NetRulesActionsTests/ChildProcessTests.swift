@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -16,7 +17,7 @@ struct ChildProcessTests {
     }
 
     @Test func exitStatusAndOutputAreRecorded() async throws {
-        let outcome = try await shell("echo out; echo err >&2; exit 3").run()
+        let outcome = try await shell("echo out; echo err >&2; exit 3").run(on: .testLoop)
         #expect(outcome.termination == .exited(3))
         #expect(outcome.standardOutput.bytes == Array("out\n".utf8))
         #expect(outcome.standardError.bytes == Array("err\n".utf8))
@@ -26,20 +27,20 @@ struct ChildProcessTests {
     @Test func standardInputIsDeliveredWhole() async throws {
         // Larger than a pipe buffer, so the feeding really has to wait for the reader.
         let input = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 % 251) }
-        let outcome = try await shell("wc -c", stdin: input).run()
+        let outcome = try await shell("wc -c", stdin: input).run(on: .testLoop)
         #expect(String(decoding: outcome.standardOutput.bytes, as: UTF8.self).trimmingCharacters == "300000")
     }
 
     @Test func aChildThatIgnoresStandardInputDoesNotHurtUs() async throws {
         let input = [UInt8](repeating: 0x41, count: 1_000_000)
-        let outcome = try await shell("exit 0", stdin: input).run()
+        let outcome = try await shell("exit 0", stdin: input).run(on: .testLoop)
         #expect(outcome.termination == .exited(0))
     }
 
     @Test func captureIsBounded() async throws {
         var process = shell("head -c 100000 /dev/zero")
         process.outputLimit = 1000
-        let outcome = try await process.run()
+        let outcome = try await process.run(on: .testLoop)
         #expect(outcome.standardOutput.bytes.count == 1000)
         #expect(outcome.standardOutput.discardedCount == 99_000)
     }
@@ -50,7 +51,7 @@ struct ChildProcessTests {
         // The grandchild ignores SIGTERM, so only the group-wide SIGKILL can end it.
         let script = "sh -c 'trap \"\" TERM; echo $$ > \(pidFile); exec sleep 60' & sleep 60"
         let started = ContinuousClock.now
-        let outcome = try await shell(script, timeout: .milliseconds(500)).run()
+        let outcome = try await shell(script, timeout: .milliseconds(500)).run(on: .testLoop)
         #expect(outcome.timedOut)
         #expect(outcome.termination == .signaled(SIGTERM))
         #expect(ContinuousClock.now - started < .seconds(5))
@@ -60,13 +61,13 @@ struct ChildProcessTests {
     }
 
     @Test func aTermIgnoringChildIsKilledAfterTheGracePeriod() async throws {
-        let outcome = try await shell("trap '' TERM; sleep 60", timeout: .milliseconds(200)).run()
+        let outcome = try await shell("trap '' TERM; sleep 60", timeout: .milliseconds(200)).run(on: .testLoop)
         #expect(outcome.timedOut)
         #expect(outcome.termination == .signaled(SIGKILL))
     }
 
     @Test func aBackgroundProcessDoesNotHoldTheActionOpen() async throws {
-        let outcome = try await shell("sleep 3 & echo started").run()
+        let outcome = try await shell("sleep 3 & echo started").run(on: .testLoop)
         #expect(outcome.termination == .exited(0))
         #expect(outcome.duration < .seconds(2))
         #expect(outcome.standardOutput.bytes == Array("started\n".utf8))
@@ -76,14 +77,14 @@ struct ChildProcessTests {
         // A descriptor of ours without close-on-exec, to show the spawn closes even those.
         let leaky = open("/dev/null", O_RDONLY)
         defer { close(leaky) }
-        let outcome = try await shell("ls /proc/self/fd").run()
+        let outcome = try await shell("ls /proc/self/fd").run(on: .testLoop)
         let listed = String(decoding: outcome.standardOutput.bytes, as: UTF8.self).split(separator: "\n")
         // 0, 1, 2, and the directory `ls` itself opened to list them.
         #expect(listed.count == 4, "descriptors in the child: \(listed)")
     }
 
     @Test func theChildIsReapedAndRunsInItsOwnGroup() async throws {
-        let outcome = try await shell("ps -o pgid= -p $$").run()
+        let outcome = try await shell("ps -o pgid= -p $$").run(on: .testLoop)
         let group = pid_t(String(decoding: outcome.standardOutput.bytes, as: UTF8.self).trimmingCharacters)
         #expect(group == outcome.pid)
         // Reaped: no zombie left, so waitpid knows no such child any more.
@@ -94,7 +95,7 @@ struct ChildProcessTests {
     @Test func spawnFailureIsAnError() async {
         var process = shell("true")
         process.executablePath = "/nonexistent/sh"
-        await #expect(throws: SystemCallError.self) { try await process.run() }
+        await #expect(throws: SystemCallError.self) { try await process.run(on: .testLoop) }
     }
 }
 

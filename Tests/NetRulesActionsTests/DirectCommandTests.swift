@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -106,7 +107,7 @@ struct DirectCommandTests {
         sandbox.reset()
         let action = RunAction(
             command: Fixtures.command(command), timeout: timeout, workingDirectory: workingDirectory ?? sandbox.out)
-        var executor = RunExecutor()
+        var executor = RunExecutor(loop: .testLoop)
         executor.startsSimpleCommandsDirectly = direct
         let result = await executor.execute(
             action, in: context, result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
@@ -129,7 +130,7 @@ struct DirectCommandTests {
         sourceLocation: SourceLocation = #_sourceLocation
     ) async -> (direct: Observation, shell: Observation) {
         let action = RunAction(command: Fixtures.command(command), workingDirectory: workingDirectory ?? sandbox.out)
-        let start = RunExecutor().start(
+        let start = RunExecutor(loop: .testLoop).start(
             of: action, in: context,
             environment: FiringEnvironment.entries(for: context), workingDirectory: workingDirectory ?? sandbox.out)
         if case .direct = start {

@@ -32,7 +32,7 @@ struct HostileValueTests {
         #expect(command.contexts == [context, context])
         let action = RunAction(command: command, timeout: .seconds(10), workingDirectory: directory.path)
         let context = Fixtures.context(Fixtures.firing(facts: [.ssid: .text(value), .portalURL: .text(value)]))
-        let result = await RunExecutor().execute(
+        let result = await RunExecutor(loop: .testLoop).execute(
             action, in: context, result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
         #expect(result.isSuccess, "\(result)")
         #expect(!Fixtures.exists(directory.file("pwned")), "the value ran a command")
@@ -52,7 +52,7 @@ struct HostileValueTests {
             let action = RunAction(
                 command: Fixtures.command(template), timeout: .seconds(10), workingDirectory: directory.path)
             let context = Fixtures.context(Fixtures.firing(facts: [.ssid: .text(url), .portalURL: .text(url)]))
-            let result = await RunExecutor().execute(
+            let result = await RunExecutor(loop: .testLoop).execute(
                 action, in: context, result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
             #expect(result.isSuccess, "\(result)")
         }
@@ -68,7 +68,7 @@ struct HostileValueTests {
             command: Fixtures.command("sort -- {{ssid}} < /dev/null > sorted 2> err || true"), timeout: .seconds(10),
             workingDirectory: directory.path)
         let value = Array("--output=\(directory.file("pwned"))".utf8)
-        let result = await RunExecutor().execute(
+        let result = await RunExecutor(loop: .testLoop).execute(
             action, in: Fixtures.context(Fixtures.firing(facts: [.ssid: .text(value)])),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
         #expect(result.isSuccess)
@@ -79,7 +79,7 @@ struct HostileValueTests {
     func aWriteStoresAHostileValueByteExact(value: [UInt8]) async {
         let directory = TemporaryDirectory()
         let path = directory.file("state")
-        let result = await WriteExecutor().execute(
+        let result = await WriteExecutor(loop: .testLoop).execute(
             WriteAction(path: path, content: Fixtures.template("[{{ssid}}]")),
             in: Fixtures.context(Fixtures.firing(facts: [.ssid: .text(value)])),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "write"))
@@ -146,7 +146,7 @@ struct WebhookSecretTests {
 @Suite(.timeLimit(.minutes(1)))
 struct HostileWriteTargetTests {
     private func write(_ path: String, append: Bool, timeout: Duration = .seconds(5)) async -> ActionResult {
-        await WriteExecutor().execute(
+        await WriteExecutor(loop: .testLoop).execute(
             WriteAction(path: path, content: Fixtures.template("{{ssid}}\n"), append: append, timeout: timeout),
             in: Fixtures.context(Fixtures.firing(facts: [.ssid: "evil"])),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "write"))
@@ -193,11 +193,11 @@ struct HostileWriteTargetTests {
     @Test func theWriteTimeoutAbandonsBlockedWork() async throws {
         // What bounds a write blocked in the kernel (a hung NFS server, which a test cannot make):
         // the worker thread is left behind and the caller answers at the limit.
-        let blocked = await DedicatedThread.run(within: .milliseconds(200)) {
+        let blocked = await DedicatedThread.run(within: .milliseconds(200), on: .testLoop) {
             sleep(2); return 1
         }
         #expect(blocked == nil)
-        let quick = await DedicatedThread.run(within: .seconds(5)) { 7 }
+        let quick = await DedicatedThread.run(within: .seconds(5), on: .testLoop) { 7 }
         #expect(quick == 7)
     }
 }

@@ -31,7 +31,7 @@ struct MQTTActionTests {
                 configuration: MQTTLink.Configuration(
                     broker: .tcp(host: "127.0.0.1", port: broker.port, tls: false), clientID: "actions-test",
                     keepalive: .seconds(15), prefix: "netrules/actions-test"),
-                logger: .disabled
+                loop: .testLoop, logger: .disabled
             ) { feed.yield($0) }
             self.link = link
             // No route: the link waits without trying, until the test says the network is back.

@@ -28,7 +28,8 @@ struct OutboxCrashTests {
         let url = try #require(Self.variable(Self.urlVariable))
         // Every firing runs at once, so each delivery is in the outbox and attempted right away
         // (with a lower bound, an unlucky delivery's growing backoff would hold the others back).
-        let runner = ActionRunner(stateDirectory: state, concurrency: Self.deliveries, environment: [:])
+        let runner = ActionRunner(
+            loop: .testLoop, stateDirectory: state, concurrency: Self.deliveries, environment: [:])
         for n in 0..<Self.deliveries {
             let action = WebhookAction(
                 url: Fixtures.template(url), body: .json(.object([ConfigMember("n", .number(Double(n)))])),

@@ -15,7 +15,7 @@ struct OutboxRemovalsTests {
         let entries = (0..<100).map { _ in WebhookRendering.entry(for: webhook, in: context, actionIndex: 0) }
         for entry in entries { try outbox.store(entry) }
         #expect(outbox.pending().entries.count == 100)
-        let removals = OutboxRemovals(outbox: outbox)
+        let removals = OutboxRemovals(outbox: outbox, loop: .testLoop)
         let failures = await withTaskGroup(of: ActionError?.self) { group in
             for entry in entries { group.addTask { await removals.remove(entry) } }
             return await group.reduce(into: 0) { count, error in count += error == nil ? 0 : 1 }
@@ -33,7 +33,7 @@ struct OutboxRemovalsTests {
         let webhook = WebhookAction(url: Fixtures.template("http://127.0.0.1:1/hook"), attempts: 1)
         let entry = WebhookRendering.entry(
             for: webhook, in: Fixtures.context(Fixtures.firing(actions: [ActionSpec(webhook)])), actionIndex: 0)
-        let error = await OutboxRemovals(outbox: outbox).remove(entry)
+        let error = await OutboxRemovals(outbox: outbox, loop: .testLoop).remove(entry)
         #expect(error?.message.contains("cannot remove the outbox entry") == true, "\(String(describing: error))")
     }
 }

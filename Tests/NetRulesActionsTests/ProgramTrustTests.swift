@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -135,7 +136,7 @@ struct ProgramTrustTests {
         let sandbox = Sandbox()
         let path = sandbox.program("netrules-action-open", mode: 0o777)
         let action = PluginAction(name: "open", options: .null, timeout: .seconds(10), executablePath: path)
-        let result = await PluginExecutor(directories: []).execute(
+        let result = await PluginExecutor(loop: .testLoop, directories: []).execute(
             action, in: Fixtures.context(Fixtures.firing()),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "open"))
         #expect(

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -12,7 +13,7 @@ struct RunActionTests {
         let action = RunAction(
             command: Fixtures.command(command), timeout: .seconds(10), workingDirectory: directory.path)
         let context = Fixtures.context(Fixtures.firing(facts: facts))
-        return await RunExecutor().execute(
+        return await RunExecutor(loop: .testLoop).execute(
             action, in: context, result: ActionResult(rule: "office", edge: .enter, index: 0, kind: "run"))
     }
 
@@ -76,7 +77,7 @@ struct RunActionTests {
             command: Fixtures.command("printf '%s|%s' \"$GREETING\" \"$PWD\" > out"), workingDirectory: directory.path)
         action.environment = [(name: "GREETING", value: Fixtures.template("hi {{ssid}}"))]
         let context = Fixtures.context(Fixtures.firing(facts: [.ssid: "$(x)"]))
-        let result = await RunExecutor().execute(
+        let result = await RunExecutor(loop: .testLoop).execute(
             action, in: context, result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
         #expect(result.isSuccess)
         #expect(Fixtures.readFile(directory.file("out")) == Array("hi $(x)|\(directory.path)".utf8))
@@ -91,7 +92,7 @@ struct RunActionTests {
         #expect(error.code == .exitedWithFailure)
 
         let action = RunAction(command: Fixtures.command("sleep 30"), timeout: .milliseconds(100))
-        let slow = await RunExecutor(terminationGrace: .milliseconds(100)).execute(
+        let slow = await RunExecutor(loop: .testLoop, terminationGrace: .milliseconds(100)).execute(
             action, in: Fixtures.context(Fixtures.firing()),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
         guard case .failed(let timeout) = slow.outcome else { Issue.record("a timeout counted as success"); return }

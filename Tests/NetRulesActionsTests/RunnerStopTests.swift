@@ -62,7 +62,7 @@ struct RunnerStopTests {
 
     @Test func theWriteTimeoutIsCancelledWithTheTask() async {
         let task = Task {
-            await DedicatedThread.run(within: .seconds(30)) {
+            await DedicatedThread.run(within: .seconds(30), on: .testLoop) {
                 sleep(10); return 1
             }
         }

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -28,7 +29,7 @@ struct UserHomeTests {
 
     private func run(_ command: String, in directory: String) async -> ActionResult {
         let action = RunAction(command: Fixtures.command(command), timeout: .seconds(10), workingDirectory: directory)
-        return await RunExecutor().execute(
+        return await RunExecutor(loop: .testLoop).execute(
             action, in: Fixtures.context(Fixtures.firing()),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
     }
@@ -44,7 +45,7 @@ struct UserHomeTests {
     @Test(.enabled(if: geteuid() == 0, "needs root to run as another user"))
     func aCommandAndAPluginWithUserNameTheirAccount() async throws {
         let command = RunAction(command: Fixtures.command("true"), timeout: .seconds(10), user: .named("nobody"))
-        let ran = await RunExecutor().execute(
+        let ran = await RunExecutor(loop: .testLoop).execute(
             command, in: Fixtures.context(Fixtures.firing()),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "run"))
         #expect(ran.isSuccess && ran.account == "nobody", "\(ran)")
@@ -56,7 +57,7 @@ struct UserHomeTests {
         Fixtures.writeFile(path, Array("#!/bin/sh\nexit 0\n".utf8), mode: 0o755)
         let plugin = PluginAction(
             name: "nothing", options: .null, timeout: .seconds(10), executablePath: path, user: .named("nobody"))
-        let started = await PluginExecutor(directories: []).execute(
+        let started = await PluginExecutor(loop: .testLoop, directories: []).execute(
             plugin, in: Fixtures.context(Fixtures.firing()),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "nothing"))
         #expect(started.isSuccess && started.account == "nobody", "\(started)")

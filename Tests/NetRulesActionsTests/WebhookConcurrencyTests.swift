@@ -162,7 +162,7 @@ struct WebhookConcurrencyTests {
             defer { server.stop() }
             let state = TemporaryDirectory()
             let runner = ActionRunner(
-                stateDirectory: state.file("state"), environment: [:], webhookConcurrency: limits)
+                loop: .testLoop, stateDirectory: state.file("state"), environment: [:], webhookConcurrency: limits)
             var results = runner.results.makeAsyncIterator()
             let clock = ContinuousClock()
             let started = clock.now

@@ -110,7 +110,7 @@ struct WebhookConnectionReuseTests {
         for reuses in [false, true] {
             let state = TemporaryDirectory()
             let runner = ActionRunner(
-                stateDirectory: state.file("state"), httpClient: HTTPClient(reusesConnections: reuses),
+                loop: .testLoop, stateDirectory: state.file("state"), httpClient: HTTPClient(reusesConnections: reuses),
                 concurrency: 1, environment: [:])
             let webhook = setup.webhook("/hook", pins: [setup.serverPin], caFile: setup.authority.certificatePath)
             var results = runner.results.makeAsyncIterator()

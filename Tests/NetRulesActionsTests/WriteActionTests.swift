@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -7,7 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct WriteActionTests {
     private func write(_ action: WriteAction, facts: [FactKey: FactValue?] = [:]) async -> ActionResult {
-        await WriteExecutor().execute(
+        await WriteExecutor(loop: .testLoop).execute(
             action, in: Fixtures.context(Fixtures.firing(facts: facts)),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "write"))
     }

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesActions
@@ -26,7 +27,7 @@ struct WriteOwnerTests {
         let action = WriteAction(
             path: path, content: Fixtures.template(text), append: append, mode: mode,
             owner: owner.map { FileOwner($0)! })
-        return await WriteExecutor().execute(
+        return await WriteExecutor(loop: .testLoop).execute(
             action, in: Fixtures.context(Fixtures.firing(facts: [.ssid: "Office"])),
             result: ActionResult(rule: "r", edge: .enter, index: 0, kind: "write"))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import NetRulesCLI
+import NetRulesTesting
 import Testing
 
 /// The commands, run in-process through `NetRulesCommandLine.run` (STYLE §19).
@@ -30,7 +31,7 @@ struct CommandTests {
         let out = BufferedOutputSink()
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
-            arguments: arguments, stdout: out, stderr: err, environment: environment)
+            arguments: arguments, stdout: out, stderr: err, environment: environment, loop: .testLoop)
         return Outcome(code: code, stdout: out.text, stderr: err.text)
     }
 

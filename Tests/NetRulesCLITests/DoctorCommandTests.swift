@@ -33,7 +33,7 @@ struct DoctorCommandTests {
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
             arguments: arguments, stdout: out, stderr: err,
-            environment: ["PATH": "/usr/bin:/bin", "DBUS_SYSTEM_BUS_ADDRESS": bus])
+            environment: ["PATH": "/usr/bin:/bin", "DBUS_SYSTEM_BUS_ADDRESS": bus], loop: .testLoop)
         return CommandTests.Outcome(code: code, stdout: out.text, stderr: err.text)
     }
 

@@ -37,7 +37,7 @@ struct DoctorMQTTTests {
             ],
             stdout: out, stderr: err,
             environment: ["PATH": "/usr/bin:/bin", "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/bus"]
-                .merging(environment) { _, new in new })
+                .merging(environment) { _, new in new }, loop: .testLoop)
         let seconds = Date().timeIntervalSince(started)
         let checks = try DoctorCommandTests.checks(out.text)
         let check = try #require(checks["mqtt"], "no mqtt check in \(out.text) \(err.text)")
@@ -59,7 +59,7 @@ struct DoctorMQTTTests {
             configuration: MQTTLink.Configuration(
                 broker: .tcp(host: "127.0.0.1", port: broker.port, tls: false), clientID: "laptop-1",
                 keepalive: .seconds(15), prefix: "netrules/laptop-1"),
-            logger: .disabled
+            loop: .testLoop, logger: .disabled
         ) { event in
             seen.withLock { $0.append(event) }
             feed.yield(event)

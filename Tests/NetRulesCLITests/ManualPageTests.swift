@@ -1,5 +1,6 @@
 import Foundation
 import NetRulesCLI
+import NetRulesTesting
 import Testing
 
 /// The manual pages in docs/man: current, lint-clean, and saying what `--help` says (issue 15).
@@ -145,7 +146,8 @@ struct ManualPageTests {
         let out = BufferedOutputSink()
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
-            arguments: arguments + ["--help"], stdout: out, stderr: err, environment: ["COLUMNS": "10000"])
+            arguments: arguments + ["--help"], stdout: out, stderr: err, environment: ["COLUMNS": "10000"],
+            loop: .testLoop)
         try #require(code == 0, "netrules \(arguments.joined(separator: " ")) --help: \(err.text)")
         return out.text
     }

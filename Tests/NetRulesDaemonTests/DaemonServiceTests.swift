@@ -41,7 +41,7 @@ struct DaemonServiceTests {
             self.directory = directory
             self.store = store
             var options = DaemonOptions(
-                ruleFiles: [directory + "/rules.yaml"],
+                loop: .testLoop, ruleFiles: [directory + "/rules.yaml"],
                 paths: DaemonPaths(
                     stateDirectory: directory + "/state", controlSocket: directory + "/control.sock",
                     ruleDirectory: directory),
@@ -72,7 +72,7 @@ struct DaemonServiceTests {
     /// on a laptop whose rules never read `signal`). A `watch` client does turn it on.
     @Test func withoutAnMQTTSectionTheFleetWatchesNoFactAndTheSignalIsNotSampled() async throws {
         let harness = try Harness(attached: [
-            FleetService(environment: [:], version: "test", logger: .disabled).attached
+            FleetService(environment: [:], version: "test", loop: .testLoop, logger: .disabled).attached
         ])
         try await harness.ready()
         // The fleet service has read the rule set by now (its first notice), and stayed idle.

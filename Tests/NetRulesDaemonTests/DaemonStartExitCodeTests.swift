@@ -15,7 +15,7 @@ struct DaemonStartExitCodeTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let log = CapturingLogSink()
         let options = DaemonOptions(
-            ruleFiles: [directory + "/missing.yaml"],
+            loop: .testLoop, ruleFiles: [directory + "/missing.yaml"],
             paths: DaemonPaths(
                 stateDirectory: directory + "/state", controlSocket: directory + "/control.sock",
                 ruleDirectory: directory),

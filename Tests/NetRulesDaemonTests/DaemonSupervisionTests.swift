@@ -31,7 +31,7 @@ struct DaemonSupervisionTests {
     func aNetlinkObserverWhoseSocketBreaksIsRestartedAndItsFactsAreUnknownMeanwhile() async throws {
         let namespace = try TestNamespace.create(prefix: "nrsup")
         defer { namespace.delete() }
-        let observer = LinuxNetworkObserver(namespacePath: "/var/run/netns/\(namespace.name)")
+        let observer = LinuxNetworkObserver(loop: .testLoop, namespacePath: "/var/run/netns/\(namespace.name)")
         let harness = try Harness(
             rules: Self.rules, observers: [ObserverPlan.Entry(identity: "netlink", observer: observer)])
         defer { try? FileManager.default.removeItem(atPath: harness.directory) }
@@ -73,7 +73,8 @@ struct DaemonSupervisionTests {
             touch \(directory)/ran; sleep 0.2; exit 4
             """
         let plugin = ExecObserver(
-            definition: ObserverDefinition(name: "vpn", command: ["/bin/sh", "-c", script]), logger: .disabled)
+            definition: ObserverDefinition(name: "vpn", command: ["/bin/sh", "-c", script]), loop: .testLoop,
+            logger: .disabled)
         let harness = try Harness(
             rules: Self.rules, observers: [ObserverPlan.Entry(identity: "exec:vpn", observer: plugin)])
         defer { try? FileManager.default.removeItem(atPath: harness.directory) }

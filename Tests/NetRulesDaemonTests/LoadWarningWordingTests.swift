@@ -38,7 +38,7 @@ struct LoadWarningWordingTests {
         try Self.rules.write(toFile: file, atomically: true, encoding: .utf8)
         let log = CapturingLogSink()
         let options = DaemonOptions(
-            ruleFiles: [file],
+            loop: .testLoop, ruleFiles: [file],
             paths: DaemonPaths(
                 stateDirectory: directory + "/state", controlSocket: directory + "/control.sock",
                 ruleDirectory: directory),

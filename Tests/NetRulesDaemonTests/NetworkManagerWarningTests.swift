@@ -32,7 +32,9 @@ struct NetworkManagerWarningTests {
 
     @Test func thePlanGivesTheObserverTheLevel() throws {
         func level(_ ruleSet: RuleSet) throws -> Logger.Level {
-            let plan = ObserverPlan(ruleSet: ruleSet, signalSampling: SignalSampling(), logger: .disabled)
+            let plan = ObserverPlan(
+                ruleSet: ruleSet, loop: .testLoop, kernelHasNL80211: WiFiSource.kernelHasNL80211,
+                signalSampling: SignalSampling(), logger: .disabled)
             let entry = try #require(plan.entries.first { $0.identity.hasPrefix("networkmanager:") })
             return try #require(entry.observer as? NetworkManagerObserver).missingBusLevel
         }
@@ -44,7 +46,8 @@ struct NetworkManagerWarningTests {
         for expected in [Logger.Level.info, .warning] {
             let log = CapturingLogSink()
             let observer = NetworkManagerObserver(
-                reportsWiFi: false, busAddress: "unix:path=/nonexistent/netrules-bus", missingBusLevel: expected,
+                loop: .testLoop, reportsWiFi: false, busAddress: "unix:path=/nonexistent/netrules-bus",
+                missingBusLevel: expected,
                 logger: log.logger())
             let task = Task {
                 let (_, continuation) = AsyncStream.makeStream(of: FactUpdate.self)

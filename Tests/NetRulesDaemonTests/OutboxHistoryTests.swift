@@ -32,7 +32,7 @@ struct OutboxHistoryTests {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try OutboxHistoryTests.rules.write(toFile: directory + "/rules.yaml", atomically: true, encoding: .utf8)
             var options = DaemonOptions(
-                ruleFiles: [directory + "/rules.yaml"],
+                loop: .testLoop, ruleFiles: [directory + "/rules.yaml"],
                 paths: DaemonPaths(
                     stateDirectory: directory + "/state", controlSocket: directory + "/control.sock",
                     ruleDirectory: directory),

@@ -15,7 +15,7 @@ struct FactSourcesEndToEndTests {
         // Wide enough that the table wraps no cell.
         let code = await NetRulesCommandLine.run(
             arguments: ["facts"] + arguments, stdout: out, stderr: err,
-            environment: ["PATH": "/usr/bin:/bin", "COLUMNS": "1000"])
+            environment: ["PATH": "/usr/bin:/bin", "COLUMNS": "1000"], loop: .testLoop)
         guard code == 0 else { throw TestError("facts \(arguments) exited \(code): \(err.text)") }
         return out.text
     }

@@ -21,7 +21,8 @@ struct FailedReloadTests {
         let out = BufferedOutputSink()
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
-            arguments: arguments, stdout: out, stderr: err, environment: ["PATH": "/usr/bin:/bin", "COLUMNS": "1000"])
+            arguments: arguments, stdout: out, stderr: err, environment: ["PATH": "/usr/bin:/bin", "COLUMNS": "1000"],
+            loop: .testLoop)
         return (code, out.text, err.text)
     }
 

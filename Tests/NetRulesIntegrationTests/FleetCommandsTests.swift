@@ -42,7 +42,7 @@ struct FleetCommandsTests {
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
             arguments: arguments + ["--socket", testbed.path("control.sock")], stdout: out, stderr: err,
-            environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC"])
+            environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC"], loop: .testLoop)
         return (code, out.text + err.text)
     }
 

@@ -12,7 +12,8 @@ struct HistoryEndToEndTests {
         let out = BufferedOutputSink()
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
-            arguments: ["history"] + arguments, stdout: out, stderr: err, environment: ["PATH": "/usr/bin:/bin"])
+            arguments: ["history"] + arguments, stdout: out, stderr: err, environment: ["PATH": "/usr/bin:/bin"],
+            loop: .testLoop)
         return (code, out.text, err.text)
     }
 

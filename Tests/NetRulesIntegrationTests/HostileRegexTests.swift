@@ -36,7 +36,7 @@ struct HostileRegexTests {
             let err = BufferedOutputSink()
             let code = await NetRulesCommandLine.run(
                 arguments: ["status", "--json", "--socket", testbed.path("control.sock")], stdout: out,
-                stderr: err, environment: ["PATH": "/usr/bin:/bin"])
+                stderr: err, environment: ["PATH": "/usr/bin:/bin"], loop: .testLoop)
             #expect(code == 0, "\(err.text)")
             #expect(out.text.contains(hostile), "\(out.text)")
             #expect(ContinuousClock.now - asked < .seconds(5))

@@ -12,7 +12,7 @@ struct ReloadCommandTests {
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
             arguments: ["reload", "--socket", socket], stdout: out, stderr: err,
-            environment: ["PATH": "/usr/bin:/bin"])
+            environment: ["PATH": "/usr/bin:/bin"], loop: .testLoop)
         return (code, out.text, err.text)
     }
 

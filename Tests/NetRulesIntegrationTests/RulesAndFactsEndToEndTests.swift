@@ -12,7 +12,7 @@ struct RulesAndFactsEndToEndTests {
         let out = BufferedOutputSink()
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
-            arguments: arguments, stdout: out, stderr: err, environment: ["PATH": "/usr/bin:/bin"])
+            arguments: arguments, stdout: out, stderr: err, environment: ["PATH": "/usr/bin:/bin"], loop: .testLoop)
         guard code == 0 else { throw TestError("\(arguments) exited \(code): \(err.text)") }
         guard let object = try JSONSerialization.jsonObject(with: Data(out.text.utf8)) as? [String: Any] else {
             throw TestError("not a JSON object: \(out.text)")

@@ -40,7 +40,7 @@ struct SubscribedFactsTests {
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
             arguments: ["facts", "--json", "--socket", testbed.path("control.sock"), rules], stdout: out, stderr: err,
-            environment: ["PATH": "/usr/bin:/bin"])
+            environment: ["PATH": "/usr/bin:/bin"], loop: .testLoop)
         guard code == 0 else { throw TestError("facts exited \(code): \(err.text)") }
         let document = try JSONSerialization.jsonObject(with: Data(out.text.utf8)) as? [String: Any]
         let rows = document?["facts"] as? [[String: Any]] ?? []
@@ -160,7 +160,7 @@ struct SubscribedFactsTests {
         let err = BufferedOutputSink()
         let code = await NetRulesCommandLine.run(
             arguments: ["reload", "--socket", testbed.path("control.sock")], stdout: out, stderr: err,
-            environment: ["PATH": "/usr/bin:/bin"])
+            environment: ["PATH": "/usr/bin:/bin"], loop: .testLoop)
         guard code == 0 else { throw TestError("reload exited \(code): \(out.text)\(err.text)") }
     }
 

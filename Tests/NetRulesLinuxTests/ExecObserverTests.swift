@@ -56,7 +56,7 @@ struct ExecObserverTests {
         let log = CapturingLogSink()
         let observer = ExecObserver(
             definition: ObserverDefinition(name: "vpn", command: ["/bin/sh", "-c", script]),
-            logger: log.logger())
+            loop: .testLoop, logger: log.logger())
         let facts = ObservedFacts(observer)
         try await facts.waitUntil("both facts") {
             $0["vpn.connected"] == .value(.bool(true)) && $0["vpn.interface"] == .text("wg0")
@@ -76,7 +76,8 @@ struct ExecObserverTests {
             """
         let log = CapturingLogSink()
         let observer = ExecObserver(
-            definition: ObserverDefinition(name: "long", command: ["/bin/sh", "-c", script]), logger: log.logger())
+            definition: ObserverDefinition(name: "long", command: ["/bin/sh", "-c", script]), loop: .testLoop,
+            logger: log.logger())
         let facts = ObservedFacts(observer)
         try await facts.waitUntil("the line after the long ones") { $0["vpn.up"] == .value(.bool(true)) }
         _ = await facts.ending()
@@ -95,7 +96,8 @@ struct ExecObserverTests {
             { update in handed.withLock { $0.append([update]) } },
             all: { updates in handed.withLock { $0.append(updates) } })
         let observer = ExecObserver(
-            definition: ObserverDefinition(name: "burst", command: ["/bin/sh", "-c", script]), logger: .disabled)
+            definition: ObserverDefinition(name: "burst", command: ["/bin/sh", "-c", script]), loop: .testLoop,
+            logger: .disabled)
         do {
             try await observer.run(reporting: reporter)
         } catch {
@@ -109,7 +111,7 @@ struct ExecObserverTests {
     @Test func aPluginThatCannotStartEndsSayingWhy() async throws {
         let observer = ExecObserver(
             definition: ObserverDefinition(name: "gone", command: ["/nonexistent/netrules-observer-gone"]),
-            logger: .disabled)
+            loop: .testLoop, logger: .disabled)
         let ended = await ObservedFacts(observer).ending()
         #expect(
             (ended as? ExecObserver.Ended)?.description.hasPrefix("could not run: ") == true,
@@ -120,7 +122,7 @@ struct ExecObserverTests {
         let observer = ExecObserver(
             definition: ObserverDefinition(
                 name: "sleepy", command: ["/bin/sh", "-c", "echo '{\"up\": 1}'; exec sleep 600"]),
-            logger: .disabled)
+            loop: .testLoop, logger: .disabled)
         let facts = ObservedFacts(observer)
         try await facts.waitFor("up", .value(.number(1)))
         let clock = ContinuousClock()

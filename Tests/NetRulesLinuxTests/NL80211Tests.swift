@@ -178,7 +178,7 @@ struct NL80211Tests {
     func withoutNL80211TheObserverSaysSoOnceAndReportsNothing() async throws {
         let log = CapturingLogSink()
         let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
-        let observer = WiFiObserver(logger: log.logger())
+        let observer = WiFiObserver(loop: .testLoop, logger: log.logger())
         let running = Task { try await observer.run(reporting: FactReporter(continuation)) }
         // The observer says so once and then reports nothing: facts it never reported stay unknown
         // (reporting them as unknown would erase what an observer plugin says about them).

@@ -22,7 +22,7 @@ struct NetlinkFloodAndFiguresTests {
         try await TestNamespace.with(prefix: "nrl") { namespace in
             try namespace.batch(["link add v0 type veth peer name v1", "link set v0 up", "link set v1 up"])
             // The smallest buffer the kernel allows (it doubles the request and floors it at ~2 KiB).
-            let observer = LinuxNetworkObserver(namespacePath: namespace.path, receiveBufferSize: 1024)
+            let observer = LinuxNetworkObserver(loop: .testLoop, namespacePath: namespace.path, receiveBufferSize: 1024)
             let facts = ObservedFacts(observer)
             do {
                 try await facts.waitFor(.interfaceState("v0"), .text("up"))
@@ -56,7 +56,7 @@ struct NetlinkFloodAndFiguresTests {
     @Test func figuresLatencyIdleWakeupsAndMemory() async throws {
         try await TestNamespace.with(prefix: "nrl") { namespace in
             try namespace.batch(["link add v0 type veth peer name v1", "link set v0 up", "link set v1 up"])
-            let observer = LinuxNetworkObserver(namespacePath: namespace.path)
+            let observer = LinuxNetworkObserver(loop: .testLoop, namespacePath: namespace.path)
             let rssBefore = Self.residentKiB()
             let facts = ObservedFacts(observer)
             do {

@@ -16,7 +16,7 @@ struct NetlinkNamespaceTests {
                 "link add v0 type veth peer name v1", "link set v0 up", "link set v1 up",
                 "addr add 10.9.0.2/24 dev v0",
             ])
-            let facts = ObservedFacts(LinuxNetworkObserver(namespacePath: namespace.path))
+            let facts = ObservedFacts(LinuxNetworkObserver(loop: .testLoop, namespacePath: namespace.path))
             do {
                 try await facts.waitFor(.interfaceState("v0"), .text("up"))
                 try await body(namespace, facts)
@@ -118,7 +118,7 @@ struct NetlinkNamespaceTests {
                 "addr add 10.9.0.2/24 dev v0",
             ])
             try peer.batch(["addr add 10.9.0.1/24 dev v1", "link set v1 up"])
-            let facts = ObservedFacts(LinuxNetworkObserver(namespacePath: namespace.path))
+            let facts = ObservedFacts(LinuxNetworkObserver(loop: .testLoop, namespacePath: namespace.path))
             do {
                 try await facts.waitFor(.interfaceState("v0"), .text("down"))
                 try namespace.batch(["link set v0 up", "route add default via 10.9.0.1"])

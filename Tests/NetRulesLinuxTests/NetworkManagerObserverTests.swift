@@ -37,7 +37,8 @@ struct NetworkManagerObserverTests {
 
     private func observe(_ mock: NetworkManagerMock, logger: Logger = .disabled) -> (Collected, Task<Void, Never>) {
         let collected = Collected()
-        let observer = NetworkManagerObserver(reportsWiFi: true, busAddress: mock.address, logger: logger)
+        let observer = NetworkManagerObserver(
+            loop: .testLoop, reportsWiFi: true, busAddress: mock.address, logger: logger)
         let task = Task {
             let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
             let reader = Task {
@@ -142,7 +143,8 @@ struct NetworkManagerObserverTests {
     }
 
     @Test func withoutABusTheFactsStayUnknownAndCancellationEndsTheObserver() async throws {
-        let observer = NetworkManagerObserver(reportsWiFi: true, busAddress: "unix:path=/nonexistent/bus")
+        let observer = NetworkManagerObserver(
+            loop: .testLoop, reportsWiFi: true, busAddress: "unix:path=/nonexistent/bus")
         let task = Task {
             let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
             try? await observer.run(reporting: FactReporter(continuation))
@@ -201,7 +203,7 @@ struct NetworkManagerLatencyBenchmark {
         defer { mock.stop() }
         try mock.control("join", "ACME-Corp", "A4:2B:8C:92:47:3C", "100")
         let arrivals = Arrivals()
-        let observer = NetworkManagerObserver(reportsWiFi: true, busAddress: mock.address)
+        let observer = NetworkManagerObserver(loop: .testLoop, reportsWiFi: true, busAddress: mock.address)
         let task = Task {
             let (stream, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
             let reader = Task {

@@ -18,7 +18,7 @@ struct PluginProvidesTests {
         let log = CapturingLogSink()
         let observer = ExecObserver(
             definition: ObserverDefinition(name: "lab", command: ["/bin/sh", "-c", script], provides: [.bssid]),
-            logger: log.logger())
+            loop: .testLoop, logger: log.logger())
         let facts = ObservedFacts(observer)
         try await facts.waitUntil("the plugin's own fact to change") { $0["vpn.up"] == .value(.bool(false)) }
         #expect(facts.store[.bssid] == .value("02:aa:bb:00:00:02"), "normalised as nl80211 writes it")

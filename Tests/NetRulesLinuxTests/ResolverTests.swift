@@ -21,7 +21,7 @@ struct ResolverTests {
         let path = directory + "/resolv.conf"
         try write("nameserver 10.0.0.53\n", to: path)
 
-        let facts = ObservedFacts(ResolverObserver(path: path))
+        let facts = ObservedFacts(ResolverObserver(loop: .testLoop, path: path))
         do {
             try await facts.waitFor(.dns, .value(.list(["10.0.0.53"])))
             // Resolvers write a new file and rename it over the old one.

@@ -35,7 +35,7 @@ struct VPNNamespaceTests {
     @Test func anUpTunWithAPeerAddressIsListedWithinASecondAndGoesWhenDown() async throws {
         try await TestNamespace.with(prefix: "nrv") { namespace in
             try namespace.batch(["tuntap add dev tun0 mode tun", "addr add 10.9.0.1 peer 10.9.0.2 dev tun0"])
-            let facts = ObservedFacts(LinuxNetworkObserver(namespacePath: namespace.path))
+            let facts = ObservedFacts(LinuxNetworkObserver(loop: .testLoop, namespacePath: namespace.path))
             var reader: CInt = -1
             defer { if reader >= 0 { close(reader) } }
             do {

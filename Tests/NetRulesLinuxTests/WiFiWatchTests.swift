@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesLinux
@@ -19,7 +20,7 @@ struct WiFiWatchTests {
         defer { wake.close() }
         var signals: [FactState] = []
         try await WiFiObserver.watch(
-            session, wake: wake, stop: stop, sampling: sampling, now: { session.now },
+            session, on: .testLoop, wake: wake, stop: stop, sampling: sampling, now: { session.now },
             report: { update in if let signal = update.changes[.signal] { signals.append(signal) } })
         return signals
     }

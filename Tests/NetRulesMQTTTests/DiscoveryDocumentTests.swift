@@ -156,7 +156,7 @@ struct DiscoveryDocumentTests {
             executablePath: "/usr/bin/python3",
             arguments: (["python3", "-c", script] + arguments).map { Array($0.utf8) },
             environment: ChildProcess.inheritedEnvironment, standardInput: Array(input.utf8), timeout: .seconds(30))
-        let outcome = try await child.run()
+        let outcome = try await child.run(on: .testLoop)
         let errors = String(decoding: outcome.standardError.bytes, as: UTF8.self)
         #expect(
             outcome.succeeded,

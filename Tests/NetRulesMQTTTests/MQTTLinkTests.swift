@@ -22,7 +22,9 @@ struct MQTTLinkTests {
         init(_ configuration: MQTTLink.Configuration) throws {
             let (events, continuation) = AsyncStream.makeStream(of: MQTTLink.Event.self)
             self.events = events
-            let link = try MQTTLink(configuration: configuration, logger: logs.logger()) { continuation.yield($0) }
+            let link = try MQTTLink(configuration: configuration, loop: .testLoop, logger: logs.logger()) {
+                continuation.yield($0)
+            }
             self.link = link
             task = Task { try? await link.run() }
         }

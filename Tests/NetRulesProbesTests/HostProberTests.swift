@@ -21,7 +21,7 @@ struct HostProberTests {
             .response(status: 204)
         }
         defer { web.stop() }
-        let pinger = try network.client.perform { try ICMPPinger() }
+        let pinger = try network.client.perform { try ICMPPinger(loop: .testLoop) }
         defer { pinger.close() }
         let hosts = [
             Self.definition("peer", TestNetwork.serverAddress),
@@ -31,7 +31,7 @@ struct HostProberTests {
             Self.definition("closed", TestNetwork.serverAddress, port: 9),
         ]
         let prober = HostProber(
-            hosts: hosts, clock: ContinuousClock(), pinger: pinger, executor: network.client.executor)
+            hosts: hosts, loop: .testLoop, clock: ContinuousClock(), pinger: pinger, executor: network.client.executor)
         #expect(prober.hosts.map(\.name) == ["peer", "gone", "web", "closed"])
         let (updates, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
         let task = Task { try await prober.run(reporting: FactReporter(continuation)) }
@@ -60,7 +60,8 @@ struct HostProberTests {
         let hung = BlockingExecutor { _ in }  // never runs the lookup: a resolver that hangs forever
         let clock = ContinuousClock()
         let started = clock.now
-        let result = await Resolver.resolve("intranet.example", timeout: .milliseconds(200), executor: hung)
+        let result = await Resolver.resolve(
+            "intranet.example", timeout: .milliseconds(200), on: .testLoop, executor: hung)
         #expect(result == .failure(.timeout(.milliseconds(200))))
         // Loose bound: a guard against hanging, on a shared 2-core machine.
         #expect(clock.now - started < .seconds(3))

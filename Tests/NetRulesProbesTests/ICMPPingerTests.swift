@@ -8,7 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3)), .enabled(if: isRoot, "ICMP namespace tests need root"))
 struct ICMPPingerTests {
     @Test func repliesFromLoopbackManyTargetsOneSocket() async throws {
-        let pinger = try ICMPPinger()
+        let pinger = try ICMPPinger(loop: .testLoop)
         defer { pinger.close() }
         let targets = (1...200).map { IPAddress.v4(0x7F00_0000 | UInt32($0)) }
         let rtts = await withTaskGroup(of: Duration?.self) { group in
@@ -22,7 +22,7 @@ struct ICMPPingerTests {
     @Test func ipv6LoopbackReplies() async throws {
         let network = try TestNamespace.create()
         defer { network.delete() }
-        let pinger = try network.perform { try ICMPPinger() }
+        let pinger = try network.perform { try ICMPPinger(loop: .testLoop) }
         defer { pinger.close() }
         let rtt = try await pinger.ping(IPAddress("::1")!, timeout: .seconds(2))
         #expect(rtt != nil)
@@ -33,7 +33,7 @@ struct ICMPPingerTests {
         let network = try TestNetwork()
         defer { network.delete() }
         if allowDatagram { try network.client.sysctl("net.ipv4.ping_group_range", "0 2147483647") }
-        let pinger = try network.client.perform { try ICMPPinger() }
+        let pinger = try network.client.perform { try ICMPPinger(loop: .testLoop) }
         defer { pinger.close() }
         #expect(pinger.socketKind(v6: false) == (allowDatagram ? "datagram" : "raw"))
         let rtt = try await pinger.ping(IPAddress(TestNetwork.serverAddress)!, timeout: .seconds(2))
@@ -44,7 +44,7 @@ struct ICMPPingerTests {
         let network = try TestNetwork()
         defer { network.delete() }
         try network.server.ip("route", "add", "blackhole", TestNetwork.clientAddress)
-        let pinger = try network.client.perform { try ICMPPinger() }
+        let pinger = try network.client.perform { try ICMPPinger(loop: .testLoop) }
         defer { pinger.close() }
         let clock = ContinuousClock()
         let started = clock.now
@@ -57,7 +57,7 @@ struct ICMPPingerTests {
         let network = try TestNetwork()
         defer { network.delete() }
         try network.client.ip("route", "add", "blackhole", "10.99.0.0/16")
-        let pinger = try network.client.perform { try ICMPPinger() }
+        let pinger = try network.client.perform { try ICMPPinger(loop: .testLoop) }
         defer { pinger.close() }
         let error = await #expect(throws: ICMPError.self) {
             try await pinger.ping(IPAddress("10.99.0.1")!, timeout: .milliseconds(300))
@@ -68,7 +68,7 @@ struct ICMPPingerTests {
     @Test func linkTakenDownMidProbeLosesTheRest() async throws {
         let network = try TestNetwork()
         defer { network.delete() }
-        let pinger = try network.client.perform { try ICMPPinger() }
+        let pinger = try network.client.perform { try ICMPPinger(loop: .testLoop) }
         defer { pinger.close() }
         let peer = IPAddress(TestNetwork.serverAddress)!
         #expect(try await pinger.ping(peer, timeout: .seconds(1)) != nil)
@@ -82,8 +82,8 @@ struct ICMPPingerTests {
     @Test func ignoresRepliesMeantForAnotherPinger() async throws {
         let network = try TestNetwork()
         defer { network.delete() }
-        let first = try network.client.perform { try ICMPPinger() }
-        let second = try network.client.perform { try ICMPPinger() }
+        let first = try network.client.perform { try ICMPPinger(loop: .testLoop) }
+        let second = try network.client.perform { try ICMPPinger(loop: .testLoop) }
         defer { first.close(); second.close() }
         let peer = IPAddress(TestNetwork.serverAddress)!
         async let a = first.ping(peer, timeout: .seconds(1))

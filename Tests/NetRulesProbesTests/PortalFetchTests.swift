@@ -150,7 +150,7 @@ struct PortalFetchTests {
             url: url, headers: [("Cache-Control", "no-cache")], timeout: timeout, interface: interface,
             maxResponseBytes: limit)
         do {
-            return .success(try await PortalFetch.send(request, executor: .dedicatedThreads))
+            return .success(try await PortalFetch.send(request, executor: .dedicatedThreads, loop: .testLoop))
         } catch {
             return .failure(error)
         }

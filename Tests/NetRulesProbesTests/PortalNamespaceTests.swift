@@ -47,7 +47,9 @@ struct PortalNamespaceTests {
         func classify(_ probes: [ConnectivitySettings.Probe], timeout: Duration = .milliseconds(800)) async
             -> PortalVerdict
         {
-            await PortalClassifier(executor: network.client.executor, timeout: timeout, interface: "nrc0").classify(
+            await PortalClassifier(
+                executor: network.client.executor, loop: .testLoop, timeout: timeout, interface: "nrc0"
+            ).classify(
                 probes)
         }
     }
@@ -106,7 +108,7 @@ struct PortalNamespaceTests {
         defer { servers.stop() }
         // Inside the client namespace no packet can leave: the resolver fails and 10.88.0.1 has no route.
         let classifier = PortalClassifier(
-            executor: servers.network.client.executor, timeout: .seconds(2), interface: nil)
+            executor: servers.network.client.executor, loop: .testLoop, timeout: .seconds(2), interface: nil)
         let unresolved = await classifier.classify([Self.page("http://nrp-no-such-host.invalid/hotspot-detect.html")])
         #expect(unresolved.connectivity == .offline)
         #expect(unresolved.evidence.first?.error?.hasPrefix("could not resolve") == true)
@@ -126,7 +128,7 @@ struct PortalNamespaceTests {
             timeout: .seconds(2))
         let probe = PortalProbe(
             settings: settings, clock: ManualClock(), executor: servers.network.client.executor,
-            bindToDefaultRoute: true)
+            loop: .testLoop, bindToDefaultRoute: true)
         let (updates, continuation) = AsyncStream.makeStream(of: FactUpdate.self)
         let task = Task { try await probe.run(reporting: FactReporter(continuation)) }
         defer { task.cancel() }

@@ -79,7 +79,7 @@ struct PortalReaderBudgetTests {
         let request = HTTPRequest(url: server.url(), headers: [], timeout: .seconds(5), maxResponseBytes: 64 * 1024)
         let outcome: Result<HTTPResponse, HTTPError>
         do {
-            outcome = .success(try await PortalFetch.send(request, executor: .dedicatedThreads))
+            outcome = .success(try await PortalFetch.send(request, executor: .dedicatedThreads, loop: .testLoop))
         } catch {
             outcome = .failure(error)
         }

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 /// `ChildProcess` starts a program with posix_spawn(3) as a clean process: a group of its own, no
@@ -15,14 +16,14 @@ import Testing
 
     private func ended(_ process: ChildProcess) async -> Result<ChildProcessOutcome, SystemCallError> {
         do throws(SystemCallError) {
-            return .success(try await process.run())
+            return .success(try await process.run(on: .testLoop))
         } catch {
             return .failure(error)
         }
     }
 
     private func output(_ path: String, _ arguments: [String], directory: String? = nil) async throws -> String {
-        let outcome = try await process(path, arguments, directory: directory).run()
+        let outcome = try await process(path, arguments, directory: directory).run(on: .testLoop)
         #expect(outcome.termination == .exited(0), "\(arguments) exited with \(outcome.termination)")
         return String(decoding: outcome.standardOutput.bytes, as: UTF8.self)
     }

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 /// The parts of `ChildProcess` observer plugins use: a streaming stdout reader, no timeout, a stop
@@ -18,7 +19,7 @@ struct ChildProcessStreamingTests {
         let started = ContinuousClock.now
         let task = Task { () async throws -> (ChildProcessOutcome, [UInt8]) in
             var seen: [UInt8] = []
-            let outcome = try await process.run { chunk in
+            let outcome = try await process.run(on: .testLoop) { chunk in
                 seen += chunk
                 // The reader runs in the supervising task: cancelling it is the plugin's stop.
                 if seen.contains(UInt8(ascii: "\n")) { withUnsafeCurrentTask { $0?.cancel() } }
@@ -37,7 +38,7 @@ struct ChildProcessStreamingTests {
         let process = shell("trap '' TERM; echo ready; while :; do sleep 0.05; done")
         let started = ContinuousClock.now
         let task = Task { () async throws -> ChildProcessOutcome in
-            try await process.run { _ in withUnsafeCurrentTask { $0?.cancel() } }
+            try await process.run(on: .testLoop) { _ in withUnsafeCurrentTask { $0?.cancel() } }
         }
         let outcome = try await task.value
         #expect(outcome.stopped)
@@ -48,7 +49,7 @@ struct ChildProcessStreamingTests {
     }
 
     @Test func withoutATimeoutTheChildRunsToItsEnd() async throws {
-        let outcome = try await shell("sleep 0.3; exit 4").run()
+        let outcome = try await shell("sleep 0.3; exit 4").run(on: .testLoop)
         #expect(outcome.termination == .exited(4))
         #expect(outcome.shellStatus == 4)
         #expect(!outcome.timedOut && !outcome.stopped)
@@ -56,13 +57,13 @@ struct ChildProcessStreamingTests {
     }
 
     @Test func aSignalledChildHasTheShellsStatus() async throws {
-        let outcome = try await shell("kill -KILL $$").run()
+        let outcome = try await shell("kill -KILL $$").run(on: .testLoop)
         #expect(outcome.shellStatus == 128 + SIGKILL)
     }
 
     @Test func standardErrorCanPassThroughToOurs() async throws {
         let ours = try #require(Self.link("/proc/self/fd/2"))
-        let outcome = try await shell("readlink /proc/self/fd/2", standardErrorPassesThrough: true).run()
+        let outcome = try await shell("readlink /proc/self/fd/2", standardErrorPassesThrough: true).run(on: .testLoop)
         #expect(String(decoding: outcome.standardOutput.bytes, as: UTF8.self) == ours + "\n")
         #expect(outcome.standardError.bytes.isEmpty)
     }

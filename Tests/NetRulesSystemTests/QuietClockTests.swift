@@ -1,10 +1,11 @@
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))
 struct QuietClockTests {
     @Test func sleepsUntilTheDeadline() async throws {
-        let clock = QuietClock()
+        let clock = QuietClock(loop: .testLoop)
         let start = clock.now
         try await clock.sleep(for: .milliseconds(50))
         let elapsed = clock.now - start
@@ -13,7 +14,7 @@ struct QuietClockTests {
     }
 
     @Test func earlierDeadlinesWakeFirst() async throws {
-        let clock = QuietClock()
+        let clock = QuietClock(loop: .testLoop)
         let order = await withTaskGroup(of: Int.self) { group in
             for (i, ms) in [(0, 120), (1, 20), (2, 60)] {
                 group.addTask {
@@ -29,7 +30,7 @@ struct QuietClockTests {
     }
 
     @Test func cancellationEndsASleepAtOnce() async throws {
-        let clock = QuietClock()
+        let clock = QuietClock(loop: .testLoop)
         let start = clock.now
         let sleeper = Task { try await clock.sleep(for: .seconds(3600)) }
         try await Task.sleep(for: .milliseconds(20))
@@ -39,7 +40,7 @@ struct QuietClockTests {
     }
 
     @Test(.timeLimit(.minutes(1))) func aPastDeadlineReturnsImmediately() async throws {
-        let clock = QuietClock()
+        let clock = QuietClock(loop: .testLoop)
         let start = clock.now
         try await clock.sleep(until: start - .seconds(1))
         // No timer was armed: the call returned without waiting for the timer thread.

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesSystem
+import NetRulesTesting
 import Synchronization
 import Testing
 
@@ -28,7 +29,7 @@ struct ThreadExecutorTests {
             // Resumed from another thread: back on the executor.
             _ = await DedicatedThread.run { 42 }
             threads.append(pthread_self())
-            try? await QuietClock().sleep(for: .milliseconds(5))
+            try? await QuietClock(loop: .testLoop).sleep(for: .milliseconds(5))
             threads.append(pthread_self())
             return threads
         }.value

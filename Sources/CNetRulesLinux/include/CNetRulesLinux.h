@@ -152,4 +152,14 @@ void CNetRulesLinux_signal_set_wake_fd(int fd);
 /// The signals recorded since the last call, as a bit mask (bit N for signal N), cleared atomically.
 unsigned long long CNetRulesLinux_signal_take_pending(void);
 
+// MARK: the event loop's thread
+
+/// Marks the calling thread as running an event loop's jobs (1) or not (0): a thread-local flag
+/// the blocking wrappers read in debug builds (`LoopGuard`).
+void CNetRulesLinux_set_running_loop(int running);
+/// Whether the calling thread runs an event loop's jobs now.
+int CNetRulesLinux_running_loop(void);
+/// Writes the calling thread's stack (backtrace(3)) to stderr.
+void CNetRulesLinux_write_backtrace(void);
+
 #endif

@@ -4,6 +4,8 @@ import NetRulesSystem
 
 /// Runs external action plugins: `netrules-action-NAME`, the firing as JSON on stdin.
 struct PluginExecutor: Sendable {
+    /// The event loop that watches a running plugin.
+    var loop: ThreadExecutor
     /// Searched when the rule set did not resolve the executable at load time.
     var directories: [String]
     var terminationGrace: Duration = .seconds(2)
@@ -30,7 +32,7 @@ struct PluginExecutor: Sendable {
         switch started {
         case .failure(let unstarted): return unstarted.result
         case .success((_, .failure(let error))): outcome = .failure(error)
-        case .success((let process, .success(let child))): outcome = .success(await process.supervise(child))
+        case .success((let process, .success(let child))): outcome = .success(await process.supervise(child, on: loop))
         }
         return ProcessActionReport.report(
             outcome, timeout: action.timeout, result: result, what: "plugin '\(action.name)'", secrets: context.secrets)

@@ -5,6 +5,8 @@ import NetRulesSystem
 /// Runs `run:` actions: a command of plain words directly (see `DirectCommand`), anything else
 /// with `/bin/sh -c COMMAND`, each substituted value quoted for its context.
 struct RunExecutor: Sendable {
+    /// The event loop that watches a running command.
+    var loop: ThreadExecutor
     /// The shell; tests never change it, but a minimal system could.
     var shell = "/bin/sh"
     /// SIGTERM to SIGKILL.
@@ -57,7 +59,7 @@ struct RunExecutor: Sendable {
         case .unstarted(let unstarted): return unstarted
         case .failed(let error): outcome = .failure(error)
         case .running(let process, let child, let direct):
-            let ended = await process.supervise(child)
+            let ended = await process.supervise(child, on: loop)
             outcome = .success(direct ? DirectCommand.reportedAsShell(ended, outputLimit: outputLimit) : ended)
         }
         return ProcessActionReport.report(

@@ -22,9 +22,14 @@ final class OutboxRemovals: Sendable {
     }
 
     let outbox: Outbox
+    /// The event loop the task that writes the groups runs on.
+    private let loop: ThreadExecutor
     private let state = Mutex(State())
 
-    init(outbox: Outbox) { self.outbox = outbox }
+    init(outbox: Outbox, loop: ThreadExecutor) {
+        self.outbox = outbox
+        self.loop = loop
+    }
 
     /// How many groups (directory fsyncs) the removals took so far.
     var groups: Int { state.withLock { $0.groups } }
@@ -38,7 +43,7 @@ final class OutboxRemovals: Sendable {
                 defer { state.writing = true }
                 return !state.writing
             }
-            if leads { Task(executorPreference: TaskPlacement.preferred) { await self.writeGroups() } }
+            if leads { Task(executorPreference: loop) { await self.writeGroups() } }
         }
     }
 

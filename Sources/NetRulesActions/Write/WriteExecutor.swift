@@ -5,22 +5,24 @@ import NetRulesSystem
 /// Runs `write:` actions: atomic replace, or one-write append, as the daemon's file or, with
 /// `owner:`, one given to that account (see `AtomicFile.replace(_:with:mode:owner:)`).
 struct WriteExecutor: Sendable {
+    /// The event loop whose timer bounds the write.
+    var loop: ThreadExecutor
+
     func execute(_ action: WriteAction, in context: ActionContext, result: ActionResult) async -> ActionResult {
         var result = result
         result.attempts = 1
-        if let problem = PathExpansion.validateWritePath(action.path) {
-            result.outcome = .failed(ActionError(.invalidPath, "cannot write '\(action.path)': \(problem)"))
-            return result
-        }
-        let path = PathExpansion.expandingTilde(action.path)
         // Values go in raw: a file is data, and the SSID's bytes are what the user asked for.
         let contents = context.render(action.content)
         let start = ContinuousClock.now
         // fsync can take a while on a busy disk, and a path on a hung network mount forever: a
         // thread of its own, not one of `BlockingPool`'s two (a hung write would hold it for good),
-        // and a bounded wait. The owner's lookup (NSS, sd-login) may block too: the same thread.
-        let finished: Finished? = await DedicatedThread.run(within: action.timeout) {
-            Self.write(action, to: path, contents: contents)
+        // and a bounded wait. The path's check and `~` (the account database without HOME) and
+        // the owner's lookup (NSS, sd-login) may block too: the same thread, never the loop.
+        let finished: Finished? = await DedicatedThread.run(within: action.timeout, on: loop) {
+            if let problem = PathExpansion.validateWritePath(action.path) {
+                return .unstarted(.failed(ActionError(.invalidPath, "cannot write '\(action.path)': \(problem)")))
+            }
+            return Self.write(action, to: PathExpansion.expandingTilde(action.path), contents: contents)
         }
         result.duration = ContinuousClock.now - start
         switch finished {

@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesDaemon
+package import NetRulesSystem
 
 extension ArgumentParser {
     /// Runs a command line: parses `arguments`, answers `--version` and help, and hands a parsed
@@ -10,7 +11,7 @@ extension ArgumentParser {
     ///   line names no command to run (its help is printed then).
     package func run(
         _ arguments: [String], stdout: any TextOutputSink, stderr: any TextOutputSink, environment: [String: String],
-        _ body: (ParsedArguments, CommandIO) async throws -> Int32?
+        loop: ThreadExecutor, _ body: (ParsedArguments, CommandIO) async throws -> Int32?
     ) async -> Int32 {
         let outcome: ParseOutcome
         do {
@@ -19,7 +20,7 @@ extension ArgumentParser {
             stderr.write(errorText(error))
             return ExitCode.usage
         }
-        let io = CommandIO(stdout: stdout, stderr: stderr, environment: environment)
+        let io = CommandIO(stdout: stdout, stderr: stderr, environment: environment, loop: loop)
         let width = TerminalWidth.current(environment: environment)
         switch outcome {
         case .version:

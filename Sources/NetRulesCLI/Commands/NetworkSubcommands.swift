@@ -76,7 +76,8 @@ enum WatchSubcommand: Command {
         io.noDaemon(socket)
         let out = io.stdout
         let err = io.stderr
-        return await watchSystem(json: json, output: { out.write($0) }, errorOutput: { err.write($0) })
+        return await watchSystem(
+            json: json, loop: io.loop, output: { out.write($0) }, errorOutput: { err.write($0) })
     }
 
     /// Runs the built-in Linux observers and prints each change until the task is cancelled, in
@@ -84,11 +85,13 @@ enum WatchSubcommand: Command {
     ///
     /// The first lines are the initial values (changes from unknown).
     /// - Parameters:
+    ///   - loop: the event loop the observers wait on.
     ///   - output: receives each line, newline included.
     ///   - errorOutput: receives observer failures and notices, newline included.
     /// - Returns: 0 after cancellation (the shutdown path).
     static func watchSystem(
-        json: Bool, output: @Sendable (String) -> Void, errorOutput: @escaping @Sendable (String) -> Void
+        json: Bool, loop: ThreadExecutor, output: @Sendable (String) -> Void,
+        errorOutput: @escaping @Sendable (String) -> Void
     ) async -> Int32 {
         // State-like facts: if the printer falls behind, older updates may go but the newest stays.
         let (stream, continuation) = AsyncStream.makeStream(
@@ -96,7 +99,7 @@ enum WatchSubcommand: Command {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await SystemObservers.run(
-                    reporting: FactReporter(continuation),
+                    reporting: FactReporter(continuation), on: loop,
                     logger: Logger(label: "netrules.watch", level: .trace, sink: LineLogSink { errorOutput($0) }))
             }
             var store = FactStore()
@@ -192,7 +195,7 @@ enum PingSubcommand: Command {
         let timeout = try seconds(arguments.value("timeout") ?? "0.5", option: "--timeout", arguments)
         let pinger: ICMPPinger
         do {
-            pinger = try ICMPPinger()
+            pinger = try ICMPPinger(loop: io.loop)
         } catch {
             io.printError("Error: " + TerminalText.escaped(error.message))
             return ExitCode.failure
@@ -202,7 +205,7 @@ enum PingSubcommand: Command {
         let err = io.stderr
         return await ping(
             hosts: arguments.positional("host"), count: count, interval: interval, timeout: timeout,
-            json: arguments.flag("json"), pinger: pinger, output: { out.write($0 + "\n") },
+            json: arguments.flag("json"), pinger: pinger, loop: io.loop, output: { out.write($0 + "\n") },
             errorOutput: { err.write($0 + "\n") })
     }
 
@@ -213,10 +216,11 @@ enum PingSubcommand: Command {
     /// - Returns: 0 when any reply came, 1 otherwise.
     static func ping(
         hosts: [String], count: Int, interval: Duration, timeout: Duration, json: Bool, pinger: ICMPPinger,
-        output: @escaping @Sendable (String) -> Void, errorOutput: @escaping @Sendable (String) -> Void
+        loop: ThreadExecutor, output: @escaping @Sendable (String) -> Void,
+        errorOutput: @escaping @Sendable (String) -> Void
     ) async -> Int32 {
         let summaries = await HostPing.run(
-            hosts: hosts, count: count, interval: interval, timeout: timeout, pinger: pinger
+            hosts: hosts, count: count, interval: interval, timeout: timeout, pinger: pinger, loop: loop
         ) { report in
             switch report {
             case .event(let event): output(json ? PingDocument.json(event) : PingDocument.text(event))
@@ -294,7 +298,8 @@ enum PortalSubcommand: Command {
             let out = io.stdout
             return await classify(
                 probes: settings.probes, json: arguments.flag("json"), interface: arguments.value("interface"),
-                timeout: given ?? settings.timeout, style: io.stdoutStyle, output: { out.write($0 + "\n") })
+                timeout: given ?? settings.timeout, style: io.stdoutStyle, loop: io.loop,
+                output: { out.write($0 + "\n") })
         }
         let timeout = given ?? .seconds(5)
         // As in a rule file's `connectivity:` section: a portal can only intercept plain HTTP.
@@ -309,7 +314,7 @@ enum PortalSubcommand: Command {
         let out = io.stdout
         return await classify(
             urls: urls, json: arguments.flag("json"),
-            interface: arguments.value("interface"), timeout: timeout, style: io.stdoutStyle,
+            interface: arguments.value("interface"), timeout: timeout, style: io.stdoutStyle, loop: io.loop,
             output: { out.write($0 + "\n") })
     }
 
@@ -321,24 +326,25 @@ enum PortalSubcommand: Command {
     ///   - interface: Bind the probes to this interface; nil lets routing choose.
     ///   - timeout: The limit on each probe.
     ///   - style: Colour for the verdict on a terminal.
+    ///   - loop: The event loop whose timers bound the name look-ups.
     ///   - output: Receives each stdout line, without its newline.
     /// - Returns: The verdict's exit status (``exitCode(for:)``), 1 when there is nothing to probe.
     static func classify(
         urls: [String], json: Bool, interface: String? = nil, timeout: Duration = .seconds(5),
-        style: TerminalStyle = .plain, output: @escaping @Sendable (String) -> Void
+        style: TerminalStyle = .plain, loop: ThreadExecutor, output: @escaping @Sendable (String) -> Void
     ) async -> Int32 {
         await classify(
             probes: urls.isEmpty ? ConnectivitySettings.defaultProbes : urls.map(probe(for:)), json: json,
-            interface: interface, timeout: timeout, style: style, output: output)
+            interface: interface, timeout: timeout, style: style, loop: loop, output: output)
     }
 
     /// Classifies the network once with `probes` (as a rule file's `connectivity:` gives them).
     static func classify(
         probes: [ConnectivitySettings.Probe], json: Bool, interface: String? = nil, timeout: Duration = .seconds(5),
-        style: TerminalStyle = .plain, output: @escaping @Sendable (String) -> Void
+        style: TerminalStyle = .plain, loop: ThreadExecutor, output: @escaping @Sendable (String) -> Void
     ) async -> Int32 {
         guard !probes.isEmpty else { return ExitCode.failure }
-        let classifier = PortalClassifier(timeout: timeout, interface: interface)
+        let classifier = PortalClassifier(loop: loop, timeout: timeout, interface: interface)
         let verdict = await classifier.classify(probes)
         output(json ? PortalDocument.json(verdict) : PortalDocument.text(verdict, style: style))
         return exitCode(for: verdict.connectivity)

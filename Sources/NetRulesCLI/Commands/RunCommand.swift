@@ -66,7 +66,7 @@ enum RunCommand: Command {
         let logger = Logger(
             label: "netrules.daemon", level: level, sink: StandardErrorLogSink(environment: environment))
         var options = DaemonOptions(
-            ruleFiles: ruleFiles, paths: paths, environment: environment, logger: logger,
+            loop: io.loop, ruleFiles: ruleFiles, paths: paths, environment: environment, logger: logger,
             historyLimit: historyLimit, outboxLimits: outboxLimits)
         options.webhookConcurrency = webhookConcurrency
         return await DaemonServiceGroup(options: options, version: NetRulesCommandLine.version).run()

@@ -66,7 +66,8 @@ extension SimulateCommand {
         defer { if stateDirectory == nil { removeTree(directory) } }
         let err = io.stderr
         let runner = ActionRunner(
-            stateDirectory: directory, environment: io.environment, pluginDirectories: ruleSet.pluginDirectories,
+            loop: io.loop, stateDirectory: directory, environment: io.environment,
+            pluginDirectories: ruleSet.pluginDirectories,
             logger: Logger(label: "netrules.simulate", level: .trace, sink: LineLogSink { err.write($0) }),
             coalescesFirings: false)
         var executed: [String: Int] = [:]
@@ -84,8 +85,7 @@ extension SimulateCommand {
             return copy
         }.filter { !$0.actions.isEmpty }
         let expected = selected.reduce(0) { $0 + $1.actions.count }
-        // On the executor the program prefers (the netrules executable sets one), as every task is.
-        let failures = Task(executorPreference: TaskPlacement.preferred) {
+        let failures = Task(executorPreference: io.loop) {
             var seen = 0
             var failed = 0
             for await result in runner.results {

@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesMQTT
+internal import NetRulesSystem
 
 extension DoctorCommand {
     /// How long doctor waits for the broker's answer.
@@ -19,7 +20,9 @@ extension DoctorCommand {
     /// own environment, as the daemon reads it from its own. Without it the broker is not
     /// asked (a connection without the password would only report a refusal the daemon would
     /// not get), and the check is a warning, not an error: the daemon may well have it.
-    static func mqttCheck(_ settings: MQTTSettings, environment: [String: String]) async -> DoctorCheck {
+    static func mqttCheck(
+        _ settings: MQTTSettings, environment: [String: String], loop: ThreadExecutor
+    ) async -> DoctorCheck {
         let name = "mqtt"
         let daemonID: String
         do {
@@ -47,7 +50,7 @@ extension DoctorCommand {
             insecure: settings.insecure, keepalive: settings.keepalive, prefix: settings.prefix(clientID: daemonID))
         let answer: MQTTLink.Answer
         do {
-            answer = try await MQTTLink.connectOnce(configuration, within: mqttTimeLimit)
+            answer = try await MQTTLink.connectOnce(configuration, within: mqttTimeLimit, on: loop)
         } catch {
             return .error(
                 name, "cannot check the broker \(settings.broker): \(error)",

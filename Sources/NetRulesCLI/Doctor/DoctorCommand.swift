@@ -235,7 +235,9 @@ enum DoctorCommand: Command {
             checks.append(check)
         }
         checks += placeChecks(result.ruleSet.places)
-        if let mqtt = result.ruleSet.mqtt { checks.append(await mqttCheck(mqtt, environment: io.environment)) }
+        if let mqtt = result.ruleSet.mqtt {
+            checks.append(await mqttCheck(mqtt, environment: io.environment, loop: io.loop))
+        }
         checks += factChecks(reading: result.ruleSet.readKeys, sources: sources)
         return checks
     }

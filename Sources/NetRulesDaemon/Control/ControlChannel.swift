@@ -24,10 +24,13 @@ struct ControlChannel: Sendable {
     }
 
     let descriptor: FileDescriptor
+    /// The event loop that waits for the client.
+    let loop: ThreadExecutor
     let writeTimeout: Duration
 
-    init(_ descriptor: FileDescriptor, writeTimeout: Duration) {
+    init(_ descriptor: FileDescriptor, loop: ThreadExecutor, writeTimeout: Duration) {
         self.descriptor = descriptor
+        self.loop = loop
         self.writeTimeout = writeTimeout
     }
 
@@ -55,7 +58,7 @@ struct ControlChannel: Sendable {
                 let left = clock.now.duration(to: deadline)
                 guard left > .zero else { return .timedOut }
                 let fd = try descriptor.withFileDescriptor { $0 }
-                if try await Readiness.wait(for: fd, events: Int16(POLLIN), timeout: left) == .timedOut {
+                if try await Readiness.wait(on: loop, for: fd, events: Int16(POLLIN), timeout: left) == .timedOut {
                     return .timedOut
                 }
             }
@@ -74,7 +77,7 @@ struct ControlChannel: Sendable {
                 continue
             }
             let fd = try descriptor.withFileDescriptor { $0 }
-            if try await Readiness.wait(for: fd, events: Int16(POLLOUT), timeout: writeTimeout) == .timedOut {
+            if try await Readiness.wait(on: loop, for: fd, events: Int16(POLLOUT), timeout: writeTimeout) == .timedOut {
                 throw WriteTimeout()
             }
         }
@@ -85,7 +88,7 @@ struct ControlChannel: Sendable {
         var scratch = [UInt8](repeating: 0, count: 4096)
         while true {
             let fd = try descriptor.withFileDescriptor { $0 }
-            _ = try await Readiness.wait(for: fd, events: Int16(POLLIN), timeout: nil)
+            _ = try await Readiness.wait(on: loop, for: fd, events: Int16(POLLIN), timeout: nil)
             do {
                 if try scratch.withUnsafeMutableBytes({ try descriptor.read(into: $0) }) == .endOfFile { return }
             } catch is SystemCallError {

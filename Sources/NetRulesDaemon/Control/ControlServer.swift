@@ -35,16 +35,20 @@ package struct ControlServer: Sendable {
     package var maximumWatchers = 32
 
     private let queries: any DaemonQueries
+    /// The event loop that waits for connections and their bytes.
+    private let loop: ThreadExecutor
     private let logger: Logger
 
     /// Creates a server; nothing happens until `run()`.
     /// - Parameters:
     ///   - path: the socket file, usually `DaemonPaths.controlSocket`.
     ///   - queries: what answers the requests: the daemon.
+    ///   - loop: the event loop that waits for connections and their bytes.
     ///   - logger: receives connection problems at `info` and refusals at `notice`.
-    package init(path: String, queries: any DaemonQueries, logger: Logger) {
+    package init(path: String, queries: any DaemonQueries, loop: ThreadExecutor, logger: Logger) {
         self.path = path
         self.queries = queries
+        self.loop = loop
         self.logger = logger
     }
 
@@ -83,11 +87,7 @@ package struct ControlServer: Sendable {
 
     /// Serves on a socket from `listen()` until the task is cancelled, then closes it and removes its file.
     package func run(on bound: Listener) async throws {
-        let (listener, identity) = (bound.descriptor, bound.identity)
-        defer {
-            listener.closeDiscardingError()
-            ControlSocketFile.remove(path, ifStill: identity)
-        }
+        let (listener, identity, path) = (bound.descriptor, bound.identity, self.path)
         logger.info("control socket listening", metadata: [("control.socket", path)])
         let active = ConnectionCount()
         let watchers = ConnectionCount()
@@ -96,7 +96,7 @@ package struct ControlServer: Sendable {
             while !Task.isCancelled {
                 do {
                     let fd = try listener.withFileDescriptor { $0 }
-                    _ = try await Readiness.wait(for: fd, events: Int16(POLLIN), timeout: nil)
+                    _ = try await Readiness.wait(on: loop, for: fd, events: Int16(POLLIN), timeout: nil)
                     while let connection = try accept(listener) {
                         let admitted = active.value.withLock { count in
                             guard count < maximumConnections else { return false }
@@ -123,7 +123,7 @@ package struct ControlServer: Sendable {
                     logger.warning("control socket cannot accept", metadata: [("error", "\(error)")])
                     // A cancelled back-off ends early, and the loop's next accept sees the
                     // cancellation.
-                    try? await QuietClock().sleep(for: .milliseconds(200))
+                    try? await QuietClock(loop: loop).sleep(for: .milliseconds(200))
                 } catch {
                     failure = error
                     break
@@ -131,6 +131,9 @@ package struct ControlServer: Sendable {
             }
             group.cancelAll()
         }
+        listener.closeDiscardingError()
+        // The file's checks (lstat) before its removal: on the pool, never the loop (`LoopGuard`).
+        await BlockingPool.shared.run { ControlSocketFile.remove(path, ifStill: identity) }
         logger.info("control socket closed", metadata: [("control.socket", path)])
         if let failure { throw failure }
     }
@@ -157,7 +160,7 @@ package struct ControlServer: Sendable {
     }
 
     private func serve(_ connection: FileDescriptor, slot: Slot, watchers: ConnectionCount) async {
-        let channel = ControlChannel(connection, writeTimeout: writeTimeout)
+        let channel = ControlChannel(connection, loop: loop, writeTimeout: writeTimeout)
         do {
             let uid = try connection.withFileDescriptor { sys_getsockopt_peercred($0).map(\.uid) }.get(
                 call: "getsockopt")

@@ -1,18 +1,18 @@
 import NetRulesCore
 import NetRulesLinux
 import NetRulesSystem
+import Synchronization
 
 extension Daemon {
     /// Where each fact comes from as this daemon runs: the rules it runs, whether this kernel has
-    /// nl80211 (asked on the blocking pool, the question `ObserverPlan` asks), and whether
+    /// nl80211 (the answer `ObserverPlan` was given when the rules were last read), and whether
     /// NetworkManager is on the bus as its observer sees it.
     ///
     /// The NetworkManager observer reports `nm.connectivity` whenever NetworkManager answers on the
     /// bus and leaves it unknown otherwise (and when there is no bus), so a known `nm.connectivity`
     /// is NetworkManager on the bus.
     package nonisolated func factSources() async -> FactSources? {
-        let kernelHasNL80211 = await BlockingPool.shared.run { WiFiSource.kernelHasNL80211 }
-        return await factSources(kernelHasNL80211: kernelHasNL80211)
+        await factSources(kernelHasNL80211: kernelHasNL80211.load(ordering: .relaxed))
     }
 
     private func factSources(kernelHasNL80211: Bool) -> FactSources {

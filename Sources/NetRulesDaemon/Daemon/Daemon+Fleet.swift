@@ -26,9 +26,10 @@ extension Daemon {
             continuation.yield(.rules(core.ruleSet))
             continuation.yield(.paused(Set(core.paused.keys)))
         }
+        let loop = options.loop
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            Task(executorPreference: TaskPlacement.preferred) { await self.removeFleetListener(id) }
+            Task(executorPreference: loop) { await self.removeFleetListener(id) }
         }
         return stream
     }

@@ -5,6 +5,7 @@ import NetRulesCore
 import NetRulesLinux
 import NetRulesProbes
 import NetRulesSystem
+import Synchronization
 
 extension Daemon {
     // MARK: - Rules
@@ -57,6 +58,7 @@ extension Daemon {
         let options = self.options
         let events = self.events
         BlockingPool.shared.spawn {
+            self.kernelHasNL80211.store(WiFiSource.kernelHasNL80211, ordering: .relaxed)
             let (result, _, rendered) = Self.load(options)
             if let loaded = result {
                 events.yield(.reloaded(loaded.ruleSet, report: rendered))
@@ -76,7 +78,10 @@ extension Daemon {
         let log = logger.child("netrules.observers")
         let entries =
             options.services.observers?(ruleSet, signalSampling, log)
-            ?? ObserverPlan(ruleSet: ruleSet, signalSampling: signalSampling, logger: log).entries
+            ?? ObserverPlan(
+                ruleSet: ruleSet, loop: options.loop, kernelHasNL80211: kernelHasNL80211.load(ordering: .relaxed),
+                signalSampling: signalSampling, logger: log
+            ).entries
         let wanted = Set(entries.map(\.identity))
         for (identity, entry) in observerEntries where !wanted.contains(identity) {
             observers.removeValue(forKey: identity)?.task.cancel()
@@ -128,7 +133,7 @@ extension Daemon {
             })
         let clock = self.clock
         let started = clock.now
-        let task = Task(executorPreference: TaskPlacement.preferred) {
+        let task = Task(executorPreference: options.loop) {
             var failure: String?
             do {
                 try await observer.run(reporting: reporter)
@@ -165,7 +170,8 @@ extension Daemon {
                 let sink = events
                 let prove = options.services.proofs ?? PlaceProber.handshakes()
                 prober = PlaceProber(
-                    places: proved, clock: QuietClock(), logger: options.logger.child("places"), prove: prove
+                    places: proved, loop: options.loop, clock: QuietClock(loop: options.loop),
+                    logger: options.logger.child("places"), prove: prove
                 ) { place, round, outcome in
                     sink.yield(.proof(place: place, round: round, outcome: outcome))
                 }
@@ -188,14 +194,14 @@ extension Daemon {
     /// finished stay in flight and resume at the next start.
     func drainRunner() async {
         let runner = self.runner
-        let grace = options.shutdownGrace
+        let (grace, loop) = (options.shutdownGrace, options.loop)
         await runner.startNoMoreFirings()
-        if await withTimeLimit(grace, { await runner.drain() }) != nil { return }
+        if await withTimeLimit(grace, on: loop, { await runner.drain() }) != nil { return }
         logger.warning(
             "shutdown: actions still running after \(DurationSyntax.format(grace)): stopping them; "
                 + "unfinished firings resume at the next start")
         await runner.stop()
-        if await withTimeLimit(.seconds(5), { await runner.drain() }) == nil {
+        if await withTimeLimit(.seconds(5), on: loop, { await runner.drain() }) == nil {
             logger.warning("shutdown: some actions did not stop within 5s; exiting anyway")
         }
     }

@@ -34,6 +34,10 @@ package actor Daemon: DaemonQueries {
     /// facts on a loaded machine) never holds up SIGTERM; the `.shutdown` event that follows in
     /// the stream is then skipped.
     private let shutdownsAsked = Atomic(0)
+    /// Whether this kernel has nl80211, asked on the blocking pool each time the rules are read
+    /// (a genetlink round trip that polls: never on the loop) and read by `ObserverPlan` and
+    /// `factSources()`.
+    let kernelHasNL80211 = Atomic(false)
     var core: DaemonCore
     /// Where firings go: the action runner (`DaemonServices.actions` in tests).
     let runner: any ActionSink
@@ -85,8 +89,8 @@ package actor Daemon: DaemonQueries {
             runner = actions(options)
         } else {
             runner = ActionRunner(
-                stateDirectory: options.paths.stateDirectory, concurrency: options.concurrency,
-                environment: options.environment, logger: options.logger, clock: QuietClock(),
+                loop: options.loop, stateDirectory: options.paths.stateDirectory, concurrency: options.concurrency,
+                environment: options.environment, logger: options.logger,
                 outboxLimits: options.outboxLimits,
                 webhookConcurrency: (options.webhookConcurrency, ActionRunner.webhookConcurrencyTotal))
         }
@@ -121,10 +125,16 @@ package actor Daemon: DaemonQueries {
             return 1
         }
         let options = self.options
-        let (result, unreadable, _) = await BlockingPool.shared.run { Self.load(options) }
+        let (result, unreadable, _) = await BlockingPool.shared.run {
+            self.kernelHasNL80211.store(WiFiSource.kernelHasNL80211, ordering: .relaxed)
+            return Self.load(options)
+        }
         guard let loaded = result else { return unreadable ? 66 : 65 }
+        // mkdir -p with fsyncs: on the pool, never the loop (`LoopGuard`).
+        let directory = options.paths.stateDirectory
+        let created = await BlockingPool.shared.run { Result { try Self.createStateDirectory(directory) } }
         do {
-            try Self.createStateDirectory(options.paths.stateDirectory)
+            try created.get()
         } catch {
             // The errno alone does not tell a person what to do; this says what and how to fix it.
             logger.critical(
@@ -133,7 +143,7 @@ package actor Daemon: DaemonQueries {
             return 1
         }
         // Before any plugin starts: what a daemon that died left running is stopped (docs/plugins.md).
-        let (directory, log) = (options.paths.stateDirectory, logger)
+        let log = logger
         await BlockingPool.shared.run { PluginGroups.shared.adopt(directory: directory, logger: log) }
         if options.historyLimit > 0 {
             // Read on the pool: the file may hold up to 32 MiB. Its failures to write are the state
@@ -147,7 +157,7 @@ package actor Daemon: DaemonQueries {
         }
         let (restored, journalOpen) = store.open()
 
-        let results = Task(executorPreference: TaskPlacement.preferred) { [runner, events] in
+        let results = Task(executorPreference: options.loop) { [runner, events] in
             for await result in runner.results { events.yield(.actionResult(result)) }
         }
         await runner.resumeOutbox()
@@ -206,7 +216,7 @@ package actor Daemon: DaemonQueries {
     private func startAttachedServices() {
         let logger = self.logger
         attached = options.services.attached.map { service in
-            Task(executorPreference: TaskPlacement.preferred) { [self] in
+            Task(executorPreference: options.loop) { [self] in
                 do {
                     try await service.run(self)
                 } catch is CancellationError {
@@ -270,13 +280,13 @@ package actor Daemon: DaemonQueries {
             case .stopObservers:
                 await stopObservers()
             case .drainRunner:
-                Task(executorPreference: TaskPlacement.preferred) { [events] in
+                Task(executorPreference: options.loop) { [events] in
                     await self.drainRunner()
                     events.yield(.drained)
                 }
             case .stopRunningActions:
                 let runner = self.runner
-                Task(executorPreference: TaskPlacement.preferred) { await runner.stop() }
+                Task(executorPreference: options.loop) { await runner.stop() }
             case .loadRules:
                 startLoadingRules()
             case .answerReload(let ticket, let outcome):
@@ -342,11 +352,11 @@ package actor Daemon: DaemonQueries {
             timer = nil
             return
         }
-        let target = startInstant + deadline.offset
-        timer = Task(executorPreference: TaskPlacement.preferred) { [events] in
+        let (target, loop) = (startInstant + deadline.offset, options.loop)
+        timer = Task(executorPreference: loop) { [events] in
             do {
                 // QuietClock: a hold of hours costs no wake-ups while it waits.
-                try await QuietClock().sleep(until: target, tolerance: .milliseconds(1))
+                try await QuietClock(loop: loop).sleep(until: target, tolerance: .milliseconds(1))
                 events.yield(.deadline)
             } catch {
                 // Cancelled: a newer deadline replaced this one.
@@ -436,8 +446,9 @@ package actor Daemon: DaemonQueries {
         nextWatcher += 1
         watchers[id] = continuation
         updateSignalSampling()
+        let loop = options.loop
         continuation.onTermination = { [weak self] _ in
-            Task(executorPreference: TaskPlacement.preferred) { await self?.removeWatcher(id) }
+            Task(executorPreference: loop) { await self?.removeWatcher(id) }
         }
         return stream
     }

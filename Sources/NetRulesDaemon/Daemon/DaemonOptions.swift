@@ -6,6 +6,9 @@ import NetRulesSystem
 
 /// How `netrules run` was asked to run.
 package struct DaemonOptions: Sendable {
+    /// The event loop every task, timer and wait of the daemon runs on: the `netrules`
+    /// executable's main thread, a thread of its own in tests.
+    package var loop: ThreadExecutor
     /// Rule files and directories.
     package var ruleFiles: [String]
     package var paths: DaemonPaths
@@ -31,13 +34,14 @@ package struct DaemonOptions: Sendable {
     package var services = DaemonServices()
 
     package init(
-        ruleFiles: [String], paths: DaemonPaths, environment: [String: String], logger: Logger,
+        loop: ThreadExecutor, ruleFiles: [String], paths: DaemonPaths, environment: [String: String], logger: Logger,
         notify: @escaping @Sendable (String) -> Void = { _ in },
         trustProblem: @escaping @Sendable (String, FileTrust.Kind) -> String? = { _, _ in nil },
         shutdownGrace: Duration = .seconds(30), concurrency: Int = ActionRunner.defaultConcurrency,
         historyLimit: Int = 1000,
         outboxLimits: OutboxLimits = .default
     ) {
+        self.loop = loop
         self.ruleFiles = ruleFiles
         self.paths = paths
         self.environment = environment

@@ -37,59 +37,98 @@ package struct DaemonServiceGroup: Sendable {
     /// Runs the daemon until it is asked to stop; returns its exit code (0 after a clean shutdown,
     /// 1 when a service cannot start, 65/66 for rules that are invalid or cannot be read).
     package func run() async -> Int32 {
-        let logger = options.logger
-        let paths = options.paths
-        let lock: StateDirectoryLock
-        do {
-            lock = try StateDirectoryLock(directory: paths.stateDirectory)
-        } catch {
-            logger.critical("\(error)")
+        let (logger, paths, loop, ruleFiles) = (options.logger, options.paths, options.loop, options.ruleFiles)
+        // Debug builds: while the daemon runs, a blocking call on its loop traps (`LoopGuard`).
+        LoopGuard.guardBlockingCalls(on: loop)
+        defer { LoopGuard.guardBlockingCalls(on: loop, false) }
+        // The lock, the socket and the watches make directories, fsync and stat: on the blocking
+        // pool, never the loop (`LoopGuard`), in one job.
+        let opened = await BlockingPool.shared.run { () -> Result<Opened, StartFailure> in
+            Self.open(paths: paths, ruleFiles: ruleFiles, loop: loop)
+        }
+        let (lock, listener, watcher): (StateDirectoryLock, ControlServer.Listener, RuleFileWatcher?)
+        switch opened {
+        case .failure(let failure):
+            logger.critical(failure.message)
             return 1
+        case .success(let made):
+            (lock, listener) = (made.lock, made.listener)
+            if let problem = made.watchProblem {
+                // Reload on SIGHUP still works; say why files are not watched.
+                logger.warning("not watching the rule files for changes: \(problem)")
+            }
+            watcher = made.watcher
         }
         defer { lock.release() }
-        let listener: ControlServer.Listener
-        do {
-            listener = try ControlServer.listen(at: paths.controlSocket)
-        } catch {
-            logger.critical("cannot open the control socket: \(error)")
-            return 1
-        }
         let signals: SignalEvents
         do {
-            signals = try SignalEvents.register()
+            signals = try SignalEvents.register(on: loop)
         } catch {
             logger.critical("cannot catch signals: \(error)")
-            listener.discard(at: paths.controlSocket)
+            await BlockingPool.shared.run { listener.discard(at: paths.controlSocket) }
             return 1
-        }
-        let watcher: RuleFileWatcher?
-        do {
-            watcher = try RuleFileWatcher(paths: options.ruleFiles)
-        } catch {
-            // Reload on SIGHUP still works; say why files are not watched.
-            logger.warning("not watching the rule files for changes: \(error)")
-            watcher = nil
         }
         var options = self.options
         options.services.attached = Self.attachedServices(
-            signals: signals, watcher: watcher, listener: listener, paths: paths, logger: logger)
+            signals: signals, watcher: watcher, listener: listener, paths: paths, loop: loop, logger: logger)
         // The MQTT client (issue 25): idle without an `mqtt:` section; started last, stopped first,
         // once the runner drained.
         options.services.attached.append(
-            FleetService(environment: options.environment, version: version, logger: logger.child("netrules.mqtt"))
-                .attached)
+            FleetService(
+                environment: options.environment, version: version, loop: loop, logger: logger.child("netrules.mqtt")
+            ).attached)
         // systemd's watchdog (WatchdogSec=): pinged from the daemon's loop, so a loop that stops
         // gets the service restarted.
         if let watchdog = SystemdWatchdog(environment: options.environment, pid: getpid()) {
             let notify = options.notify
             options.services.attached.append(
-                AttachedService("watchdog") { _ in await watchdog.run { notify("WATCHDOG=1") } })
+                AttachedService("watchdog") { _ in await watchdog.run(on: loop) { notify("WATCHDOG=1") } })
         }
         let code = await Daemon(options: options).run()
         // Invalid rules at start end the daemon before it serves on the socket: remove it anyway.
-        listener.discard(at: paths.controlSocket)
+        await BlockingPool.shared.run { listener.discard(at: paths.controlSocket) }
         signals.finish()
         return code
+    }
+
+    /// What start-up opens before the daemon runs.
+    private struct Opened: Sendable {
+        var lock: StateDirectoryLock
+        var listener: ControlServer.Listener
+        var watcher: RuleFileWatcher?
+        /// Why the rule files are not watched, when they are not.
+        var watchProblem: String?
+    }
+
+    /// A service that cannot start, in the words the log says it with.
+    private struct StartFailure: Error {
+        var message: String
+    }
+
+    /// Blocking: takes the state directory's lock, opens the control socket and watches the rule
+    /// files, in that order; a step that fails undoes the ones before it.
+    private static func open(paths: DaemonPaths, ruleFiles: [String], loop: ThreadExecutor) -> Result<
+        Opened, StartFailure
+    > {
+        let lock: StateDirectoryLock
+        do {
+            lock = try StateDirectoryLock(directory: paths.stateDirectory)
+        } catch {
+            return .failure(StartFailure(message: "\(error)"))
+        }
+        let listener: ControlServer.Listener
+        do {
+            listener = try ControlServer.listen(at: paths.controlSocket)
+        } catch {
+            lock.release()
+            return .failure(StartFailure(message: "cannot open the control socket: \(error)"))
+        }
+        do {
+            let watcher = try RuleFileWatcher(paths: ruleFiles, loop: loop)
+            return .success(Opened(lock: lock, listener: listener, watcher: watcher))
+        } catch {
+            return .success(Opened(lock: lock, listener: listener, watcher: nil, watchProblem: "\(error)"))
+        }
     }
 
     /// The services that live beside the core, in start order: signals, the rule-file watcher,
@@ -97,7 +136,7 @@ package struct DaemonServiceGroup: Sendable {
     /// or answers queries; none decides anything.
     static func attachedServices(
         signals: SignalEvents, watcher: RuleFileWatcher?, listener: ControlServer.Listener, paths: DaemonPaths,
-        logger: Logger
+        loop: ThreadExecutor, logger: Logger
     ) -> [AttachedService] {
         [
             AttachedService("signals") { daemon in
@@ -116,7 +155,7 @@ package struct DaemonServiceGroup: Sendable {
                 guard let watcher else { return }
                 let (changes, continuation) = AsyncStream.makeStream(
                     of: Void.self, bufferingPolicy: .bufferingNewest(1))
-                let reader = Task(executorPreference: TaskPlacement.preferred) {
+                let reader = Task(executorPreference: loop) {
                     for await _ in changes {
                         logger.notice("a rule file changed: reloading")
                         daemon.reload()
@@ -133,7 +172,7 @@ package struct DaemonServiceGroup: Sendable {
             },
             AttachedService("control socket") { daemon in
                 let server = ControlServer(
-                    path: paths.controlSocket, queries: daemon, logger: logger.child("netrules.control"))
+                    path: paths.controlSocket, queries: daemon, loop: loop, logger: logger.child("netrules.control"))
                 try await server.run(on: listener)
             },
         ]

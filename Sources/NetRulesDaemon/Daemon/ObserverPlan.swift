@@ -22,43 +22,50 @@ package struct ObserverPlan {
     package var entries: [Entry]
 
     /// The built-in observers always run; probes and plugins only when the rules ask for them.
-    /// Probes wait on `QuietClock`, so the minutes between rounds cost no wake-ups. The Wi-Fi
-    /// observer keeps one identity whatever its sampling: the daemon changes `signalSampling`
-    /// while it runs (rules and `watch` clients come and go), without a restart.
-    package init(ruleSet: RuleSet, signalSampling: SignalSampling, logger: Logger) {
+    /// Every observer waits on `loop`; probes on its timers (`QuietClock`), so the minutes
+    /// between rounds cost no wake-ups. The Wi-Fi observer keeps one identity whatever its
+    /// sampling: the daemon changes `signalSampling` while it runs (rules and `watch` clients come
+    /// and go), without a restart. `kernelHasNL80211` is `WiFiSource.kernelHasNL80211`, asked
+    /// off the loop (it polls a netlink socket).
+    package init(
+        ruleSet: RuleSet, loop: ThreadExecutor, kernelHasNL80211: Bool, signalSampling: SignalSampling,
+        logger: Logger
+    ) {
         var entries: [Entry] = [
-            Entry(identity: "netlink", observer: LinuxNetworkObserver(logger: logger)),
-            Entry(identity: "dns", observer: ResolverObserver()),
+            Entry(identity: "netlink", observer: LinuxNetworkObserver(loop: loop, logger: logger)),
+            Entry(identity: "dns", observer: ResolverObserver(loop: loop)),
         ]
         // `wifi.source` (auto: nl80211 where the kernel has it, NetworkManager otherwise); NetworkManager's
         // connection facts come from it whenever it is on the bus.
         let source = WiFiSource(rawValue: ruleSet.wifi.source.rawValue) ?? .auto
-        let kernelWiFi = WiFiSource.kernelHasNL80211
+        let kernelWiFi = kernelHasNL80211
         if source.usesNL80211(kernelHasNL80211: kernelWiFi) {
             entries.append(
-                Entry(identity: "wifi", observer: WiFiObserver(signalSampling: signalSampling, logger: logger)))
+                Entry(
+                    identity: "wifi", observer: WiFiObserver(loop: loop, signalSampling: signalSampling, logger: logger)
+                ))
         }
         let nmWiFi = source.usesNetworkManager(kernelHasNL80211: kernelWiFi)
         entries.append(
             Entry(
                 identity: "networkmanager:\(nmWiFi ? "wifi" : "connections")",
                 observer: NetworkManagerObserver(
-                    reportsWiFi: nmWiFi,
+                    loop: loop, reportsWiFi: nmWiFi,
                     missingBusLevel: Self.readsNetworkManager(ruleSet, reportsWiFi: nmWiFi) ? .warning : .info,
                     logger: logger)))
         for definition in ruleSet.observers {
             entries.append(
                 Entry(
                     identity: "exec:\(definition.name):\(definition.command.joined(separator: "\u{0}"))",
-                    observer: ExecObserver(definition: definition, logger: logger)))
+                    observer: ExecObserver(definition: definition, loop: loop, logger: logger)))
         }
         let demand = ruleSet.demand
         if !demand.hosts.isEmpty {
             let identity = "probes:" + demand.hosts.map { "\($0)" }.sorted().joined(separator: "|")
-            entries.append(Entry(identity: identity, observer: HostProber(hosts: demand.hosts, clock: QuietClock())))
+            entries.append(Entry(identity: identity, observer: HostProber(hosts: demand.hosts, loop: loop)))
         }
         if demand.needsConnectivity {
-            let portal = PortalProbe(settings: ruleSet.connectivity, clock: QuietClock())
+            let portal = PortalProbe(settings: ruleSet.connectivity, loop: loop)
             entries.append(Entry(identity: "portal:\(ruleSet.connectivity)", observer: portal, portal: portal))
         }
         self.entries = entries

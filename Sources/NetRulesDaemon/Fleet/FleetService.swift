@@ -24,6 +24,8 @@ package final class FleetService: Sendable {
 
     let environment: [String: String]
     let version: String
+    /// The event loop the link and the service's tasks run on.
+    let loop: ThreadExecutor
     let logger: Logger
     /// What `status` shows of the client.
     enum Current {
@@ -35,9 +37,10 @@ package final class FleetService: Sendable {
     /// The client now, for `status`; nil without `mqtt:`.
     let current = Mutex<Current?>(nil)
 
-    package init(environment: [String: String], version: String, logger: Logger) {
+    package init(environment: [String: String], version: String, loop: ThreadExecutor, logger: Logger) {
         self.environment = environment
         self.version = version
+        self.loop = loop
         self.logger = logger
     }
 
@@ -56,7 +59,7 @@ package final class FleetService: Sendable {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
         await daemon.reportFleetStatus { [weak self] in self?.status() }
         let notices = await daemon.fleetNotices()
-        let noticeForwarder = Task(executorPreference: TaskPlacement.preferred) {
+        let noticeForwarder = Task(executorPreference: loop) {
             for await n in notices { feed.yield(.notice(n)) }
         }
         var session: Session?
@@ -129,11 +132,11 @@ package final class FleetService: Sendable {
                 + settings.subscriptions.map(\.topic))
         let link: MQTTLink
         do {
-            link = try MQTTLink(configuration: configuration, logger: logger) { feed.yield(.link($0)) }
+            link = try MQTTLink(configuration: configuration, loop: loop, logger: logger) { feed.yield(.link($0)) }
         } catch {
             return cannotStart(settings, clientID: clientID, "\(error)")
         }
-        let task = Task(executorPreference: TaskPlacement.preferred) { [logger] in
+        let task = Task(executorPreference: loop) { [logger] in
             do {
                 try await link.run()
             } catch {

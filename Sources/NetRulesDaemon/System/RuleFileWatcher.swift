@@ -15,7 +15,7 @@ import Synchronization
 /// so which file changed does not matter.
 ///
 /// No polling and no timers while nothing changes: the task waits for the inotify descriptor
-/// (`Readiness`: the daemon's loop, no thread of its own), with a deadline only while a burst is
+/// (`Readiness` on the loop it is given, no thread of its own), with a deadline only while a burst is
 /// being coalesced; re-planning the watches after a relevant event (stat, realpath) runs on the
 /// blocking pool, never on the loop.
 ///
@@ -28,6 +28,7 @@ package final class RuleFileWatcher: Sendable {
     package let maximumDelay: Duration
 
     private let paths: [String]
+    private let loop: ThreadExecutor
     private let files: FileWatcher
     private let watchSet: Mutex<RuleWatchSet>
     private let started = Atomic<Bool>(false)
@@ -36,14 +37,17 @@ package final class RuleFileWatcher: Sendable {
     ///
     /// - Parameters:
     ///   - paths: Rule files (which need not exist yet, as long as their directory does) and rule directories.
+    ///   - loop: The event loop that waits for the inotify descriptor.
     ///   - debounce: Quiet time that ends a burst; 200 ms by default.
     ///   - maximumDelay: Upper bound on the wait during a burst that never pauses; 2 s by default.
     /// - Throws: `SystemCallError` when inotify is unavailable or a directory cannot be watched
     ///   (it does not exist, or the inotify watch limit is reached).
     package init(
-        paths: [String], debounce: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(2)
+        paths: [String], loop: ThreadExecutor, debounce: Duration = .milliseconds(200),
+        maximumDelay: Duration = .seconds(2)
     ) throws {
         self.paths = paths
+        self.loop = loop
         self.debounce = debounce
         self.maximumDelay = max(maximumDelay, debounce)
         files = try FileWatcher()
@@ -75,7 +79,7 @@ package final class RuleFileWatcher: Sendable {
             let outcome: WaitOutcome
             do {
                 outcome = try await files.withDescriptor { fd in
-                    try await Readiness.wait(for: fd, deadline: deadline, threadName: "netrules-rules")
+                    try await Readiness.wait(on: loop, for: fd, deadline: deadline)
                 }
             } catch is CancellationError {
                 return

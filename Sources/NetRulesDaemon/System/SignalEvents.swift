@@ -33,16 +33,19 @@ package struct SignalEvents: AsyncSequence, Sendable {
 
     /// Catches `signals` and returns the sequence of those received from now on.
     ///
-    /// - Parameter signals: The signals to receive; by default `SIGHUP`, `SIGTERM` and `SIGINT`.
+    /// - Parameters:
+    ///   - signals: The signals to receive; by default `SIGHUP`, `SIGTERM` and `SIGINT`.
+    ///   - loop: The event loop that watches the relay's eventfd, when this is the process's first
+    ///     registration (it watches it for as long as the process lives).
     /// - Returns: The sequence of received signals, live until ``finish()`` or until its consumer stops.
-    /// - Throws: `SystemCallError` when the relay's eventfd or thread cannot be created (the first
-    ///   registration in a process creates them; the signals are not caught then).
+    /// - Throws: `SystemCallError` when the relay's eventfd cannot be created (the first
+    ///   registration in a process creates it; the signals are not caught then).
     package static func register(
-        _ signals: Set<SignalEvent> = Set(SignalEvent.allCases)
+        _ signals: Set<SignalEvent> = Set(SignalEvent.allCases), on loop: ThreadExecutor
     ) throws(SystemCallError) -> SignalEvents {
         let (stream, continuation) = AsyncStream.makeStream(
             of: SignalEvent.self, bufferingPolicy: .bufferingNewest(32))
-        let id = try SignalRelay.add(signals, continuation)
+        let id = try SignalRelay.add(signals, continuation, on: loop)
         continuation.onTermination = { _ in SignalRelay.remove(id) }
         return SignalEvents(stream: stream, continuation: continuation)
     }

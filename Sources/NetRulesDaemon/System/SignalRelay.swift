@@ -4,12 +4,12 @@ import NetRulesSystem
 import Synchronization
 
 /// Hands caught signals to the live `SignalEvents`, from the eventfd that
-/// `CNetRulesLinux_signal_handler` writes to: watched by the daemon's loop (`TaskPlacement`'s
-/// `ThreadExecutor`) when there is one, else by one thread per process blocked in `poll(2)`; either
-/// wakes only for a signal.
+/// `CNetRulesLinux_signal_handler` writes to: watched by the event loop of the first registration,
+/// which wakes only for a signal.
 ///
 /// Started by the first registration and never stopped (a signal handler may still fire after
-/// the last registration ended; the descriptor it writes to must stay valid).
+/// the last registration ended; the descriptor it writes to must stay valid), so that loop must
+/// live as long as the process: the `netrules` executable's main loop, the tests' shared one.
 enum SignalRelay {
     private struct Registration {
         var signals: Set<SignalEvent>
@@ -26,25 +26,13 @@ enum SignalRelay {
 
     /// Adds a registration, catches its signals, and returns its id for `remove`.
     static func add(
-        _ signals: Set<SignalEvent>, _ continuation: AsyncStream<SignalEvent>.Continuation
+        _ signals: Set<SignalEvent>, _ continuation: AsyncStream<SignalEvent>.Continuation, on loop: ThreadExecutor
     ) throws(SystemCallError) -> UInt64 {
         try state.withLock { state throws(SystemCallError) -> UInt64 in
             if state.wake == nil {
                 let wake = try WakeEvent()
-                if let loop = TaskPlacement.preferred as? ThreadExecutor {
-                    // Never unwatched: the handler may fire after the last registration ended.
-                    _ = loop.watch(wake.fd) { deliver(wake) }
-                } else {
-                    do throws(SystemCallError) {
-                        try DedicatedThread.spawn(name: "netrules-signal", stackSize: DedicatedThread.compactStackSize)
-                        {
-                            relay(wake)
-                        }
-                    } catch {
-                        wake.close()
-                        throw error
-                    }
-                }
+                // Never unwatched: the handler may fire after the last registration ended.
+                _ = loop.watch(wake.fd) { deliver(wake) }
                 CNetRulesLinux_signal_set_wake_fd(wake.fd)
                 state.wake = wake
             }
@@ -61,13 +49,6 @@ enum SignalRelay {
         state.withLock { state in
             guard let registration = state.registrations.removeValue(forKey: id) else { return }
             SignalDispositions.release(registration.signals.map(\.signalNumber))
-        }
-    }
-
-    private static func relay(_ wake: WakeEvent) {
-        while true {
-            wake.wait()
-            deliver(wake)
         }
     }
 

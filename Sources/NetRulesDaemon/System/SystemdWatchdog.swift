@@ -22,9 +22,9 @@ package struct SystemdWatchdog: Sendable, Equatable {
         interval = .microseconds(microseconds / 2)
     }
 
-    /// Pings at once, then every `interval`, until the task is cancelled.
-    package func run(ping: @Sendable () -> Void) async {
-        let clock = QuietClock()
+    /// Pings at once, then every `interval` (a timer of `loop`), until the task is cancelled.
+    package func run(on loop: ThreadExecutor, ping: @Sendable () -> Void) async {
+        let clock = QuietClock(loop: loop)
         while !Task.isCancelled {
             ping()
             do {

@@ -29,6 +29,7 @@ final class DBusConnection {
     /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` when set, as sd-bus honours it), or
     /// to the bus at `address` (`unix:path=…`).
     init(address: String? = nil) throws(Failure) {
+        LoopGuard.offLoop("a D-Bus connect")
         // No system bus here: say so without loading libsystemd at all.
         if address == nil, getenv("DBUS_SYSTEM_BUS_ADDRESS") == nil, access(Self.systemBusSocket, F_OK) != 0 {
             throw Failure(call: "sd_bus_open_system", message: "no system bus at \(Self.systemBusSocket)")
@@ -77,6 +78,7 @@ final class DBusConnection {
         _ destination: String, _ path: String, _ interface: String, _ member: String, arguments: [String] = [],
         timeout: Duration = .seconds(5)
     ) throws(Failure) -> [DBusValue] {
+        LoopGuard.offLoop("a D-Bus method call")
         guard let bus else { throw Failure(call: member, message: "the connection is closed") }
         var message: OpaquePointer?
         var result = netrules_sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)

@@ -19,19 +19,23 @@ package struct NetworkManagerObserver: Observer {
     /// How severe a missing system bus is at the start: a warning while a rule reads one of this
     /// observer's facts, `info` when none does (its facts would only be unknown, and nothing asks).
     package var missingBusLevel: Logger.Level
+    /// The event loop that watches the bus's descriptor.
+    let loop: ThreadExecutor
     let logger: Logger
 
     /// Creates the observer.
     /// - Parameters:
+    ///   - loop: the event loop that watches the bus's descriptor.
     ///   - reportsWiFi: whether to report the Wi-Fi facts too.
     ///   - busAddress: the bus to use instead of the system bus.
     ///   - missingBusLevel: the level of the line that says there is no system bus.
     ///   - logger: the parent logger; the observer logs as `netrules.observers.networkmanager`, a
     ///     missing bus at `missingBusLevel`.
     package init(
-        reportsWiFi: Bool, busAddress: String? = nil, missingBusLevel: Logger.Level = .warning,
+        loop: ThreadExecutor, reportsWiFi: Bool, busAddress: String? = nil, missingBusLevel: Logger.Level = .warning,
         logger: Logger = .disabled
     ) {
+        self.loop = loop
         self.reportsWiFi = reportsWiFi
         self.busAddress = busAddress
         self.missingBusLevel = missingBusLevel
@@ -59,7 +63,7 @@ package struct NetworkManagerObserver: Observer {
     }
 
     /// Follows NetworkManager until cancelled. The task waits for the bus's descriptor
-    /// (`Readiness`: the daemon's loop, no thread of its own); connecting, reading the signals and
+    /// (`Readiness` on `loop`, no thread of its own); connecting, reading the signals and
     /// asking NetworkManager for its state (blocking D-Bus round trips) run on the D-Bus lane
     /// (`DBusConnection.lane`).
     package func run(reporting updates: FactReporter) async throws {
@@ -85,7 +89,7 @@ package struct NetworkManagerObserver: Observer {
             if let update = report { updates.yield(update) }
             guard let (fd, events, deadline) = try follower.readiness() else { return }
             do {
-                _ = try await Readiness.wait(for: fd, events: events, deadline: deadline, threadName: "netrules-nm")
+                _ = try await Readiness.wait(on: loop, for: fd, events: events, deadline: deadline)
             } catch is CancellationError {
                 return
             }

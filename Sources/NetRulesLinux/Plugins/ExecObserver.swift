@@ -17,6 +17,8 @@ package struct ExecObserver: Observer {
     package var ownedKeys: Set<FactKey> { Set(definition.provides) }
     /// The program and its arguments.
     package let definition: ObserverDefinition
+    /// The event loop that reads the plugin's output.
+    let loop: ThreadExecutor
     let logger: Logger
 
     /// How a run of the plugin ended, when it ended on its own.
@@ -28,16 +30,18 @@ package struct ExecObserver: Observer {
     /// Creates the observer for a plugin definition.
     /// - Parameters:
     ///   - definition: name and argv (no shell).
+    ///   - loop: the event loop that reads the plugin's output and waits for its end.
     ///   - logger: the parent logger; the plugin logs as `netrules.plugins.NAME`, a skipped line
     ///     (prefixed with the plugin's name) as a warning.
-    package init(definition: ObserverDefinition, logger: Logger) {
+    package init(definition: ObserverDefinition, loop: ThreadExecutor, logger: Logger) {
         self.definition = definition
+        self.loop = loop
         self.logger = logger.child("netrules.plugins." + definition.name)
     }
 
     /// Runs the plugin once, until it exits (throws ``Ended``) or the task is cancelled (returns).
     package func run(reporting updates: FactReporter) async throws {
-        let outcome = await PluginRun.run(definition: definition, updates: updates, logger: logger)
+        let outcome = await PluginRun.run(definition: definition, on: loop, updates: updates, logger: logger)
         if Task.isCancelled { return }
         if let failure = outcome.failure { throw Ended(description: "could not run: \(failure)") }
         throw Ended(description: "exited with status \(outcome.exitStatus ?? -1)")

@@ -20,9 +20,9 @@ enum PluginRun {
     /// Runs the plugin once, reading its lines in this task as they arrive (in the daemon: on its
     /// loop, with no thread of its own); cancelling the task stops the plugin.
     static func run(
-        definition: ObserverDefinition, updates: FactReporter, logger: Logger
+        definition: ObserverDefinition, on loop: ThreadExecutor, updates: FactReporter, logger: Logger
     ) async -> Outcome {
-        await readLines(definition: definition, updates: updates, logger: logger)
+        await readLines(definition: definition, on: loop, updates: updates, logger: logger)
     }
 
     /// The plugin as a child process: its environment and working directory are ours, its stderr
@@ -45,7 +45,7 @@ enum PluginRun {
     }
 
     private static func readLines(
-        definition: ObserverDefinition, updates: FactReporter, logger: Logger
+        definition: ObserverDefinition, on loop: ThreadExecutor, updates: FactReporter, logger: Logger
     ) async -> Outcome {
         var pending: [UInt8] = []
         var skippingLongLine = false
@@ -88,7 +88,7 @@ enum PluginRun {
         let ended: Result<ChildProcessOutcome, SystemCallError>
         do throws(SystemCallError) {
             ended = .success(
-                try await process(for: definition).run { chunk in
+                try await process(for: definition).run(on: loop) { chunk in
                     pending += chunk
                     // The chunk's lines, then one removal of what they used: removing each line
                     // as it is handled moved the rest of a 16 KiB chunk once per line.

@@ -9,16 +9,19 @@ import Synchronization
 /// Changes arrive through inotify on the file's directory (and, when the file is a symlink such as
 /// systemd-resolved's, on the target's directory too), because resolvers replace the file by
 /// renaming a new one over it, which a watch on the old inode would miss. No polling, and no
-/// thread of its own: the task waits for the inotify descriptor (`Readiness`, the daemon's loop),
+/// thread of its own: the task waits for the inotify descriptor (`Readiness` on the loop it is given),
 /// and reads the file on the blocking pool.
 package struct ResolverObserver: Observer {
     /// `dns`.
     package let name = "dns"
     /// The file to read, `/etc/resolv.conf` by default.
     package var path: String
+    /// The event loop that watches the inotify descriptor.
+    let loop: ThreadExecutor
 
-    /// Creates the observer for `path`.
-    package init(path: String = "/etc/resolv.conf") {
+    /// Creates the observer for `path`, waiting for its changes on `loop`.
+    package init(loop: ThreadExecutor, path: String = "/etc/resolv.conf") {
+        self.loop = loop
         self.path = path
     }
 
@@ -33,7 +36,7 @@ package struct ResolverObserver: Observer {
     package func run(reporting updates: FactReporter) async throws {
         let files = try FileWatcher()
         defer { files.close() }
-        let path = self.path
+        let (path, loop) = (self.path, self.loop)
         let watched = Mutex<Set<String>>([])
         /// Watches the file's directory and its symlink target's (readlink: on the pool).
         @Sendable func addWatches() throws {
@@ -62,7 +65,7 @@ package struct ResolverObserver: Observer {
             // Which events arrived does not matter, only the file's content does.
             do {
                 _ = try await files.withDescriptor {
-                    try await Readiness.wait(for: $0, deadline: nil, threadName: "netrules-dns")
+                    try await Readiness.wait(on: loop, for: $0, deadline: nil)
                 }
             } catch is CancellationError {
                 return

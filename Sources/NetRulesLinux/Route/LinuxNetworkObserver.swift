@@ -25,11 +25,15 @@ package struct LinuxNetworkObserver: Observer {
     package var receiveBufferSize: Int?
     /// Where its VPN interfaces meet NetworkManager's VPN connections in `vpn`.
     package var vpnNames: VPNNames
+    /// The event loop that reads the kernel's events.
+    let loop: ThreadExecutor
     let logger: Logger
     let statistics: Statistics
 
     /// Creates the observer.
     /// - Parameters:
+    ///   - loop: the event loop that reads the kernel's events: the daemon's, so the engine and
+    ///     the actions an event triggers run on the same thread right after the read.
     ///   - namespacePath: a network namespace file to observe instead of the process's own.
     ///   - receiveBufferSize: the kernel receive buffer; the default (about 200 KiB) rarely overflows.
     ///   - vpnNames: where `vpn` is merged; nil for the process's shared one when observing its own
@@ -37,11 +41,13 @@ package struct LinuxNetworkObserver: Observer {
     ///   - logger: the parent logger; the observer logs as `netrules.observers.netlink`, an overflow
     ///     and resync as a warning.
     package init(
+        loop: ThreadExecutor,
         namespacePath: String? = nil,
         receiveBufferSize: Int? = 1 << 20,
         vpnNames: VPNNames? = nil,
         logger: Logger = .disabled
     ) {
+        self.loop = loop
         self.namespacePath = namespacePath
         self.receiveBufferSize = receiveBufferSize
         self.vpnNames = vpnNames ?? (namespacePath == nil ? .shared : VPNNames())
@@ -71,10 +77,7 @@ package struct LinuxNetworkObserver: Observer {
     /// Reports the facts until the task is cancelled.
     ///
     /// The socket is opened and the first dump read on a thread of its own (in `namespacePath`
-    /// when set); events are then read on the daemon's event loop, the `ThreadExecutor` its tasks
-    /// prefer (`TaskPlacement`), so the engine and the actions an event triggers run on the same
-    /// thread right after the read. Without one (tests, in-process callers) the observer runs a
-    /// loop of its own, `netrules-netlink`.
+    /// when set); events are then read on `loop`.
     /// - Throws: `SystemCallError` when the netlink socket cannot be opened or fails.
     package func run(reporting updates: FactReporter) async throws {
         let updates = vpnNames.reporter(wrapping: updates, source: .interfaces)
@@ -84,12 +87,6 @@ package struct LinuxNetworkObserver: Observer {
                 session: RouteNetlinkSession(subscribe: true, receiveBufferSize: receiveBufferSize, logger: logger),
                 updates: updates, statistics: statistics)
         }
-        if let loop = TaskPlacement.preferred as? ThreadExecutor {
-            try await reader.readEvents(on: loop)
-        } else {
-            let loop = try ThreadExecutor.spawn(name: "netrules-netlink")
-            defer { loop.stop() }
-            try await reader.readEvents(on: loop)
-        }
+        try await reader.readEvents(on: loop)
     }
 }

@@ -22,8 +22,8 @@ final class NetlinkEventReader: @unchecked Sendable {
     /// The gateway last asked to be resolved, until its neighbour entry appears: the kernel is
     /// asked once per gateway whose entry is missing, not at every event meanwhile.
     private var gatewayAsked: NeighbourKey?
-    /// Whether a route dump waits for the loop to be idle.
-    private var routeResyncPending = false
+    /// Whether a dump is asked for or under way: the events wait (unwatched) until it is done.
+    private var resyncPending = false
     /// How `readEvents` ends: its continuation and watch, once both exist, or that it was cancelled.
     private let ending = Mutex(Ending())
 
@@ -52,24 +52,37 @@ final class NetlinkEventReader: @unchecked Sendable {
         statistics.record(descriptor: fd)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let watch = loop.watch(fd) { [self] in
-                    do {
-                        try readQueuedEvents(on: loop)
-                    } catch {
-                        end(.failure(error))
-                    }
-                }
                 let outcome = ending.withLock { ending in
                     ending.continuation = continuation
-                    ending.watch = (watch, loop)
                     return ending.outcome
                 }
                 // Cancelled (or failed) before the watch was in place.
-                if let outcome { end(outcome) }
+                if let outcome {
+                    end(outcome)
+                } else {
+                    watch(fd, on: loop)
+                }
             }
         } onCancel: {
             end(.success(()))
         }
+    }
+
+    /// Watches the event socket on `loop`, unless `readEvents` ended meanwhile.
+    private func watch(_ fd: CInt, on loop: ThreadExecutor) {
+        let watch = loop.watch(fd) { [self] in
+            do {
+                try readQueuedEvents(fd, on: loop)
+            } catch {
+                end(.failure(error))
+            }
+        }
+        let ended = ending.withLock { ending -> Bool in
+            guard ending.outcome == nil else { return true }
+            ending.watch = (watch, loop)
+            return false
+        }
+        if ended { loop.unwatch(watch) }
     }
 
     /// Ends `readEvents` once: the watch is removed (its handler no longer runs) before it returns.
@@ -82,36 +95,46 @@ final class NetlinkEventReader: @unchecked Sendable {
             }
             return (ending.continuation, ending.watch)
         }
-        guard let continuation = taken.0, let watch = taken.1 else { return }
-        watch.loop.unwatch(watch.id)
-        continuation.resume(with: outcome)
+        if let watch = taken.1 { watch.loop.unwatch(watch.id) }
+        taken.0?.resume(with: outcome)
     }
 
-    /// Applies what the kernel queued and reports the change. When an event calls for the routes
-    /// to be dumped again, the dump waits until the loop is idle: what the report set off (the
-    /// engine, the actions it fired) goes first, and facts that do not depend on routes (an
-    /// interface going down) are not held back by it.
-    private func readQueuedEvents(on loop: ThreadExecutor) throws {
+    /// Applies what the kernel queued and reports the change. When the kernel dropped events, or
+    /// an event calls for the routes to be dumped again, the dump runs off the loop (it waits for
+    /// the kernel's answer, `LoopGuard`) while the events wait: the watch is removed, and made again
+    /// once the dump is applied. A route dump first waits until the loop is idle: what the report
+    /// set off (the engine, the actions it fired) goes first, and facts that do not depend on
+    /// routes (an interface going down) are not held back by it.
+    private func readQueuedEvents(_ fd: CInt, on loop: ThreadExecutor) throws {
         if !recordedThread {
             recordedThread = true
             statistics.record(threadID: sys_gettid())
         }
+        guard !resyncPending else { return }
         let drained = try session.drainEvents()
         if drained.changed { report() }
-        if drained.routesNeedResync && !routeResyncPending {
-            routeResyncPending = true
-            loop.whenIdle { [self] in
-                routeResyncPending = false
-                // Ended meanwhile: the socket may be closing.
-                guard ending.withLock({ $0.outcome == nil }) else { return }
-                do {
-                    try session.resync([.routes])
-                    report()
-                } catch {
-                    end(.failure(error))
+        guard drained.needsFullResync || drained.routesNeedResync else { return }
+        resyncPending = true
+        // The session is this thread's alone again only once the dump is applied.
+        if let watch = ending.withLock({ ending in ending.watch.take() }) { watch.loop.unwatch(watch.id) }
+        let kinds = drained.needsFullResync ? NetworkTable.Kind.allCases : [.routes]
+        let dump: @Sendable () -> Void = { [self] in
+            BlockingPool.shared.spawn { [self] in
+                let dumped = Result { try session.resync(kinds) }
+                _ = loop.at(.now) { [self] in
+                    resyncPending = false
+                    switch dumped {
+                    case .success:
+                        report()
+                        guard ending.withLock({ $0.outcome == nil }) else { return }
+                        watch(fd, on: loop)
+                    case .failure(let error):
+                        end(.failure(error))
+                    }
                 }
             }
         }
+        if drained.needsFullResync { dump() } else { loop.whenIdle(dump) }
     }
 
     private func report() {

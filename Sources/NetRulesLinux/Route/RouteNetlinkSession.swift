@@ -127,6 +127,9 @@ final class RouteNetlinkSession {
         var changed = false
         /// Whether the route table must be dumped again (call `resync([.routes])` after reporting).
         var routesNeedResync = false
+        /// Whether the kernel dropped events (ENOBUFS): the queued ones were discarded and the
+        /// whole table must be dumped again (`resyncAll()`) before events are read on.
+        var needsFullResync = false
     }
 
     /// Reads and applies every queued event without blocking.
@@ -145,10 +148,9 @@ final class RouteNetlinkSession {
                 logger.warning("netlink: event queue overflowed (ENOBUFS); resynchronising from a full dump")
                 // The events still queued are older than the lost ones; replayed after the dump they
                 // would resurrect state whose later change was dropped (a deleted address), so drop them.
+                // The dump is the caller's to run, off the event loop (it waits for the kernel).
                 try discardQueuedEvents()
-                try resyncAll()
-                drained = Drained(changed: true, routesNeedResync: false)
-                continue
+                return Drained(changed: drained.changed, routesNeedResync: false, needsFullResync: true)
             }
             guard case .messages(let messages) = reception else { break }
             for message in messages {

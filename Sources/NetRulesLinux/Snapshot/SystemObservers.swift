@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesSystem
 
 /// The built-in Linux observers (netlink, dns, wifi), run without a daemon: what `watch` shows
 /// when no daemon answers.
@@ -6,14 +7,15 @@ package enum SystemObservers {
     /// Runs the observers until the task is cancelled, each one's updates into `continuation`.
     /// - Parameters:
     ///   - continuation: receives every update; the caller chooses its buffering.
+    ///   - loop: the event loop the observers wait on.
     ///   - logger: receives observer notices and failures.
-    package static func run(reporting continuation: FactReporter, logger: Logger) async {
+    package static func run(reporting continuation: FactReporter, on loop: ThreadExecutor, logger: Logger) async {
         let observers: [any Observer] = [
-            LinuxNetworkObserver(logger: logger),
-            ResolverObserver(),
+            LinuxNetworkObserver(loop: loop, logger: logger),
+            ResolverObserver(loop: loop),
             // Watch shows every fact, signal included: sample it at the rule files' default interval.
             WiFiObserver(
-                signalSampling: SignalSampling(interval: WiFiSettings().signalInterval), logger: logger),
+                loop: loop, signalSampling: SignalSampling(interval: WiFiSettings().signalInterval), logger: logger),
         ]
         await withTaskGroup(of: Void.self) { group in
             for observer in observers {

@@ -59,15 +59,15 @@ final class NL80211Client: NL80211Session {
     }
 
     /// Waits for association events, `wake`, or `timeout` milliseconds (-1: no timeout), through
-    /// `Readiness` (on the daemon's loop: a watch, no thread).
+    /// `Readiness` (a watch of `loop`, no thread).
     /// - Throws: `CancellationError` when `wake` is signalled or the task is cancelled.
-    func waitForEvents(wake: WakeEvent, timeout: Int32) async throws -> Bool {
+    func waitForEvents(on loop: ThreadExecutor, wake: WakeEvent, timeout: Int32) async throws -> Bool {
         // The events first: on the loop only the first ready descriptor is reported, and events
         // are read before a wake-up is handled.
         let socket = try events.descriptor.withFileDescriptor { $0 }
         var descriptors = [socket, wake.fd].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         let deadline = timeout < 0 ? nil : ContinuousClock.now + .milliseconds(timeout)
-        let outcome = try await Readiness.wait(for: &descriptors, deadline: deadline, threadName: "netrules-wifi")
+        let outcome = try await Readiness.wait(on: loop, for: &descriptors, deadline: deadline)
         if descriptors[0].revents != 0 { return true }
         if descriptors[1].revents != 0 { throw CancellationError() }
         return outcome == .ready

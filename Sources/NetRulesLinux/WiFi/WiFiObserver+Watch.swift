@@ -11,7 +11,8 @@ extension WiFiObserver {
     /// Returns once `stop` is raised or the task is cancelled; `now` is injected so a test can
     /// drive the loop on virtual time through a scripted session.
     static func watch(
-        _ session: some NL80211Session, wake: WakeEvent, stop: StopFlag, sampling: SignalSampling,
+        _ session: some NL80211Session, on loop: ThreadExecutor, wake: WakeEvent, stop: StopFlag,
+        sampling: SignalSampling,
         now: () -> ContinuousClock.Instant, report send: (FactUpdate) -> Void
     ) async throws {
         var reported: [FactKey: FactState] = [:]
@@ -21,7 +22,7 @@ extension WiFiObserver {
             for (key, state) in update.changes { reported[key] = state }
             send(update)
         }
-        var state = try session.currentState()
+        var state = try await offLoop(session) { try $0.currentState() }
         report(state.facts)
         var schedule = SignalSchedule()
         while true {
@@ -29,7 +30,7 @@ extension WiFiObserver {
                 interval: sampling.interval, isAssociated: state.sampleTarget != nil, now: now())
             let readable: Bool
             do {
-                readable = try await session.waitForEvents(wake: wake, timeout: timeout)
+                readable = try await session.waitForEvents(on: loop, wake: wake, timeout: timeout)
             } catch is CancellationError {
                 if stop.isRaised || Task.isCancelled { return }
                 // A new interval: clear the wake-up and wait again with the new timeout. `stop` is
@@ -40,16 +41,37 @@ extension WiFiObserver {
             }
             if readable {
                 guard !(try session.drainEvents()).isEmpty else { continue }
-                state = try session.currentState()
+                state = try await offLoop(session) { try $0.currentState() }
                 report(state.facts)
             } else if schedule.takeDue(now: now()), let target = state.sampleTarget {
-                for message in try session.station(index: target.index, mac: target.bssid) {
+                for message in try await offLoop(session, { try $0.station(index: target.index, mac: target.bssid) }) {
                     state.applySample(message)
                 }
                 report(state.facts)
             }
         }
     }
+}
+
+extension WiFiObserver {
+    /// Runs one of the session's requests on the blocking pool: each waits for the kernel's
+    /// answer (a poll with a timeout), which must not happen on the loop (`LoopGuard`). The
+    /// session is used by one thread at a time: the watch awaits each request before the next.
+    fileprivate static func offLoop<Session: NL80211Session, T: Sendable>(
+        _ session: Session, _ request: @escaping @Sendable (Session) throws -> T
+    ) async throws -> T {
+        let lent = LentSession(session)
+        return try await BlockingPool.shared.run { Result { try request(lent.session) } }.get()
+    }
+}
+
+/// A session lent to the one pool job that uses it while its owner waits (or handed back by the
+/// job that opened it).
+///
+/// `@unchecked Sendable`: the owner does not touch the session until the job has returned.
+struct LentSession<Session: NL80211Session>: @unchecked Sendable {
+    let session: Session
+    init(_ session: Session) { self.session = session }
 }
 
 /// Raised once, when the observer's task is cancelled; read by its loop.

@@ -9,7 +9,7 @@ import NetRulesSystem
 /// `signalSampling` has an interval (something reads `signal`), the access point is sampled at
 /// that interval (`GET_STATION`) and a move past `WiFiState.signalHysteresis` is reported; with
 /// none, it waits without a deadline, so an idle observer never wakes. The waits are `Readiness`'s:
-/// on the daemon's loop a watch of the event socket, no thread of its own. Where the
+/// a watch of the event socket on the loop it is given, no thread of its own. Where the
 /// kernel has no nl80211, it says so once through the logger, reports the Wi-Fi facts as unknown
 /// (not absent: nothing can tell), and idles until cancelled, so the other observers keep working.
 package struct WiFiObserver: Observer {
@@ -18,13 +18,17 @@ package struct WiFiObserver: Observer {
     let logger: Logger
     /// How often to sample `signal`, changeable while the observer runs.
     package let signalSampling: SignalSampling
+    /// The event loop that waits for nl80211's events.
+    let loop: ThreadExecutor
 
     /// Creates the observer.
     /// - Parameters:
+    ///   - loop: the event loop that waits for nl80211's events.
     ///   - signalSampling: how often to sample `signal`; never, by default.
     ///   - logger: the parent logger; the observer logs as `netrules.observers.wifi`, the one-time
     ///     notice that nl80211 is missing as a warning.
-    package init(signalSampling: SignalSampling = SignalSampling(), logger: Logger = .disabled) {
+    package init(loop: ThreadExecutor, signalSampling: SignalSampling = SignalSampling(), logger: Logger = .disabled) {
+        self.loop = loop
         self.signalSampling = signalSampling
         self.logger = logger.child("netrules.observers.wifi")
     }
@@ -46,9 +50,12 @@ package struct WiFiObserver: Observer {
         sampling.listen(wake)
         defer { sampling.stopListening(wake) }
         let available = try await withTaskCancellationHandler {
-            guard let client = try NL80211Client.open() else { return false }
+            // Opening asks the kernel for the family and waits for the answer: off the loop.
+            let opened = await BlockingPool.shared.run { Result { try NL80211Client.open().map(LentSession.init) } }
+            guard let client = try opened.get()?.session else { return false }
             try await Self.watch(
-                client, wake: wake, stop: stop, sampling: sampling, now: { .now }, report: { updates.yield($0) })
+                client, on: loop, wake: wake, stop: stop, sampling: sampling, now: { .now },
+                report: { updates.yield($0) })
             return true
         } onCancel: {
             stop.raise()

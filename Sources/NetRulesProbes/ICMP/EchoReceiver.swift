@@ -39,10 +39,13 @@ final class EchoReceiver: Sendable {
     /// Sent in every request's payload: a reply without it is someone else's.
     private let token: [UInt8]
     private let clock = ContinuousClock()
+    /// The event loop that watches the sockets and runs the receiving task.
+    private let loop: ThreadExecutor
 
-    init(v4: ICMPEndpoint?, v6: ICMPEndpoint?) throws(SystemCallError) {
+    init(v4: ICMPEndpoint?, v6: ICMPEndpoint?, loop: ThreadExecutor) throws(SystemCallError) {
         self.v4 = v4
         self.v6 = v6
+        self.loop = loop
         wakeUp = try WakeEvent()
         token = (0..<8).map { _ in UInt8.random(in: 0...255) } + Array("netrules".utf8)
         startReceiving()
@@ -153,11 +156,10 @@ final class EchoReceiver: Sendable {
 
     // MARK: The receiving task
 
-    /// Starts the task that receives every reply: on the daemon's loop a watch of the sockets and
-    /// the wake event (no thread of its own), elsewhere a poll on a dedicated thread (`Readiness`).
-    /// It holds the receiver until `stop()` ends it.
+    /// Starts the task that receives every reply, on `loop`: a watch of the sockets and the wake
+    /// event (`Readiness`, no thread of its own). It holds the receiver until `stop()` ends it.
     private func startReceiving() {
-        Task(executorPreference: TaskPlacement.preferred) { [self] in await receiveLoop() }
+        Task(executorPreference: loop) { [self] in await receiveLoop() }
     }
 
     private func receiveLoop() async {
@@ -177,19 +179,17 @@ final class EchoReceiver: Sendable {
             }
             do {
                 // Not cancellable: nothing cancels this task; `stop()` signals the wake event.
-                _ = try await Readiness.wait(
-                    for: &waitSet, deadline: deadline, threadName: "netrules-icmp", cancellable: false)
+                _ = try await Readiness.wait(on: loop, for: &waitSet, deadline: deadline, cancellable: false)
             } catch {
-                // poll(2) fails only with EFAULT/EINVAL/ENOMEM: give it a moment rather than spin, then drain and
-                // expire as after a wait.
-                // Nothing cancels this task, so the sleep cannot end early.
-                try? await QuietClock().sleep(for: .milliseconds(100))
+                // A wait that cannot be cancelled throws nothing; should it, give it a moment
+                // rather than spin, then drain and expire as after a wait.
+                try? await QuietClock(loop: loop).sleep(for: .milliseconds(100))
             }
             if waitSet[endpoints.count].revents != 0 {
                 wakeUp.reset()
                 if state.withLock({ $0.stopping }) { break }
             }
-            // On the daemon's loop only the first ready descriptor is reported: every socket is
+            // The loop reports only the first ready descriptor: every socket is
             // drained (non-blocking; an empty one answers EAGAIN at once).
             for endpoint in endpoints { drainReplies(endpoint, buffer: &buffer) }
             expire()

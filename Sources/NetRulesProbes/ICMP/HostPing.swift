@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesSystem
 
 /// `ping` for several hosts at once over one pinger, as values: what `netrules ping` prints.
 ///
@@ -46,14 +47,15 @@ package enum HostPing {
     /// Pings every host `count` times and returns their summaries in the order of `hosts`.
     /// - Parameter report: receives each request's outcome as it happens.
     package static func run(
-        hosts: [String], count: Int, interval: Duration, timeout: Duration, pinger: ICMPPinger,
+        hosts: [String], count: Int, interval: Duration, timeout: Duration, pinger: ICMPPinger, loop: ThreadExecutor,
         report: @escaping @Sendable (Report) -> Void
     ) async -> [Summary] {
         let summaries = await withTaskGroup(of: Summary.self) { group in
             for host in hosts {
                 group.addTask {
                     await ping(
-                        host, pinger: pinger, count: count, interval: interval, timeout: timeout, report: report)
+                        host, pinger: pinger, loop: loop, count: count, interval: interval, timeout: timeout,
+                        report: report)
                 }
             }
             return await group.reduce(into: [Summary]()) { $0.append($1) }
@@ -63,11 +65,11 @@ package enum HostPing {
     }
 
     private static func ping(
-        _ host: String, pinger: ICMPPinger, count: Int, interval: Duration, timeout: Duration,
+        _ host: String, pinger: ICMPPinger, loop: ThreadExecutor, count: Int, interval: Duration, timeout: Duration,
         report: @escaping @Sendable (Report) -> Void
     ) async -> Summary {
         var summary = Summary(host: host)
-        let resolved = await Resolver.resolve(host, timeout: HostCheck.resolveTimeout)
+        let resolved = await Resolver.resolve(host, timeout: HostCheck.resolveTimeout, on: loop)
         guard case .success(let addresses) = resolved, let address = addresses.first else {
             if case .failure(let failure) = resolved { report(.unresolved(host: host, reason: "\(failure)")) }
             return summary

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesSystem
 
 /// Sends ICMP echo requests to any number of hosts over one socket per address family.
 ///
@@ -20,7 +21,8 @@ package final class ICMPPinger: Sendable {
     ///
     /// - Throws: ``ICMPError`` with code `permissionDenied` (naming `net.ipv4.ping_group_range`)
     ///   when no ICMP socket can be opened for IPv4 or IPv6.
-    package init() throws(ICMPError) {
+    /// - Parameter loop: the event loop that receives the replies and times the requests out.
+    package init(loop: ThreadExecutor) throws(ICMPError) {
         let v4 = ICMPEndpoint.open(v6: false)
         let v6 = ICMPEndpoint.open(v6: true)
         // A family that cannot be opened is reported by v4Failure/v6Failure below, and both failing
@@ -32,7 +34,7 @@ package final class ICMPPinger: Sendable {
         do {
             // Each family's failure is kept in v4Failure/v6Failure above and reported when that
             // family is pinged.
-            receiver = try EchoReceiver(v4: try? v4.get(), v6: try? v6.get())
+            receiver = try EchoReceiver(v4: try? v4.get(), v6: try? v6.get(), loop: loop)
         } catch {
             throw ICMPError(code: .unavailable, message: "cannot start the ICMP receiver: \(error)", cause: error)
         }

@@ -25,6 +25,7 @@ package final class PlaceProber: Sendable {
 
     private let places: [String: PlaceDefinition]
     private let clock: any Clock<Duration>
+    private let loop: ThreadExecutor
     private let logger: Logger
     private let prove: Prove
     private let report: Report
@@ -33,6 +34,7 @@ package final class PlaceProber: Sendable {
     /// Creates a prober of `places` (those with proofs).
     ///
     /// - Parameters:
+    ///   - loop: The event loop the proving tasks run on.
     ///   - clock: Paces the re-verifications (`QuietClock` in the daemon: no wake-ups between them).
     ///   - logger: Where a failed proof is said, once per streak of the same failure: a pin
     ///     mismatch (the spoofing the proofs exist to catch) at `warning`, any other failure at
@@ -40,9 +42,10 @@ package final class PlaceProber: Sendable {
     ///   - prove: Runs a place's proofs (`PlaceProber.handshakes(executor:)` in production).
     ///   - report: Takes each outcome; called from the prober's tasks, it must not block.
     package init(
-        places: [PlaceDefinition], clock: any Clock<Duration>, logger: Logger = .disabled, prove: @escaping Prove,
-        report: @escaping Report
+        places: [PlaceDefinition], loop: ThreadExecutor, clock: any Clock<Duration>, logger: Logger = .disabled,
+        prove: @escaping Prove, report: @escaping Report
     ) {
+        self.loop = loop
         self.places = Dictionary(places.filter { !$0.proofs.isEmpty }.map { ($0.name, $0) }) { first, _ in first }
         self.clock = clock
         self.logger = logger
@@ -80,7 +83,7 @@ package final class PlaceProber: Sendable {
 
     private func start(_ place: PlaceDefinition, round: UInt64) -> Task<Void, Never> {
         let (clock, prove, report, logger) = (self.clock, self.prove, self.report, self.logger)
-        return Task(executorPreference: TaskPlacement.preferred) {
+        return Task(executorPreference: loop) {
             var retry = Self.firstRetry
             var logged: String?
             while !Task.isCancelled {

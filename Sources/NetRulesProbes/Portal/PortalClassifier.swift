@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesSystem
 
 /// Runs the captive-portal probes of a ``ConnectivitySettings`` in parallel and classifies.
 ///
@@ -13,15 +14,21 @@ import NetRulesHTTP
 /// - other statuses and errors prove nothing. When nothing is conclusive the verdict is `offline`.
 package struct PortalClassifier: Sendable {
     var executor: BlockingExecutor
+    var loop: ThreadExecutor
     var timeout: Duration
     var interface: String?
 
     /// - Parameters:
     ///   - executor: where the probes' blocking work runs (tests use a namespace).
+    ///   - loop: the event loop whose timers bound the name look-ups.
     ///   - timeout: the limit on each probe.
     ///   - interface: bind the probes to this interface; nil lets routing choose.
-    package init(executor: BlockingExecutor = .dedicatedThreads, timeout: Duration, interface: String? = nil) {
+    package init(
+        executor: BlockingExecutor = .dedicatedThreads, loop: ThreadExecutor, timeout: Duration,
+        interface: String? = nil
+    ) {
         self.executor = executor
+        self.loop = loop
         self.timeout = timeout
         self.interface = interface
     }
@@ -65,7 +72,7 @@ package struct PortalClassifier: Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         do {
-            let response = try await PortalFetch.send(request, executor: executor)
+            let response = try await PortalFetch.send(request, executor: executor, loop: loop)
             var location: String?
             var refusal: String?
             switch response.location.map(ReportedURL.checked) {

@@ -17,7 +17,9 @@ import NetRulesSystem
 /// `HTTPClient`'s (`HTTPResponse`, `HTTPError` with the same codes), so the classification and
 /// its evidence read the same.
 enum PortalFetch {
-    static func send(_ request: HTTPRequest, executor: BlockingExecutor) async throws(HTTPError) -> HTTPResponse {
+    static func send(
+        _ request: HTTPRequest, executor: BlockingExecutor, loop: ThreadExecutor
+    ) async throws(HTTPError) -> HTTPResponse {
         let clock = ContinuousClock()
         let started = clock.now
         let url: ProbeURL
@@ -27,7 +29,7 @@ enum PortalFetch {
             throw HTTPError(code: .invalidRequest, message: "\(error.reason): \(request.url)")
         }
         let addresses: [IPAddress]
-        switch await Resolver.resolve(url.host, timeout: request.timeout, executor: executor) {
+        switch await Resolver.resolve(url.host, timeout: request.timeout, on: loop, executor: executor) {
         case .success(let found): addresses = found
         case .failure(let failure):
             if Task.isCancelled { throw cancelled }

@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesSystem
 
 /// The observer behind `connectivity` and `portal.url`.
 ///
@@ -31,21 +32,23 @@ package struct PortalProbe: Observer {
     ///
     /// - Parameters:
     ///   - settings: The probes and their expected answers.
-    ///   - clock: Paces the re-checks (`ContinuousClock` in production).
+    ///   - loop: The event loop the probes wait on; its timers pace the re-checks.
     ///   - bindToDefaultRoute: Whether to bind each probe to the default route's interface.
-    package init(
-        settings: ConnectivitySettings, clock: any Clock<Duration> = ContinuousClock(), bindToDefaultRoute: Bool = true
-    ) {
-        self.init(settings: settings, clock: clock, executor: .dedicatedThreads, bindToDefaultRoute: bindToDefaultRoute)
+    package init(settings: ConnectivitySettings, loop: ThreadExecutor, bindToDefaultRoute: Bool = true) {
+        self.init(
+            settings: settings, clock: QuietClock(loop: loop), executor: .dedicatedThreads, loop: loop,
+            bindToDefaultRoute: bindToDefaultRoute)
     }
 
     /// Creates the observer with an executor for its blocking work (tests use a namespace).
     package init(
-        settings: ConnectivitySettings, clock: any Clock<Duration>, executor: BlockingExecutor, bindToDefaultRoute: Bool
+        settings: ConnectivitySettings, clock: any Clock<Duration>, executor: BlockingExecutor, loop: ThreadExecutor,
+        bindToDefaultRoute: Bool
     ) {
         self.init(settings: settings, clock: clock) {
             let interface = bindToDefaultRoute ? await executor.run { DefaultRoute.interfaceName() } : nil
-            let classifier = PortalClassifier(executor: executor, timeout: settings.timeout, interface: interface)
+            let classifier = PortalClassifier(
+                executor: executor, loop: loop, timeout: settings.timeout, interface: interface)
             return await classifier.classify(settings.probes)
         }
     }

@@ -13,12 +13,14 @@ struct HostCheck: Sendable {
 
     let pinger: ICMPPinger?
     let executor: BlockingExecutor
+    /// The event loop whose timers space the tries.
+    let loop: ThreadExecutor
 
     /// Whether `host` answered in this round.
     func isReachable(_ host: HostDefinition) async -> Bool {
         guard
             case .success(let addresses) = await Resolver.resolve(
-                host.address, timeout: Self.resolveTimeout, executor: executor),
+                host.address, timeout: Self.resolveTimeout, on: loop, executor: executor),
             let address = addresses.first
         else { return false }
         for _ in 0..<max(1, host.tries) {
@@ -30,7 +32,7 @@ struct HostCheck: Sendable {
 
     private func attempt(_ address: IPAddress, host: HostDefinition) async -> Bool {
         if let port = host.port {
-            let started = QuietClock().now
+            let started = QuietClock(loop: loop).now
             if case .success = await TCPProbe.connect(
                 to: address, port: UInt16(port), timeout: host.timeout, executor: executor)
             {
@@ -38,7 +40,7 @@ struct HostCheck: Sendable {
             }
             // A refusal comes back at once; wait out the try so tries stay spaced by the timeout.
             // As below: a cancelled wait only ends the spacing early.
-            try? await QuietClock().sleep(until: started + host.timeout)
+            try? await QuietClock(loop: loop).sleep(until: started + host.timeout)
             return false
         }
         guard let pinger else { return false }
@@ -48,7 +50,7 @@ struct HostCheck: Sendable {
             // A send error (no route, link down) is also immediate; space the tries the same way.
             // A cancelled wait ends the check early, which is what cancellation asks; the result is
             // false either way.
-            try? await QuietClock().sleep(for: host.timeout)
+            try? await QuietClock(loop: loop).sleep(for: host.timeout)
             return false
         }
     }

@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesHTTP
+import NetRulesSystem
 
 /// The observer behind `hosts.NAME`: probes every watched host on its own schedule.
 ///
@@ -26,20 +27,25 @@ package struct HostProber: Observer {
     private let clock: any Clock<Duration>
     private let pinger: ICMPPinger?
     private let executor: BlockingExecutor
+    private let loop: ThreadExecutor
 
     /// Creates a prober for `hosts`.
     ///
     /// - Parameters:
     ///   - hosts: The watched hosts; a repeated name keeps its first definition.
-    ///   - clock: Paces the rounds (`ContinuousClock` in production).
-    package init(hosts: [HostDefinition], clock: any Clock<Duration> = ContinuousClock()) {
-        self.init(hosts: hosts, clock: clock, pinger: nil, executor: .dedicatedThreads)
+    ///   - loop: The event loop the probes wait on; its timers pace the rounds.
+    package init(hosts: [HostDefinition], loop: ThreadExecutor) {
+        self.init(hosts: hosts, loop: loop, clock: QuietClock(loop: loop), pinger: nil, executor: .dedicatedThreads)
     }
 
-    /// Creates a prober with a given pinger and executor (tests pass ones inside a namespace).
-    package init(hosts: [HostDefinition], clock: any Clock<Duration>, pinger: ICMPPinger?, executor: BlockingExecutor) {
+    /// Creates a prober with a given clock, pinger and executor (tests pass ones inside a namespace).
+    package init(
+        hosts: [HostDefinition], loop: ThreadExecutor, clock: any Clock<Duration>, pinger: ICMPPinger?,
+        executor: BlockingExecutor
+    ) {
         var seen = Set<String>()
         self.hosts = hosts.filter { seen.insert($0.name).inserted }
+        self.loop = loop
         self.clock = clock
         self.pinger = pinger
         self.executor = executor
@@ -53,14 +59,14 @@ package struct HostProber: Observer {
         var pinger = self.pinger
         if pinger == nil, hosts.contains(where: { $0.port == nil }) {
             do {
-                pinger = try ICMPPinger()
+                pinger = try ICMPPinger(loop: loop)
             } catch {
                 let names = hosts.filter { $0.port == nil }.map(\.name)
                 throw HostProbeError(hosts: names, cause: error)
             }
         }
         defer { if self.pinger == nil { pinger?.close() } }
-        let check = HostCheck(pinger: pinger, executor: executor)
+        let check = HostCheck(pinger: pinger, executor: executor, loop: loop)
         await withTaskGroup(of: Void.self) { group in
             for host in hosts {
                 group.addTask { await watch(host, check: check, updates: updates) }

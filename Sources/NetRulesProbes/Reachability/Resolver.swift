@@ -26,8 +26,9 @@ enum Resolver {
     /// The addresses of `name`, IPv4 and IPv6, in `getaddrinfo`'s preference order (RFC 6724).
     ///
     /// An IP literal is returned as it is without calling the resolver.
+    /// The timeout is a timer of `loop`.
     static func resolve(
-        _ name: String, timeout: Duration, executor: BlockingExecutor = .dedicatedThreads
+        _ name: String, timeout: Duration, on loop: ThreadExecutor, executor: BlockingExecutor = .dedicatedThreads
     ) async -> Result<[IPAddress], Failure> {
         if let literal = IPAddress(name) { return .success([literal]) }
         let race = Race<Result<[IPAddress], Failure>>()
@@ -35,10 +36,10 @@ enum Resolver {
             await withCheckedContinuation { continuation in
                 race.install(continuation)
                 executor.spawn { race.finish(lookUp(name)) }
-                Task(executorPreference: TaskPlacement.preferred) {
+                Task(executorPreference: loop) {
                     // Cancelled, the sleep ends early; finishing the race then is harmless, as the
                     // first finish wins.
-                    try? await QuietClock().sleep(for: timeout)
+                    try? await QuietClock(loop: loop).sleep(for: timeout)
                     race.finish(.failure(.timeout(timeout)))
                 }
             }

@@ -7,10 +7,10 @@
 /// or with `sys_spawn` (the same clone, then the account's credentials and/or a death signal) when
 /// `user` or `diesWithDaemon` is set, in a new group it leads, with descriptors above 2 closed and default signal dispositions. It writes `standardInput` to a pipe, captures stdout
 /// and stderr up to `outputLimit` bytes each, and reaps the child with `waitpid(2)` once its pidfd
-/// says it exited. The spawn runs on `BlockingPool`; the waiting goes through `Readiness`, so in
-/// the daemon a running child costs no thread, and nothing blocks the cooperative pool. A
+/// says it exited. The spawn runs on `BlockingPool`; the waiting goes through `Readiness` on the
+/// event loop it is given, so a running child costs no thread, and nothing blocks the loop. A
 /// long-lived child (an observer plugin) can instead hand its stdout to a streaming reader as it
-/// arrives (`run(standardOutput:)`).
+/// arrives (`run(on:standardOutput:)`).
 ///
 /// On timeout the whole group gets SIGTERM, then SIGKILL after `terminationGrace`; once the leader
 /// has exited after a timeout, the group gets a final SIGKILL so a grandchild that ignored SIGTERM
@@ -93,17 +93,19 @@ package struct ChildProcess: Sendable {
     }
 
     /// Starts the process and waits, without blocking the caller's thread, until it has been reaped:
-    /// `start()` on `BlockingPool`, then `supervise(_:standardOutput:)`.
+    /// `start()` on `BlockingPool`, then `supervise(_:on:standardOutput:)`.
     ///
     /// Cancelling the calling task (the daemon shutting down) stops the process as a timeout
     /// does: SIGTERM to its group, SIGKILL after `terminationGrace`; the outcome says `stopped`.
     ///
-    /// - Parameter standardOutput: Called with each chunk of stdout as it arrives, for a child that
-    ///   reports for its whole life (an observer plugin); the outcome's `standardOutput` stays
-    ///   empty then. Nil to capture stdout up to `outputLimit`.
+    /// - Parameters:
+    ///   - loop: The event loop that watches the child's pipes and pidfd.
+    ///   - standardOutput: Called with each chunk of stdout as it arrives, for a child that
+    ///     reports for its whole life (an observer plugin); the outcome's `standardOutput` stays
+    ///     empty then. Nil to capture stdout up to `outputLimit`.
     /// - Throws: `SystemCallError` when the pipes or the spawn fail (for example ENOENT).
     package func run(
-        standardOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
+        on loop: ThreadExecutor, standardOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) async throws(SystemCallError) -> ChildProcessOutcome {
         let pool = diesWithDaemon ? Self.spawner : BlockingPool.shared
         let started = await pool.run { () -> Result<StartedChild, SystemCallError> in
@@ -116,7 +118,7 @@ package struct ChildProcess: Sendable {
             }
         }
         let child = try started.get()
-        let outcome = await supervise(child, standardOutput: standardOutput)
+        let outcome = await supervise(child, on: loop, standardOutput: standardOutput)
         if let lifetime {
             let pid = child.child.pid
             BlockingPool.shared.spawn { lifetime.ended(pid) }
@@ -138,13 +140,13 @@ package struct ChildProcess: Sendable {
     }
 
     /// Supervises a child `start()` spawned from this process, by this task, until it is reaped,
-    /// through `Readiness`: on the daemon's loop that is watches of its pipes and pidfd, with no
-    /// thread of its own. Cancelling the task stops it as `run` says.
+    /// through `Readiness`: watches of `loop` for its pipes and pidfd, with no thread of its own.
+    /// Cancelling the task stops it as `run` says.
     package func supervise(
-        _ started: StartedChild, standardOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
+        _ started: StartedChild, on loop: ThreadExecutor, standardOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) async -> ChildProcessOutcome {
         var supervisor = ChildProcessSupervisor(
-            child: started.child, process: self, input: started.input, start: started.start,
+            child: started.child, process: self, input: started.input, start: started.start, loop: loop,
             streamingOutput: standardOutput)
         return await supervisor.superviseUntilReaped()
     }

@@ -2,8 +2,8 @@
 
 /// The loop that feeds, drains, times out and reaps one spawned child.
 ///
-/// It waits through `Readiness`: in the daemon, a watch of the daemon's loop for the child's pipes
-/// and pidfd (no thread per child); elsewhere, a poll on a dedicated thread per wait. It belongs to
+/// It waits through `Readiness`: watches of the event loop for the child's pipes and pidfd (no
+/// thread per child). It belongs to
 /// the one task that supervises the child: only that task closes the child's descriptors, which is
 /// why it may hold their raw numbers across a wait. Cancelling that task stops the child (SIGTERM
 /// to its group, SIGKILL after the grace period) and the supervision goes on until it is reaped.
@@ -11,6 +11,7 @@ struct ChildProcessSupervisor {
     private let child: SpawnedChild
     private let process: ChildProcess
     private let start: ContinuousClock.Instant
+    private let loop: ThreadExecutor
 
     private var inputOffset = 0
     /// What goes to the child's stdin: `standardInput`, or what `makeStandardInput` made.
@@ -26,8 +27,9 @@ struct ChildProcessSupervisor {
 
     init(
         child: SpawnedChild, process: ChildProcess, input: [UInt8], start: ContinuousClock.Instant,
-        streamingOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
+        loop: ThreadExecutor, streamingOutput: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) {
+        self.loop = loop
         self.child = child
         self.process = process
         self.input = input
@@ -79,16 +81,15 @@ struct ChildProcessSupervisor {
         }
         let outcome: WaitOutcome
         do {
-            outcome = try await Readiness.wait(
-                for: &entries, deadline: until, threadName: "netrules-child", cancellable: !stopped)
+            outcome = try await Readiness.wait(on: loop, for: &entries, deadline: until, cancellable: !stopped)
         } catch is CancellationError {
             // Shutting down: end the process now, as its timeout would, and wait on for its end.
             stopped = true
             if !timedOut && status == nil { escalate() }
             return
         } catch {
-            // A wait that failed (ENOMEM, no thread for it outside the daemon) is taken as a timeout:
-            // the loop waits again, and the child's deadline still holds.
+            // Readiness throws nothing else; should it, the wait is taken as a timeout: the loop
+            // waits again, and the child's deadline still holds.
             outcome = .timedOut
         }
         if outcome == .ready {

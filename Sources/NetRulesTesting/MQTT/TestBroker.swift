@@ -164,7 +164,7 @@ package final class TestBroker: @unchecked Sendable {
         let child = ChildProcess(
             executablePath: path, arguments: ([path] + arguments).map { Array($0.utf8) }, environment: [],
             timeout: .seconds(10))
-        let outcome = try await child.run()
+        let outcome = try await child.run(on: .testLoop)
         return String(decoding: outcome.standardOutput.bytes, as: UTF8.self)
     }
 

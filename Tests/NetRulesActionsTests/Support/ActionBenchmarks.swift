@@ -1,6 +1,7 @@
 import NetRulesCore
 import NetRulesHTTP
 import NetRulesSystem
+import NetRulesTesting
 
 @testable import NetRulesActions
 
@@ -52,7 +53,7 @@ enum ActionBenchmarks {
         var samples: [Duration] = []
         let start = ContinuousClock.now
         for _ in 0..<count {
-            if let outcome = try? await process.run() { samples.append(outcome.duration) }
+            if let outcome = try? await process.run(on: .testLoop) { samples.append(outcome.duration) }
         }
         return Figures(samples, total: ContinuousClock.now - start)
     }
@@ -68,7 +69,7 @@ enum ActionBenchmarks {
             firing: Firing(rule: "bench", edge: .enter, at: .zero, facts: FactStore(), actions: []),
             wallTime: "1970-01-01T00:00:00Z", environment: ["PATH": "/usr/bin:/bin"]
         )
-        var executor = RunExecutor()
+        var executor = RunExecutor(loop: .testLoop)
         executor.startsSimpleCommandsDirectly = direct
         guard let command = try? ShellCommandTemplate("/bin/true {{rule}}") else { return Figures([], total: .zero) }
         let action = RunAction(command: command, timeout: .seconds(10))
@@ -96,7 +97,8 @@ enum ActionBenchmarks {
         httpClient: HTTPClient = HTTPClient()
     ) async throws -> Figures {
         let runner = ActionRunner(
-            stateDirectory: stateDirectory, httpClient: httpClient, concurrency: concurrency, environment: [:])
+            loop: .testLoop, stateDirectory: stateDirectory, httpClient: httpClient, concurrency: concurrency,
+            environment: [:])
         let template = try Template(url)
         let action = WebhookAction(
             url: template, body: .json(.object([ConfigMember("rule", .string("{{rule}}"))])), attempts: 1)

@@ -19,7 +19,7 @@ final class RunnerHarness: Sendable {
         stateDirectory: String? = nil, outboxLimits: OutboxLimits = .default, coalescesFirings: Bool = true
     ) {
         runner = ActionRunner(
-            stateDirectory: stateDirectory ?? directory.file("state"), concurrency: concurrency,
+            loop: .testLoop, stateDirectory: stateDirectory ?? directory.file("state"), concurrency: concurrency,
             environment: environment,
             pluginDirectories: pluginDirectories, logger: lines.logger(),
             terminationGrace: .milliseconds(200), outboxLimits: outboxLimits, coalescesFirings: coalescesFirings

@@ -2,6 +2,7 @@ import Foundation
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 
 @testable import NetRulesDaemon
 
@@ -24,7 +25,8 @@ struct ControlFixture {
         let path = directory + "/control.sock"
         let (records, sink) = StreamingLogSink.make()
         var server = ControlServer(
-            path: path, queries: queries, logger: Logger(label: "test.control", level: .info, sink: sink))
+            path: path, queries: queries, loop: .testLoop,
+            logger: Logger(label: "test.control", level: .info, sink: sink))
         configure(&server)
         let running = server
         let task = Task { try await running.run() }

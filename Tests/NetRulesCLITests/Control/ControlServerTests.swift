@@ -2,6 +2,7 @@ import Foundation
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesSystem
+import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon
@@ -209,7 +210,7 @@ struct ControlServerTests {
 
     @Test func aLiveSocketIsNotStolen() async throws {
         let first = try await ControlFixture.start(Self.fake())
-        let second = ControlServer(path: first.path, queries: Self.fake(), logger: .disabled)
+        let second = ControlServer(path: first.path, queries: Self.fake(), loop: .testLoop, logger: .disabled)
         await #expect {
             try await second.run()
         } throws: { error in
@@ -225,7 +226,7 @@ struct ControlServerTests {
         let directory = ControlFixture.makeTemporaryDirectory()
         let path = directory + "/control.sock"
         #expect(FileManager.default.createFile(atPath: path, contents: Data("keep".utf8)))
-        let server = ControlServer(path: path, queries: Self.fake(), logger: .disabled)
+        let server = ControlServer(path: path, queries: Self.fake(), loop: .testLoop, logger: .disabled)
         await #expect {
             try await server.run()
         } throws: { error in

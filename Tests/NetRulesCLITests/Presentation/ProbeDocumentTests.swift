@@ -10,13 +10,14 @@ struct ProbeDocumentTests {
         let network = try TestNetwork()
         defer { network.delete() }
         try network.client.ip("route", "add", "blackhole", "10.99.0.0/16")
-        let pinger = try network.client.perform { try ICMPPinger() }
+        let pinger = try network.client.perform { try ICMPPinger(loop: .testLoop) }
         defer { pinger.close() }
         let lines = Lines()
         let errors = Lines()
         let status = await PingSubcommand.ping(
             hosts: [TestNetwork.serverAddress, "10.77.0.3"], count: 2, interval: .milliseconds(50),
-            timeout: .milliseconds(200), json: false, pinger: pinger, output: lines.append, errorOutput: errors.append)
+            timeout: .milliseconds(200), json: false, pinger: pinger, loop: .testLoop, output: lines.append,
+            errorOutput: errors.append)
         #expect(status == 0)
         let text = lines.all.joined(separator: "\n")
         #expect(text.contains("reply from 10.77.0.2: icmp_seq=1 time="))
@@ -30,7 +31,7 @@ struct ProbeDocumentTests {
         let json = Lines()
         let failed = await PingSubcommand.ping(
             hosts: ["10.99.0.1"], count: 1, interval: .milliseconds(50), timeout: .milliseconds(200), json: true,
-            pinger: pinger, output: json.append, errorOutput: errors.append)
+            pinger: pinger, loop: .testLoop, output: json.append, errorOutput: errors.append)
         #expect(failed == 1)
         #expect(json.all.count == 2)
         #expect(
@@ -51,7 +52,7 @@ struct ProbeDocumentTests {
         let lines = Lines()
         #expect(
             await PortalSubcommand.classify(
-                urls: [server.url("/hotspot-detect.html")], json: false, output: lines.append) == 2,
+                urls: [server.url("/hotspot-detect.html")], json: false, loop: .testLoop, output: lines.append) == 2,
             "portal's verdict is its exit code: 2 for a portal")
         let text = lines.all.joined(separator: "\n")
         #expect(text.contains("connectivity: portal"))
@@ -60,7 +61,8 @@ struct ProbeDocumentTests {
 
         let json = Lines()
         #expect(
-            await PortalSubcommand.classify(urls: [server.url("/generate_204")], json: true, output: json.append) == 2)
+            await PortalSubcommand.classify(
+                urls: [server.url("/generate_204")], json: true, loop: .testLoop, output: json.append) == 2)
         #expect(json.all.count == 1)
         #expect(json.all[0].hasPrefix(#"{"version":1,"connectivity":"portal","portal.url":"http://127.0.0.1:9/login""#))
         #expect(json.all[0].contains(#""status":302"#))

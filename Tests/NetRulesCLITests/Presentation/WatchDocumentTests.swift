@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesTesting
 import Synchronization
 import Testing
 
@@ -13,6 +14,7 @@ struct WatchDocumentTests {
         let task = Task {
             await WatchSubcommand.watchSystem(
                 json: true,
+                loop: .testLoop,
                 output: { line in
                     lines.withLock { $0.append(line) }
                     seenContinuation.yield()

@@ -83,7 +83,7 @@ private func writeInPlace(_ path: String, _ content: String = "version: 1\n") {
     close(fd)
 }
 
-/// The voluntary context switches of the watcher's thread (named `netrules-rules`), from /proc.
+/// The voluntary context switches of the watcher's loop thread (named `netrules-rules`), from /proc.
 private func watcherThreadContextSwitches() -> Int? {
     guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
     for task in tasks {
@@ -108,7 +108,7 @@ struct RuleFileWatcherTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.write("a.yaml")
-        let running = RunningWatcher(try RuleFileWatcher(paths: [file], debounce: .milliseconds(50)))
+        let running = RunningWatcher(try RuleFileWatcher(paths: [file], loop: .testLoop, debounce: .milliseconds(50)))
         writeInPlace(file)
         try await running.waitForReports(1, "a report after an in-place write")
         try await running.stop()
@@ -118,7 +118,7 @@ struct RuleFileWatcherTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.write("a.yaml")
-        let running = RunningWatcher(try RuleFileWatcher(paths: [file], debounce: .milliseconds(50)))
+        let running = RunningWatcher(try RuleFileWatcher(paths: [file], loop: .testLoop, debounce: .milliseconds(50)))
         let temporary = directory.write(".a.yaml.tmp", "version: 1\nrules: []\n")
         #expect(rename(temporary, file) == 0)
         try await running.waitForReports(1, "a report after a rename over the file")
@@ -128,7 +128,8 @@ struct RuleFileWatcherTests {
     @Test func newYAMLFileInAWatchedDirectoryIsReportedOtherFilesAreNot() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let running = RunningWatcher(try RuleFileWatcher(paths: [directory.path], debounce: .milliseconds(50)))
+        let running = RunningWatcher(
+            try RuleFileWatcher(paths: [directory.path], loop: .testLoop, debounce: .milliseconds(50)))
         writeInPlace(directory.file("notes.txt"))
         writeInPlace(directory.file(".#b.yaml"))
         writeInPlace(directory.file("b.yaml~"))
@@ -145,7 +146,7 @@ struct RuleFileWatcherTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.write("a.yaml")
-        let running = RunningWatcher(try RuleFileWatcher(paths: [file], debounce: .milliseconds(150)))
+        let running = RunningWatcher(try RuleFileWatcher(paths: [file], loop: .testLoop, debounce: .milliseconds(150)))
         for index in 0..<20 { writeInPlace(file, "version: 1\n# \(index)\n") }
         chmod(file, 0o600)
         try await running.waitForReports(1, "the burst's report")
@@ -158,12 +159,15 @@ struct RuleFileWatcherTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.write("a.yaml")
-        let running = RunningWatcher(try RuleFileWatcher(paths: [file], debounce: .milliseconds(50)))
+        // A loop of its own, so that only the watcher's wait can wake its thread.
+        let loop = try ThreadExecutor.spawn(name: "netrules-rules")
+        defer { loop.stop() }
+        let running = RunningWatcher(try RuleFileWatcher(paths: [file], loop: loop, debounce: .milliseconds(50)))
         // A sibling that is not watched changes; the watched file does not.
         writeInPlace(directory.file("other.yaml"))
         try await Task.sleep(for: Self.quietWindow)
         #expect(running.counter.count == 0)
-        // Idle means asleep in poll(2) with no timeout: the thread does not wake at all.
+        // Idle means the loop asleep in poll(2) with no timeout: the thread does not wake at all.
         let switches = try #require(watcherThreadContextSwitches())
         try await Task.sleep(for: Self.quietWindow)
         #expect(watcherThreadContextSwitches() == switches)
@@ -174,7 +178,7 @@ struct RuleFileWatcherTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.file("later.yaml")
-        let running = RunningWatcher(try RuleFileWatcher(paths: [file], debounce: .milliseconds(50)))
+        let running = RunningWatcher(try RuleFileWatcher(paths: [file], loop: .testLoop, debounce: .milliseconds(50)))
         writeInPlace(file)
         try await running.waitForReports(1, "a report when the file appears")
         try await running.stop()
@@ -187,7 +191,7 @@ struct RuleFileWatcherTests {
         let target = directory.write("managed/real.yaml")
         let link = directory.file("a.yaml")
         #expect(symlink(target, link) == 0)
-        let running = RunningWatcher(try RuleFileWatcher(paths: [link], debounce: .milliseconds(50)))
+        let running = RunningWatcher(try RuleFileWatcher(paths: [link], loop: .testLoop, debounce: .milliseconds(50)))
         writeInPlace(target)
         try await running.waitForReports(1, "a report for a change of the symlink's target")
         try await running.stop()
@@ -198,7 +202,7 @@ struct RuleFileWatcherTests {
         defer { directory.remove() }
         let inotifyBefore = openDescriptorCount(matching: "inotify")
         let eventfdBefore = openDescriptorCount(matching: "eventfd")
-        let watcher = try RuleFileWatcher(paths: [directory.path])
+        let watcher = try RuleFileWatcher(paths: [directory.path], loop: .testLoop)
         #expect(openDescriptorCount(matching: "inotify") == inotifyBefore + 1)
         let running = RunningWatcher(watcher)
         try await running.stop()
@@ -211,7 +215,9 @@ struct RuleFileWatcherTests {
     }
 
     @Test func missingDirectoryIsAnError() {
-        #expect(throws: SystemCallError.self) { try RuleFileWatcher(paths: ["/nonexistent/netrules/a.yaml"]) }
+        #expect(throws: SystemCallError.self) {
+            try RuleFileWatcher(paths: ["/nonexistent/netrules/a.yaml"], loop: .testLoop)
+        }
     }
 }
 

@@ -17,7 +17,7 @@ struct SignalEventsTests {
     @Test(arguments: SignalEvent.allCases)
     func realSignalArrivesAsAnEvent(_ signal: SignalEvent) async throws {
         let before = SignalDispositions.handlerAddress(signal.signalNumber)
-        let events = try SignalEvents.register()
+        let events = try SignalEvents.register(on: .testLoop)
         // Registration is complete here: sending the signal right away must not kill the process.
         #expect(kill(getpid(), signal.signalNumber) == 0)
         let received = try await first(of: events, "\(signal)")
@@ -28,7 +28,7 @@ struct SignalEventsTests {
 
     @Test func aSecondRegistrationAfterTheFirstEndedStillReceives() async throws {
         for round in 1...3 {
-            let events = try SignalEvents.register([.hangup])
+            let events = try SignalEvents.register([.hangup], on: .testLoop)
             #expect(kill(getpid(), SIGHUP) == 0)
             #expect(try await first(of: events, "SIGHUP in round \(round)") == .hangup)
             events.finish()
@@ -36,7 +36,7 @@ struct SignalEventsTests {
     }
 
     @Test func severalSignalsReachOneSequence() async throws {
-        let events = try SignalEvents.register()
+        let events = try SignalEvents.register(on: .testLoop)
         defer { events.finish() }
         #expect(kill(getpid(), SIGHUP) == 0)
         #expect(kill(getpid(), SIGTERM) == 0)
@@ -53,8 +53,8 @@ struct SignalEventsTests {
 
     @Test func twoLiveSequencesBothReceiveAndTheLastRestoresTheDefault() async throws {
         let before = SignalDispositions.handlerAddress(SIGHUP)
-        let first = try SignalEvents.register([.hangup])
-        let second = try SignalEvents.register([.hangup])
+        let first = try SignalEvents.register([.hangup], on: .testLoop)
+        let second = try SignalEvents.register([.hangup], on: .testLoop)
         #expect(kill(getpid(), SIGHUP) == 0)
         #expect(try await self.first(of: first, "SIGHUP on the first") == .hangup)
         #expect(try await self.first(of: second, "SIGHUP on the second") == .hangup)
@@ -68,7 +68,7 @@ struct SignalEventsTests {
 
     @Test func cancellingTheConsumerEndsTheRegistration() async throws {
         let before = SignalDispositions.handlerAddress(SIGINT)
-        let events = try SignalEvents.register([.interrupt])
+        let events = try SignalEvents.register([.interrupt], on: .testLoop)
         let consumer = Task { for await _ in events {} }
         consumer.cancel()
         await consumer.value

@@ -136,6 +136,8 @@ final class Testbed: Sendable {
         var env = [
             "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": directory,
             "NOTIFY_SOCKET": notify.path, "NETRULES_LOOP_BUDGET_MS": Self.loopBudgetMilliseconds,
+            // A blocking call on the daemon's loop traps (debug builds, `LoopGuard`); `log` to list them all.
+            "NETRULES_LOOP_TRAP": ProcessInfo.processInfo.environment["NETRULES_LOOP_TRAP"] ?? "1",
         ]
         env.merge(environment) { $1 }
         let daemon = try DaemonProcess(

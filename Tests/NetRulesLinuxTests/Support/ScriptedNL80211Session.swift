@@ -44,7 +44,7 @@ final class ScriptedNL80211Session: NL80211Session {
         return [.station(index: index, mac: mac, signalDBm: signals.isEmpty ? nil : signals.removeFirst())]
     }
 
-    func waitForEvents(wake: WakeEvent, timeout: Int32) async throws -> Bool {
+    func waitForEvents(on loop: ThreadExecutor, wake: WakeEvent, timeout: Int32) async throws -> Bool {
         timeouts.append(timeout)
         switch script(timeouts.count, timeout) {
         case .timeOut:
