@@ -12,8 +12,9 @@ public struct AllCondition: Condition {
     /// False if a member is false, else unknown if a member is unknown, else true.
     public func evaluate(_ facts: FactStore) -> Truth {
         var result = Truth.true
-        for member in members {
-            result = result && member.evaluate(facts)
+        // By index: `for member in members` copies each existential out of the array first.
+        for index in members.indices {
+            result = result && members[index].evaluate(facts)
             if result == .false { return .false }
         }
         return result
@@ -39,8 +40,9 @@ public struct AnyCondition: Condition {
     /// True if a member is true, else unknown if a member is unknown, else false.
     public func evaluate(_ facts: FactStore) -> Truth {
         var result = Truth.false
-        for member in members {
-            result = result || member.evaluate(facts)
+        // By index, as `all:` does: no copy of each member.
+        for index in members.indices {
+            result = result || members[index].evaluate(facts)
             if result == .true { return .true }
         }
         return result

@@ -25,8 +25,11 @@ public struct SSIDCondition: Condition {
                 // Compare in place: no array is built from the fact on this hot path.
                 switch value {
                 case .string(let s):
+                    // Native strings are contiguous UTF-8: compare buffers, not a view's bytes one by one.
                     let count = s.utf8.count
-                    return names.contains { $0.count == count && s.utf8.elementsEqual($0) }
+                    return s.utf8.withContiguousStorageIfAvailable { bytes in
+                        names.contains { $0.count == count && $0.withUnsafeBufferPointer { bytes.elementsEqual($0) } }
+                    } ?? names.contains { $0.count == count && s.utf8.elementsEqual($0) }
                 case .bytes(let b): return names.contains(b)
                 default: return false
                 }
