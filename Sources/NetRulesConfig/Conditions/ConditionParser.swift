@@ -127,7 +127,7 @@ public struct ConditionParser: Sendable {
         guard let text = context.text(node, path, what: "a host name, address or NAME:PORT") else { return nil }
         if let named = namedHosts[text] { return named }
         // `intranett` with a host `intranet` defined is a typo, not a DNS name to probe forever.
-        if IPAddress(text) == nil,
+        if !namedHosts.isEmpty, IPAddress(text) == nil,
             let near = namedHosts.keys.sorted().first(where: { EditDistance.between($0, text) <= 2 })
         {
             context.error(

@@ -292,6 +292,7 @@ public struct RuleLoader: Sendable {
         var observers: [ObserverDefinition] = []
         let dirs = pluginDirectories
         let findAction = findActionPlugin
+        let shellCommandReadings = ShellCommandReadings()
         for (file, root) in roots {
             var context = ValidationContext(file: file)
             context.source = texts[file]
@@ -316,6 +317,7 @@ public struct RuleLoader: Sendable {
                         own.programTrustProblem = programTrustProblem
                         own.hasMQTTSection = mqttOrigin != nil
                         own.subscribedNames = subscribedNames
+                        own.shellCommandReadings = shellCommandReadings
                         var parser = RuleParser(
                             context: own, registry: registry, namedHosts: namedHosts,
                             findPlugin: { findAction($0, dirs) })

@@ -104,33 +104,63 @@ struct RuleParser {
 /// A canonical digest of a YAML subtree (its text, without positions or comments).
 enum Fingerprint {
     static func of(_ node: YAMLNode) -> String {
+        var digest = Digest()
+        digest.walk(node)
+        let hex = String(digest.hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// FNV-1a over each piece's UTF-8 bytes, each piece closed by 0xFF. Saved states compare these
+    /// digests, so the bytes fed must stay exactly these; they are fed without building strings.
+    private struct Digest {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func feed(_ text: String) {
-            for byte in text.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x100_0000_01b3
-            }
-            hash ^= 0xFF
-            hash = hash &* 0x100_0000_01b3
-        }
-        func walk(_ n: YAMLNode) {
-            switch n {
+
+        mutating func walk(_ node: YAMLNode) {
+            switch node {
             case .scalar(let s):
-                feed(s.style == .plain ? "p" : "q")
-                feed(s.text)
+                piece(s.style == .plain ? UInt8(ascii: "p") : UInt8(ascii: "q"))
+                piece(s.text)
             case .sequence(let list):
-                feed("[\(list.items.count)")
-                list.items.forEach(walk)
+                piece(UInt8(ascii: "["), count: list.items.count)
+                for item in list.items { walk(item) }
             case .mapping(let m):
-                feed("{\(m.entries.count)")
+                piece(UInt8(ascii: "{"), count: m.entries.count)
                 for (k, v) in m.entries {
-                    feed(k.text)
+                    piece(k.text)
                     walk(v)
                 }
             }
         }
-        walk(node)
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+
+        private mutating func byte(_ byte: UInt8) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+
+        private mutating func end() { byte(0xFF) }
+
+        private mutating func piece(_ text: String) {
+            for b in text.utf8 { byte(b) }
+            end()
+        }
+
+        private mutating func piece(_ tag: UInt8) {
+            byte(tag)
+            end()
+        }
+
+        /// The tag followed by `count` in decimal, as `"[\(count)"` spells it.
+        private mutating func piece(_ tag: UInt8, count: Int) {
+            byte(tag)
+            var divisor = 1
+            while divisor <= count / 10 { divisor *= 10 }
+            var rest = count
+            while divisor > 0 {
+                byte(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
+            end()
+        }
     }
 }

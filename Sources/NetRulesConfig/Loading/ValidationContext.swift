@@ -57,6 +57,9 @@ public struct ValidationContext: Sendable {
     /// template read outside a rule file).
     public var subscribedNames: [String]?
 
+    /// The `run:` commands read so far in this load, shared by its contexts; nil reads each anew.
+    var shellCommandReadings: ShellCommandReadings?
+
     /// Creates an empty context for `file`, the file's name as the user gave it; diagnostics print it.
     public init(file: String) {
         self.file = file

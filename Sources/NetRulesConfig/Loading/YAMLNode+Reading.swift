@@ -258,11 +258,12 @@ extension ValidationContext {
         guard let template = template(node, path, what: "a command"), let scalar = node.scalar else { return nil }
         let issues: [ShellTemplateIssue]
         let command: ShellCommandTemplate?
-        do {
-            let read = try ShellCommandTemplate(template, ruleName: ruleName)
-            (command, issues) = (read, read.warnings)
-        } catch {
-            (command, issues) = (nil, error.issues)
+        let reading =
+            shellCommandReadings?.reading(of: template, ruleName: ruleName)
+            ?? ShellCommandReadings.read(template, ruleName: ruleName)
+        switch reading {
+        case .success(let read): (command, issues) = (read, read.warnings)
+        case .failure(let refusal): (command, issues) = (nil, refusal.issues)
         }
         for issue in issues {
             let at = mark(ofOffset: issue.offset, in: scalar)

@@ -37,6 +37,16 @@ public struct HostDefinition: Hashable, Sendable {
         self.tries = tries
     }
 
+    /// Whether `character` may stand in an inline host's name: a letter or digit (of any script), `.`, `-`, `_`.
+    private static func isNameCharacter(_ character: Character) -> Bool {
+        // ASCII first: Unicode's letter and number properties are a table look-up per character.
+        if let ascii = character.asciiValue {
+            return (0x61...0x7A).contains(ascii) || (0x41...0x5A).contains(ascii) || (0x30...0x39).contains(ascii)
+                || ascii == 0x2E || ascii == 0x2D || ascii == 0x5F
+        }
+        return character.isLetter || character.isNumber
+    }
+
     /// Parses an inline `HOST` or `HOST:PORT` (IPv6 as `[::1]:443`).
     public init?(inline text: String) {
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
@@ -59,7 +69,7 @@ public struct HostDefinition: Hashable, Sendable {
         }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard let host = parts.first, !host.isEmpty, parts.count <= 2,
-            host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" })
+            host.allSatisfy(Self.isNameCharacter)
         else { return nil }
         if parts.count == 2 {
             guard let port = Int(parts[1]), (1...65535).contains(port) else { return nil }

@@ -26,7 +26,7 @@ public struct ShellCommandTemplate: Hashable, Sendable, CustomStringConvertible 
     ///   stands where it cannot be made safe, or the command is not well-formed shell.
     public init(_ template: Template, ruleName: String? = nil) throws(ShellCommandRefusal) {
         var lexer = ShellLexer(template)
-        lexer.ruleName = ruleName
+        lexer.ruleNameIsNeverAnOption = Self.ruleNameIsNeverAnOption(ruleName)
         lexer.run()
         let issues = lexer.issues.sorted { $0.offset < $1.offset }
         if issues.contains(where: { $0.severity == .error }) { throw ShellCommandRefusal(issues: issues) }
@@ -34,6 +34,16 @@ public struct ShellCommandTemplate: Hashable, Sendable, CustomStringConvertible 
         self.contexts = lexer.contexts
         self.warnings = issues
         self.simpleCommand = ShellSimpleCommand(template)
+    }
+
+    /// Whether `{{rule}}`, in a rule called `ruleName`, can never be read as an option: the name is
+    /// known and starts with neither `-` nor `+`.
+    ///
+    /// A command's reading depends on its rule's name only through this answer, so two commands
+    /// with the same text and the same answer read the same: a loader may read such a text once.
+    public static func ruleNameIsNeverAnOption(_ ruleName: String?) -> Bool {
+        guard let first = ruleName?.unicodeScalars.first else { return false }
+        return first != "-" && first != "+"
     }
 
     /// Parses the text and reads it as a shell command.

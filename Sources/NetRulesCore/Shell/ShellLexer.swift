@@ -34,9 +34,9 @@ struct ShellLexer {
     private var refused: Set<Int> = []
     private var names: [TemplateName]
 
-    /// The name of the rule the command belongs to, when known: `{{rule}}` then stands for text
-    /// the lexer can read (see `neverAnOption`).
-    var ruleName: String?
+    /// Whether `{{rule}}` stands for a name that cannot start with `-` or `+` (see `neverAnOption`
+    /// and `ShellCommandTemplate.ruleNameIsNeverAnOption`).
+    var ruleNameIsNeverAnOption = false
 
     /// Set once the lexer can no longer be sure how the shell reads the rest.
     private var lostTrack: String?
@@ -374,8 +374,7 @@ struct ShellLexer {
     func neverAnOption(_ name: TemplateName) -> Bool {
         switch name {
         case .edge, .time, .utcTime: true
-        case .rule:
-            if let first = ruleName?.unicodeScalars.first { first != "-" && first != "+" } else { false }
+        case .rule: ruleNameIsNeverAnOption
         case .fact, .environment: false
         }
     }
