@@ -35,6 +35,8 @@ let package = Package(
         // dlopen when an `mqtt:` section first makes the daemon connect (Sources/CMosquitto/include/CMosquitto.h).
         .target(name: "CMosquitto"),
         .target(name: "CNetRulesLinux"),
+        // glibc's <malloc.h> for tests that count heap bytes (mallinfo2); not part of the product.
+        .target(name: "CGlibcMalloc"),
 
         // MARK: The portable core
         .target(name: "NetRulesCore", swiftSettings: swiftSettings),
@@ -130,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetRulesConfigTests",
-            dependencies: ["NetRulesConfig", "NetRulesTesting"],
+            dependencies: ["NetRulesConfig", "NetRulesTesting", "CGlibcMalloc"],
             exclude: ["Golden"],
             swiftSettings: swiftSettings
         ),
