@@ -1,4 +1,5 @@
 import NetRulesConfig
+import NetRulesCore
 import Testing
 
 /// The one-line form, the rendering with source line and caret, and the order of diagnostics.

@@ -1,4 +1,5 @@
 import NetRulesConfig
+import NetRulesCore
 import Testing
 
 /// Line splitting that agrees with libyaml's line numbers.

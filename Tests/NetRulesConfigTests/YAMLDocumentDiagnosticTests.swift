@@ -1,4 +1,5 @@
 import NetRulesConfig
+import NetRulesCore
 import Testing
 
 /// Everything the YAML layer rejects, asserted as the full text a user reads.

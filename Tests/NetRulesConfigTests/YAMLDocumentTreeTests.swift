@@ -1,4 +1,5 @@
 import NetRulesConfig
+import NetRulesCore
 import Testing
 
 /// The untyped tree: shapes, styles, marks, and the absence of implicit typing.

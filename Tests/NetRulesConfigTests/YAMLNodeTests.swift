@@ -1,4 +1,5 @@
 import NetRulesConfig
+import NetRulesCore
 import Testing
 
 /// The small conveniences on marks, scalars and nodes.

@@ -1,4 +1,5 @@
 import NetRulesConfig
+import NetRulesCore
 
 /// Parses YAML written as a Swift string.
 func parseYAML(_ text: String, file: String = "rules.yaml") -> (root: YAMLNode?, diagnostics: [Diagnostic]) {

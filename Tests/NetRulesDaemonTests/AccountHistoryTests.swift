@@ -5,6 +5,7 @@ import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// The history names the account an action used (issue 37, item 5): whom `run:`'s `user:` ran the
 /// command as, and whom `write:`'s `owner:` gave the file to, in `history.jsonl`, `netrules

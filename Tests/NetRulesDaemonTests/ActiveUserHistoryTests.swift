@@ -5,6 +5,7 @@ import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// `user: active` with no graphical session (this machine has none: logind, if it runs, holds no
 /// active local graphical session): the daemon skips the action, goes on with the next one, and

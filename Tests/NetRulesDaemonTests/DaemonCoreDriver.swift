@@ -4,6 +4,7 @@ import NetRulesCore
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// The state directory as the daemon leaves it: `state.json` and the journal's lines, as bytes.
 ///

@@ -3,6 +3,7 @@ import NetRulesCore
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// A rule paused by a command (`mqtt: commands: true`), decided by `DaemonCore` on virtual time:
 /// its firings are skipped and recorded, the engine keeps its truth, and the pause is persisted

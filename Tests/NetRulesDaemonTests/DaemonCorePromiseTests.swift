@@ -3,6 +3,7 @@ import NetRulesCore
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// Issue 34: what a rule's state survives. A restart within one boot keeps confirmed truths (no
 /// double `enter`); a new boot forgets them but keeps `once_per`/`cooldown` windows; an edit that

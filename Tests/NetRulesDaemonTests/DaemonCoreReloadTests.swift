@@ -3,6 +3,7 @@ import NetRulesCore
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// Reloads and the second stop signal, decided by `DaemonCore` on virtual time: which read of the
 /// rule files happens when, which control client gets which answer, and what a second SIGTERM does.

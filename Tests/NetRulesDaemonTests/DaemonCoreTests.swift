@@ -3,6 +3,7 @@ import NetRulesCore
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// Restart, reload and shutdown, decided by `DaemonCore` on virtual time, without root or a
 /// process: the namespace suites (NetRulesIntegrationTests) cover the same through the real binary.

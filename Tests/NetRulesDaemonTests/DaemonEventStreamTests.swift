@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// The daemon's event stream (`Daemon.makeEventStream`) keeps what the daemon relies on: arrival
 /// order, nothing lost between threads, a waiting consumer woken, `finish()` refusing new events

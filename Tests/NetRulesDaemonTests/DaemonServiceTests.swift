@@ -7,6 +7,7 @@ import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// The `Daemon` actor with its services replaced: a scripted observer, a recording action sink and
 /// an in-memory state store. The wiring (event order, effects, shutdown's drain, reload through

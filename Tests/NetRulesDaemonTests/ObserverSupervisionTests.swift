@@ -2,6 +2,7 @@ import NetRulesCore
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// A dead observer leaves no stale facts: `DaemonCore` makes what it reported unknown at once and
 /// starts it again after a back-off of 1 s doubling to 60 s, walked on virtual time.

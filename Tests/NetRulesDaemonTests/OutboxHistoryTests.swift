@@ -5,6 +5,7 @@ import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// The daemon with the real action runner and its outbox limits: a delivery dropped at a limit is a
 /// line in `history` and in the log, and `status` reads the outbox's size from the runner (issue 21,

@@ -5,6 +5,7 @@ import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// The daemon with its real action runner and real history file: what actions print or fail with
 /// reaches `history.jsonl`, `netrules history` and the log with the firing's secrets masked, and

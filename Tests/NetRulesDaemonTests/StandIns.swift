@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// An action sink that records firings and runs nothing: each action "runs" until the test ends it.
 final class RecordingActions: ActionSink {

@@ -1,3 +1,4 @@
+import NetRulesCore
 import NetRulesSystem
 import Synchronization
 

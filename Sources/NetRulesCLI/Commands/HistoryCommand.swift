@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesDaemonCore
 internal import NetRulesSystem
 
 /// `netrules history [--rule NAME] [--since DURATION] [--limit N] [--json]`: what the daemon did.

@@ -3,6 +3,7 @@ import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesDaemonCore
 internal import NetRulesSystem
 
 /// What `simulate --execute KINDS` may do for real: `run` (`run:` commands), `plugin` (action

@@ -2,6 +2,7 @@ import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesDaemonCore
 internal import NetRulesSystem
 
 /// `netrules simulate RULES --timeline FILE [--json]`: the real engine on a virtual clock.

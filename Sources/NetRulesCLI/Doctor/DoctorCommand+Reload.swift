@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesDaemonCore
 
 extension DoctorCommand {
     /// The running daemon's rules: an error while its last reload failed (a rule file saved with

@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesDaemonCore
 internal import NetRulesSystem
 
 /// What `status`, `rules` and `doctor` say while the daemon's last reload failed

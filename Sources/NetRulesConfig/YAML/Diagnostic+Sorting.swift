@@ -1,3 +1,5 @@
+import NetRulesCore
+
 extension Array where Element == Diagnostic {
     /// The diagnostics in the order a reader meets them: by file, then line, then column, then message.
     ///

@@ -1,4 +1,5 @@
 internal import CYAML
+import NetRulesCore
 
 /// The error state of a libyaml parser after `yaml_parser_parse` failed, copied out of the C struct.
 struct LibYAMLError: Error {

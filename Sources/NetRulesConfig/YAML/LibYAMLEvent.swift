@@ -1,4 +1,5 @@
 internal import CYAML
+import NetRulesCore
 
 /// The one owner of a libyaml `yaml_event_t`: `deinit` frees it with `yaml_event_delete`.
 ///

@@ -1,3 +1,5 @@
+import NetRulesCore
+
 /// The text of one file, split into lines once, for rendering diagnostics.
 ///
 /// Lines break where libyaml breaks them (LF, CR LF, a lone CR, and YAML 1.1's NEL, LS and PS), so a line

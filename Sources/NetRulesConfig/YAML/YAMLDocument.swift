@@ -1,3 +1,5 @@
+import NetRulesCore
+
 /// The entry point of the YAML layer: one rule file's bytes in, an untyped tree and diagnostics out.
 ///
 /// The layer does no guessing: every scalar stays text with its style, and the schema layer decides what it means.

@@ -1,3 +1,5 @@
+import NetRulesCore
+
 /// A YAML mapping: key–value pairs in source order, each key with its own mark.
 ///
 /// Keys are always scalars and, in a tree that ``YAMLDocument/parse(_:file:)`` built, unique by text: the parser

@@ -1,3 +1,5 @@
+import NetRulesCore
+
 /// A node of the untyped YAML tree: a scalar, a mapping or a sequence.
 ///
 /// The tree holds only Swift values (no C pointers), so it is `Sendable` and outlives the parser that built it.

@@ -1,3 +1,5 @@
+import NetRulesCore
+
 /// A leaf of the YAML tree: the text exactly as libyaml read it, with its style and position.
 ///
 /// The text is never converted: `no`, `0123`, `1.0` and `yes` stay the strings as written (YAML 1.1's implicit

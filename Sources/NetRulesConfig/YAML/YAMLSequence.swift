@@ -1,3 +1,5 @@
+import NetRulesCore
+
 /// A YAML sequence (a list), in source order.
 public struct YAMLSequence: Sendable {
     /// The items in the order they appear in the file.

@@ -1,3 +1,5 @@
+import NetRulesCore
+
 /// Builds the untyped tree from libyaml events and reports what rule files do not allow.
 ///
 /// It is a recursive descent over the event stream: each container collects its children in a local array that

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemonCore
 
 extension ControlDocuments {
     /// `failed_reload`, the member a daemon adds to its `status` and `rules` answers (and `doctor

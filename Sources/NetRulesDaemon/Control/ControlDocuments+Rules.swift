@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemonCore
 
 extension ControlDocuments {
     /// Where a `rules` document's truths come from.

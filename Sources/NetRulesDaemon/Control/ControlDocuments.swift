@@ -1,6 +1,7 @@
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
+import NetRulesDaemonCore
 
 /// The JSON documents of the control protocol, built in one place so the daemon's answers and the
 /// command line's own output without a daemon (`status`, `watch`, `explain`) are the same

@@ -1,6 +1,7 @@
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
+import NetRulesDaemonCore
 
 /// What a client of the control socket may ask the running daemon.
 ///
@@ -68,61 +69,6 @@ package struct FailedObserver: Sendable, Hashable {
         self.nextAttempt = nextAttempt
         self.facts = facts
         self.rules = rules
-    }
-}
-
-/// A reload that found errors, while no reload has loaded since: the daemon runs the rules it
-/// had (STYLE §10). What `status`, `rules` and `doctor` show, as text and as `failed_reload`.
-package struct FailedReload: Sendable, Hashable {
-    /// A rule file with errors in the last reload.
-    package struct File: Sendable, Hashable {
-        package var path: String
-        /// Its errors, those the daemon did not log one by one included.
-        package var errors: Int
-        /// When a reload first found it with errors, in this series of failed reloads (RFC 3339).
-        package var since: String
-
-        package init(path: String, errors: Int, since: String) {
-            self.path = path
-            self.errors = errors
-            self.since = since
-        }
-    }
-
-    /// The files with errors in the last reload, by path.
-    package var files: [File]
-    /// The last reload's errors that are in no file: a file refused for its owner or mode, a rule
-    /// path that cannot be read.
-    package var problems: [String]
-    /// When the first reload of this series failed (RFC 3339): the previous rules have run since.
-    package var since: String
-
-    package init(files: [File], problems: [String], since: String) {
-        self.files = files
-        self.problems = problems
-        self.since = since
-    }
-}
-
-/// What a reload through the control socket did.
-package struct ReloadOutcome: Sendable, Hashable {
-    /// Whether the new rules are running (false: the old ones still are).
-    package var reloaded: Bool
-    /// How many rules run now.
-    package var rules: Int
-    /// The diagnostics and refusals, rendered with their source lines, as a person reads them.
-    package var rendered: String
-    /// The diagnostics, for `reload --json` (the objects `check --json` prints).
-    package var diagnostics: [Diagnostic]
-    /// The files refused for their ownership or mode (as `check --json`'s `refused`).
-    package var refused: [String]
-
-    package init(reloaded: Bool, rules: Int, rendered: String, diagnostics: [Diagnostic] = [], refused: [String] = []) {
-        self.reloaded = reloaded
-        self.rules = rules
-        self.rendered = rendered
-        self.diagnostics = diagnostics
-        self.refused = refused
     }
 }
 

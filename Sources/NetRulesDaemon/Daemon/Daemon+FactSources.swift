@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemonCore
 import NetRulesLinux
 import NetRulesSystem
 import Synchronization

@@ -2,6 +2,7 @@ import Glibc
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
+import NetRulesDaemonCore
 import NetRulesLinux
 import NetRulesProbes
 import NetRulesSystem

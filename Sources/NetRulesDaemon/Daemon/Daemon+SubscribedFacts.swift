@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemonCore
 
 extension Daemon {
     /// Takes an update of the facts `mqtt.NAME` (`SubscribedFacts`) onto the event stream, like

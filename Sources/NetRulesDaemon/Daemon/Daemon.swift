@@ -1,6 +1,7 @@
 import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
+import NetRulesDaemonCore
 import NetRulesLinux
 import NetRulesProbes
 import NetRulesSystem

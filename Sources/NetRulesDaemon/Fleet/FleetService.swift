@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesDaemonCore
 import NetRulesMQTT
 import NetRulesSystem
 import Synchronization

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import NetRulesActions
 import NetRulesCore
+import NetRulesDaemonCore
 import NetRulesSystem
 
 /// The daemon's bounded record of recent firings, in memory and in `<state-dir>/history.jsonl`.

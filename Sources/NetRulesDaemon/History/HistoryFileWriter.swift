@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemonCore
 import NetRulesSystem
 import Synchronization
 

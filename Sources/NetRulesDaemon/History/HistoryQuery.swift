@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemonCore
 
 /// Which firings `netrules history` asks for: one rule's, since a time, the newest N.
 ///

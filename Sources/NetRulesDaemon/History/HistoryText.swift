@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemonCore
 
 /// `netrules history` as people read it: one block per firing, blocks separated by a blank line.
 ///

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemonCore
 
 /// How a log record becomes one line of text: the stderr sink's format.
 ///

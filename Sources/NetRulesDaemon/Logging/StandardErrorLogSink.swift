@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesDaemonCore
 import NetRulesSystem
 
 /// Writes each log record as one line to standard error.

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NetRulesCore
+import NetRulesDaemonCore
 import NetRulesSystem
 
 /// The persisted state in the state directory: `state.json` (replaced atomically, off the loop,

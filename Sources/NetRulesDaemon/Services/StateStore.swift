@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemonCore
 
 /// Where the daemon's persisted state lives: `state.json` and the journal in the state directory
 /// (`StateFiles`), or memory in tests.

@@ -1,4 +1,5 @@
 import NetRulesCore
+import NetRulesDaemonCore
 import NetRulesSystem
 
 /// Wall-clock time as rules and logs show it.
@@ -15,14 +16,8 @@ package enum WallClock {
         now() + ContinuousClock.now.duration(to: instant)
     }
 
-    /// RFC 3339 in UTC with second precision: `2026-11-29T09:00:00Z`, as history, the outbox, plugin
-    /// JSON and `{{time.utc}}` carry it (the action runner renders `{{time}}` in local time from it).
-    ///
-    /// Computed from the epoch seconds by NetRulesCore's `LocalTime` (civil-from-days): the daemon
-    /// links no calendar library.
-    package static func rfc3339(_ time: WallTime) -> String {
-        LocalTime(seconds: Int64(time.secondsSince1970.rounded(.down))).rfc3339(offset: 0)
-    }
+    /// RFC 3339 in UTC with second precision: `WallTime.rfc3339`.
+    package static func rfc3339(_ time: WallTime) -> String { time.rfc3339 }
 
     /// RFC 3339 in UTC with milliseconds, `2026-11-29T09:00:00.045Z`, for a time given as
     /// nanoseconds since the Unix epoch (`sys_realtimeNanoseconds()`); `watch` without a daemon

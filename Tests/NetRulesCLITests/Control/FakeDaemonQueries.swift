@@ -2,6 +2,7 @@ import NetRulesActions
 import NetRulesConfig
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesDaemonCore
 
 /// A daemon stand-in for the control socket: a real engine over fixed rules and facts, and fact
 /// changes the test publishes by hand.

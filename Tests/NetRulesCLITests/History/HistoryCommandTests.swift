@@ -2,6 +2,7 @@ import Foundation
 import NetRulesCLI
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesDaemonCore
 import NetRulesSystem
 import NetRulesTesting
 import Testing

@@ -1,5 +1,6 @@
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesDaemonCore
 
 /// Firings covering every shape `history` prints: outcomes of each kind, drops of each reason,
 /// unknown and absent facts, and values that try to forge lines.

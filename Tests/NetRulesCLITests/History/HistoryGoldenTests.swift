@@ -1,6 +1,7 @@
 import Foundation
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesDaemonCore
 import Testing
 
 /// `history` text and `--json` compared byte for byte with `Golden/history.text` and

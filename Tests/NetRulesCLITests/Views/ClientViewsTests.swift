@@ -2,6 +2,7 @@ import Foundation
 import NetRulesConfig
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesDaemonCore
 import NetRulesSystem
 import Testing
 

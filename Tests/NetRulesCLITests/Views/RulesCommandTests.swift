@@ -1,6 +1,7 @@
 import Foundation
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesDaemonCore
 import NetRulesSystem
 import Testing
 

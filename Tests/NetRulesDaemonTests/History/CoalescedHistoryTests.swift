@@ -3,6 +3,7 @@ import NetRulesCore
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// Coalesced firings in the history (issue 34, point 4): a dropped one reads `dropped:
 /// coalesced`, and the firing that ran meanwhile notes how many edges coalesced.

@@ -2,6 +2,7 @@ import Foundation
 @preconcurrency import Glibc
 import NetRulesCore
 import NetRulesDaemon
+import NetRulesDaemonCore
 import NetRulesTesting
 import Testing
 

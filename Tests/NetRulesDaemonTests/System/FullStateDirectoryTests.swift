@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// The state directory on a full disk (a 1 MiB tmpfs the test mounts and fills): one log line for
 /// the whole streak with the file and the errno, no trail of journal segments however often the

@@ -5,6 +5,7 @@ import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 @Suite(.timeLimit(.minutes(1)))
 struct LogSinkTests {

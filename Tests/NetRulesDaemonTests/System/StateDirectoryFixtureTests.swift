@@ -5,6 +5,7 @@ import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// A state directory as netrules 0.x wrote it (`Fixtures/state-dir-v1`: `state.json` with shared
 /// snapshots, a journal with `retired`, `removed`, an inline `facts` line from before snapshots and

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// `state.json` and the journal's segments as the daemon leaves them in its state directory: the
 /// snapshot written off the loop, the segments it holds deleted after it, and what a crash at any

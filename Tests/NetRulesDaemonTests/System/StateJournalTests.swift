@@ -4,6 +4,7 @@ import NetRulesTesting
 import Testing
 
 @testable import NetRulesDaemon
+@testable import NetRulesDaemonCore
 
 /// The daemon's state journal: appended lines, what a crash leaves, and replaying lines over the
 /// state file.

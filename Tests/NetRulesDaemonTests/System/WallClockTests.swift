@@ -1,4 +1,5 @@
 import NetRulesDaemon
+import NetRulesDaemonCore
 import NetRulesSystem
 import Testing
 

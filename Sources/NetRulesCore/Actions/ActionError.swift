@@ -1,5 +1,3 @@
-import NetRulesCore
-
 /// Why an action failed: a code to branch on, a message for the log, the underlying cause and
 /// where it was thrown.
 package struct ActionError: DetailedError, Sendable {

@@ -1,5 +1,3 @@
-import NetRulesActions
-import NetRulesConfig
 import NetRulesCore
 
 /// What happens to the daemon, as `DaemonCore` learns of it, in the order it happens.
@@ -7,7 +5,7 @@ import NetRulesCore
 /// The one event vocabulary: every source (observers, the timer, signals, the rule-file watcher,
 /// the control socket, the runner, the state files) puts these on the daemon's one stream, and
 /// the core decides what each means.
-enum DaemonEvent: Sendable {
+package enum DaemonEvent: Sendable {
     /// The rules loaded at start and what a previous run left behind.
     case start(DaemonStart)
     /// An observer reported (`from` its identity, nil for a source the core does not supervise);
@@ -57,31 +55,42 @@ enum DaemonEvent: Sendable {
 /// values (for `reload --json`), and the files refused for their ownership or mode; for a reload
 /// that fails, each file's error count (those not rendered included) and why the files could not
 /// be read (`FailedReload`).
-struct LoadReport: Sendable {
-    var text = ""
-    var diagnostics: [Diagnostic] = []
-    var refused: [String] = []
-    var errorsByFile: [String: Int] = [:]
-    var readError: String?
+package struct LoadReport: Sendable {
+    package var text = ""
+    package var diagnostics: [Diagnostic] = []
+    package var refused: [String] = []
+    package var errorsByFile: [String: Int] = [:]
+    package var readError: String?
+
+    package init(
+        text: String = "", diagnostics: [Diagnostic] = [], refused: [String] = [], errorsByFile: [String: Int] = [:],
+        readError: String? = nil
+    ) {
+        self.text = text
+        self.diagnostics = diagnostics
+        self.refused = refused
+        self.errorsByFile = errorsByFile
+        self.readError = readError
+    }
 }
 
 /// Names a control client waiting for a reload's outcome (`DaemonEvent.reloadRequested`).
-typealias ReloadTicket = Int
+package typealias ReloadTicket = Int
 
 /// What the daemon starts from.
-struct DaemonStart: Sendable {
-    var ruleSet: RuleSet
+package struct DaemonStart: Sendable {
+    package var ruleSet: RuleSet
     /// `state.json` with the journal's lines applied; nil when there was none (or it was set aside).
-    var restored: PersistedState?
+    package var restored: PersistedState?
     /// Whether the state journal is open: changes are appended to it, else `state.json` is rewritten.
-    var journalOpen: Bool
+    package var journalOpen: Bool
     /// The local clock for `time:` and `once_per:`.
-    var localClock: LocalClock
+    package var localClock: LocalClock
     /// The kernel's boot id now (nil where it cannot be read): a state saved in another boot
     /// keeps only its windows.
-    var bootID: String?
+    package var bootID: String?
 
-    init(
+    package init(
         ruleSet: RuleSet, restored: PersistedState?, journalOpen: Bool, localClock: LocalClock, bootID: String? = nil
     ) {
         self.ruleSet = ruleSet

@@ -4,7 +4,7 @@
 /// Every operation an event needs is O(1) (by id), and `takeChanges()` costs what changed: with
 /// ten thousand webhooks in flight, recording one action's result must not walk all of them
 /// (it did, twice per event, and queueing 10,000 webhooks took 146 s).
-struct InflightFirings {
+package struct InflightFirings {
     private var byID: [String: PersistedState.SavedFiring] = [:]
     /// Ids in firing order; may still hold retired ids, skipped and compacted away lazily.
     private var order: [String] = []
@@ -14,23 +14,23 @@ struct InflightFirings {
     private var changed: Set<String> = []
     private var retired: Set<String> = []
     /// Bumped on every change, so "did anything change?" costs nothing.
-    private(set) var version: UInt64 = 0
+    package private(set) var version: UInt64 = 0
 
-    init(_ firings: [PersistedState.SavedFiring] = []) {
+    package init(_ firings: [PersistedState.SavedFiring] = []) {
         for firing in firings { append(firing) }
         changed = []
         version = 0
     }
 
-    var count: Int { byID.count }
-    var isEmpty: Bool { byID.isEmpty }
+    package var count: Int { byID.count }
+    package var isEmpty: Bool { byID.isEmpty }
 
     /// Every firing in flight, in firing order (O(n): for snapshots and restarts, not events).
-    var all: [PersistedState.SavedFiring] { order.compactMap { byID[$0] } }
+    package var all: [PersistedState.SavedFiring] { order.compactMap { byID[$0] } }
 
-    subscript(id: String) -> PersistedState.SavedFiring? { byID[id] }
+    package subscript(id: String) -> PersistedState.SavedFiring? { byID[id] }
 
-    mutating func append(_ firing: PersistedState.SavedFiring) {
+    package mutating func append(_ firing: PersistedState.SavedFiring) {
         if byID.updateValue(firing, forKey: firing.id) == nil {
             order.append(firing.id)
             rank[firing.id] = nextRank
@@ -42,7 +42,7 @@ struct InflightFirings {
     }
 
     /// Actions before `next` have reported.
-    mutating func advance(_ id: String, to next: Int) {
+    package mutating func advance(_ id: String, to next: Int) {
         guard var firing = byID[id], next > firing.nextAction else { return }
         firing.nextAction = next
         byID[id] = firing
@@ -51,7 +51,7 @@ struct InflightFirings {
     }
 
     /// The firing's last action reported.
-    mutating func retire(_ id: String) {
+    package mutating func retire(_ id: String) {
         guard byID.removeValue(forKey: id) != nil else { return }
         rank[id] = nil
         retired.insert(id)
@@ -61,7 +61,7 @@ struct InflightFirings {
     }
 
     /// The firings added or advanced and the ids retired since the last call.
-    mutating func takeChanges() -> (changed: [PersistedState.SavedFiring], retired: [String]) {
+    package mutating func takeChanges() -> (changed: [PersistedState.SavedFiring], retired: [String]) {
         defer {
             changed = []
             retired = []
@@ -71,7 +71,7 @@ struct InflightFirings {
     }
 
     /// Forgets what changed: the state was just written whole.
-    mutating func markRecorded() {
+    package mutating func markRecorded() {
         changed = []
         retired = []
     }

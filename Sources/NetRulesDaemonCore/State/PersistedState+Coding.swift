@@ -17,7 +17,7 @@ import NetRulesCore
 extension PersistedState {
     /// The state file's bytes; the same state always gives the same bytes (keys sorted, no
     /// timestamp), so an unchanged state is not rewritten.
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         Self.document(
             rules: rules, inflight: inflight, nextFiring: nextFiringNumber, journalFrom: journalFrom,
             paused: paused.isEmpty ? nil : paused, bootID: bootID
@@ -26,13 +26,13 @@ extension PersistedState {
 
     /// Reads a state file (or the state part of a journal line).
     /// - Throws: `JSONValue.ShapeError` naming what is wrong and where.
-    init(decoding bytes: [UInt8]) throws(JSONValue.ShapeError) {
+    package init(decoding bytes: [UInt8]) throws(JSONValue.ShapeError) {
         try self.init(document: try Members(Self.parse(bytes)))
     }
 
-    typealias Members = JSONValue.Members
+    package typealias Members = JSONValue.Members
 
-    init(document: Members) throws(JSONValue.ShapeError) {
+    package init(document: Members) throws(JSONValue.ShapeError) {
         guard try document.integer("version") == 1 else {
             throw JSONValue.ShapeError(path: "version", reason: "not a version 1 state file")
         }
@@ -82,7 +82,7 @@ extension PersistedState {
     }
 
     /// Parses `bytes` as one JSON document, a syntax error as a `ShapeError` of the document.
-    static func parse(_ bytes: [UInt8]) throws(JSONValue.ShapeError) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(JSONValue.ShapeError) -> JSONValue {
         do {
             return try JSONValue.parse(bytes)
         } catch {
@@ -91,7 +91,7 @@ extension PersistedState {
     }
 
     /// The document for a state (and, with `removed` and `retired`, for a journal line).
-    static func document(
+    package static func document(
         rules: [String: SavedRule], inflight: [SavedFiring], nextFiring: Int, journalFrom: Int? = nil,
         removed: [String] = [], retired: [String] = [], paused: [String: SavedPause]? = nil, bootID: String? = nil
     ) -> JSONValue {
@@ -144,12 +144,12 @@ extension PersistedState {
     // MARK: Fact values
 
     /// A fact state as the state file stores it.
-    static func json(_ state: FactState) -> JSONValue {
+    package static func json(_ state: FactState) -> JSONValue {
         guard case .value(let value) = state else { return .null }
         return json(value)
     }
 
-    static func json(_ value: FactValue) -> JSONValue {
+    package static func json(_ value: FactValue) -> JSONValue {
         switch value {
         case .string(let s): .object([("s", .string(s))])
         case .bytes(let b): .object([("x", .string(b.map { FactValue.hexByte($0) }.joined()))])
@@ -160,7 +160,7 @@ extension PersistedState {
     }
 
     /// The facts of a snapshot, in the file's order: `null` is absent.
-    static func facts(_ object: Members) throws(JSONValue.ShapeError) -> [(FactKey, FactState)] {
+    package static func facts(_ object: Members) throws(JSONValue.ShapeError) -> [(FactKey, FactState)] {
         var facts: [(FactKey, FactState)] = []
         for (key, value) in object.all {
             if case .null = value {
@@ -172,7 +172,7 @@ extension PersistedState {
         return facts
     }
 
-    static func factValue(_ value: JSONValue, path: String) throws(JSONValue.ShapeError) -> FactValue {
+    package static func factValue(_ value: JSONValue, path: String) throws(JSONValue.ShapeError) -> FactValue {
         let stored = try Members(value, path: path)
         if let s = try stored.string("s") { return .string(s) }
         if let x = try stored.string("x") {
@@ -199,7 +199,7 @@ extension PersistedState {
 }
 
 extension PersistedState.SavedRule {
-    var document: JSONValue {
+    package var document: JSONValue {
         .object(
             [
                 ("confirmed", confirmed.map(JSONValue.bool) ?? .null),
@@ -216,7 +216,7 @@ extension PersistedState.SavedRule {
             ] + (identity.map { [("identity", JSONValue.string($0))] } ?? []))
     }
 
-    init(_ rule: JSONValue.Members) throws(JSONValue.ShapeError) {
+    package init(_ rule: JSONValue.Members) throws(JSONValue.ShapeError) {
         var hold: (target: Bool, deadline: Double)?
         if let saved = try rule.object("hold") {
             guard let target = try saved.bool("target"), let deadline = try saved.number("deadline") else {

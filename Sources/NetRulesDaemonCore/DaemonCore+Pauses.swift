@@ -2,11 +2,11 @@ import NetRulesCore
 
 extension DaemonCore {
     /// Whether the rule set takes commands (`mqtt: commands: true`).
-    var takesCommands: Bool { ruleSet.mqtt?.commands == true }
+    package var takesCommands: Bool { ruleSet.mqtt?.commands == true }
 
     /// Pauses or resumes `rule` for a command from `by`; a rule the core does not run, a rule set
     /// without `commands: true`, or a command that changes nothing is logged and ignored.
-    mutating func command(_ rule: String, paused pause: Bool, by: String, into effects: inout [DaemonEffect]) {
+    package mutating func command(_ rule: String, paused pause: Bool, by: String, into effects: inout [DaemonEffect]) {
         guard takesCommands else {
             logger.info("a command from \(by) for rule '\(rule)' is ignored: mqtt: has no 'commands: true'")
             return
@@ -36,7 +36,7 @@ extension DaemonCore {
     /// Resumes the paused rules the rule set no longer runs, and every one once it no longer
     /// takes commands (nothing could resume them); `announce`: tell the fleet (not at the start,
     /// where the fleet reads the paused rules when it subscribes).
-    mutating func keepPausesOfRunningRules(into effects: inout [DaemonEffect], announce: Bool = true) {
+    package mutating func keepPausesOfRunningRules(into effects: inout [DaemonEffect], announce: Bool = true) {
         guard !paused.isEmpty else { return }
         let kept = takesCommands ? paused.filter { engine.index(ofRule: $0.key) != nil } : [:]
         guard kept.count != paused.count else { return }
@@ -51,7 +51,7 @@ extension DaemonCore {
 
     /// The firings of rules that are not paused; each of the others is logged and recorded in the
     /// history as dropped, `paused`, and never reaches the runner.
-    mutating func skipPaused(_ firings: [Firing], into effects: inout [DaemonEffect]) -> [Firing] {
+    package mutating func skipPaused(_ firings: [Firing], into effects: inout [DaemonEffect]) -> [Firing] {
         var running: [Firing] = []
         for firing in firings {
             guard let pause = paused[firing.rule] else {
@@ -73,7 +73,7 @@ extension DaemonCore {
     }
 
     /// The paused rules in the rules' order, their times in the engine's local clock.
-    var pausedRules: [PausedRule] {
+    package var pausedRules: [PausedRule] {
         engine.rules.compactMap { rule in
             guard let pause = paused[rule.name] else { return nil }
             let unix = Int64(pause.since.secondsSince1970.rounded(.down))

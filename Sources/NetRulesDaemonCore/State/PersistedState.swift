@@ -9,17 +9,17 @@ import NetRulesCore
 /// Engine instants are relative to a process's start, so deadlines are stored as wall-clock
 /// seconds since the Unix epoch and mapped back onto the new process's clock when loaded.
 package struct PersistedState {
-    struct SavedRule: Equatable {
-        var fingerprint: String
-        var confirmed: Bool?
-        var cooldownUntil: Double?
-        var hold: (target: Bool, deadline: Double)?
+    package struct SavedRule: Equatable {
+        package var fingerprint: String
+        package var confirmed: Bool?
+        package var cooldownUntil: Double?
+        package var hold: (target: Bool, deadline: Double)?
         /// `once_per:` deadlines per edge (`enter`, `exit`), as wall-clock seconds.
-        var oncePerUntil: [String: Double] = [:]
+        package var oncePerUntil: [String: Double] = [:]
         /// The rule's `Rule.identity` (its condition's digest); nil in a file from an older netrules.
-        var identity: String? = nil
+        package var identity: String? = nil
 
-        static func == (a: SavedRule, b: SavedRule) -> Bool {
+        package static func == (a: SavedRule, b: SavedRule) -> Bool {
             a.fingerprint == b.fingerprint && a.confirmed == b.confirmed && a.cooldownUntil == b.cooldownUntil
                 && a.hold?.target == b.hold?.target && a.hold?.deadline == b.hold?.deadline
                 && a.oncePerUntil == b.oncePerUntil && a.identity == b.identity
@@ -27,46 +27,46 @@ package struct PersistedState {
     }
 
     /// A firing whose actions have not all reported a result yet.
-    struct SavedFiring {
-        var id: String
-        var rule: String
-        var fingerprint: String
-        var edge: Edge
-        var time: String
-        var facts: [(FactKey, FactState)]
+    package struct SavedFiring {
+        package var id: String
+        package var rule: String
+        package var fingerprint: String
+        package var edge: Edge
+        package var time: String
+        package var facts: [(FactKey, FactState)]
         /// The rule's action count when it fired (a reload may change the rule's list); nil in a
         /// file from an older netrules.
-        var actionCount: Int?
+        package var actionCount: Int?
         /// Actions before this index have reported: a restart resumes here.
-        var nextAction: Int = 0
+        package var nextAction: Int = 0
     }
 
     /// A rule paused by a command (`RulePause`): who paused it and when, as wall-clock seconds.
-    struct SavedPause: Equatable {
-        var by: String
-        var since: Double
+    package struct SavedPause: Equatable {
+        package var by: String
+        package var since: Double
     }
 
-    var rules: [String: SavedRule] = [:]
-    var inflight: [SavedFiring] = []
+    package var rules: [String: SavedRule] = [:]
+    package var inflight: [SavedFiring] = []
     /// The paused rules by name; empty in a file from before commands (`mqtt: commands: true`).
-    var paused: [String: SavedPause] = [:]
-    var nextFiringNumber = 1
+    package var paused: [String: SavedPause] = [:]
+    package var nextFiringNumber = 1
     /// In `state.json`: the kernel's boot id when it was written (`/proc/sys/kernel/random/boot_id`);
     /// nil in a file from an older netrules (then a start counts as one within the same boot).
-    var bootID: String?
+    package var bootID: String?
     /// In `state.json`: the first journal segment this state does not hold (it holds every segment
     /// before it); nil in a file from before segments, after which every segment is read.
-    var journalFrom: Int?
+    package var journalFrom: Int?
 
-    static let fileName = "state.json"
+    package static let fileName = "state.json"
 
     /// Applies one journal line. Lines set values rather than adjust them, so replaying a line the
     /// state already holds changes nothing as long as the state is what the lines made it; a
     /// snapshot can hold less than its lines (the start drops firings of changed rules, a line that
     /// could not be written is only in the snapshot), so a covered segment is skipped by
     /// `journalFrom` instead of replayed.
-    mutating func apply(_ delta: JournalDelta) {
+    package mutating func apply(_ delta: JournalDelta) {
         for name in delta.removedRules { rules[name] = nil }
         for (name, rule) in delta.rules { rules[name] = rule }
         let retired = Set(delta.retiredFirings)
@@ -88,7 +88,7 @@ package struct PersistedState {
     /// - Returns: the state (nil when there is neither), why the state file could not be used (it
     ///   is then left out, and every segment is read), and how many journal lines were damaged and
     ///   skipped.
-    static func restore(stateFile: [UInt8]?, segments: [(number: Int, lines: [[UInt8]])]) -> (
+    package static func restore(stateFile: [UInt8]?, segments: [(number: Int, lines: [[UInt8]])]) -> (
         state: PersistedState?, stateFileProblem: JSONValue.ShapeError?, skippedLines: Int
     ) {
         var restored: PersistedState?
@@ -118,7 +118,7 @@ package struct PersistedState {
     }
 
     /// `restore(stateFile:segments:)` with lines that all follow the state file.
-    static func restore(stateFile: [UInt8]?, journal: [[UInt8]]) -> (
+    package static func restore(stateFile: [UInt8]?, journal: [[UInt8]]) -> (
         state: PersistedState?, stateFileProblem: JSONValue.ShapeError?, skippedLines: Int
     ) {
         restore(stateFile: stateFile, segments: [(.max, journal)])

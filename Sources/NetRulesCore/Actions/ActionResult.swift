@@ -1,5 +1,3 @@
-import NetRulesCore
-
 /// What became of one action of one firing.
 ///
 /// The runner reports one per action, in order, including the actions it skipped, so a log or a
@@ -72,7 +70,7 @@ package struct ActionResult: Sendable, CustomStringConvertible {
 
     package var isSuccess: Bool { if case .succeeded = outcome { true } else { false } }
 
-    var isFailure: Bool { if case .failed = outcome { true } else { false } }
+    package var isFailure: Bool { if case .failed = outcome { true } else { false } }
 
     private func failed(_ code: ActionError.Code) -> Bool {
         if case .failed(let error) = outcome { error.code == code } else { false }
@@ -102,7 +100,7 @@ package struct ActionResult: Sendable, CustomStringConvertible {
     }
 
     /// `12.3 ms`: one decimal is what a person reading a log wants.
-    static func milliseconds(_ duration: Duration) -> String {
+    package static func milliseconds(_ duration: Duration) -> String {
         let tenths = Int64((DurationSyntax.seconds(duration) * 10_000).rounded())
         return "\(tenths / 10).\(tenths % 10) ms"
     }

@@ -9,58 +9,58 @@ import NetRulesCore
 /// delay that doubles from ``initialDelay`` to ``maximumDelay``, and starts over from
 /// ``initialDelay`` once a run lasted ``stableAfter``. A value: the core's tests walk it on
 /// virtual time.
-struct ObserverSupervision {
-    static let initialDelay: Duration = .seconds(1)
-    static let maximumDelay: Duration = .seconds(60)
+package struct ObserverSupervision {
+    package static let initialDelay: Duration = .seconds(1)
+    package static let maximumDelay: Duration = .seconds(60)
     /// A run at least this long resets the delay.
-    static let stableAfter: Duration = .seconds(30)
+    package static let stableAfter: Duration = .seconds(30)
 
     /// What one observer reported while it ran.
     private struct Reports {
-        var keys: Set<FactKey> = []
-        var completeNamespaces: Set<String> = []
+        package var keys: Set<FactKey> = []
+        package var completeNamespaces: Set<String> = []
     }
 
     /// A restart that is due.
-    struct Restart: Equatable {
-        var identity: String
-        var name: String
+    package struct Restart: Equatable {
+        package var identity: String
+        package var name: String
         /// How many times in a row it has ended quickly, this restart included.
-        var attempt: Int
+        package var attempt: Int
     }
 
     /// An observer that ended and has not reported since it started again: what `status` shows.
-    struct Failure: Equatable, Sendable {
-        var name: String
+    package struct Failure: Equatable, Sendable {
+        package var name: String
         /// Why it ended, nil when it simply returned.
-        var error: String?
+        package var error: String?
         /// When it first ended in this series of failures.
-        var since: Instant
+        package var since: Instant
         /// How many times in a row it has ended.
-        var attempts: Int
+        package var attempts: Int
         /// When it starts again; nil once it has (it has not reported anything yet).
-        var nextAttempt: Instant?
+        package var nextAttempt: Instant?
         /// The facts it is the source of, and the rules unknown while they are.
-        var facts: [FactKey]
-        var waitingRules: [String]
+        package var facts: [FactKey]
+        package var waitingRules: [String]
     }
 
     private var reports: [String: Reports] = [:]
     /// The observers that ended and have not reported since, by identity.
-    private(set) var failures: [String: Failure] = [:]
+    package private(set) var failures: [String: Failure] = [:]
     /// How many times in a row each observer ended before it was stable.
     private var quickEnds: [String: Int] = [:]
     /// Restarts waiting for their time, by identity.
     private var pending: [String: (name: String, due: Instant, attempt: Int)] = [:]
 
     /// Notes the keys an update from `identity` names (unknown ones included: the observer spoke of them).
-    mutating func record(_ update: FactUpdate, from identity: String) {
+    package mutating func record(_ update: FactUpdate, from identity: String) {
         record(CollectionOfOne(update), from: identity)
     }
 
     /// Notes the keys of updates `identity` reported together (a plugin's one read), with one
     /// look-up of the observer's record for all of them.
-    mutating func record(_ updates: some Collection<FactUpdate>, from identity: String) {
+    package mutating func record(_ updates: some Collection<FactUpdate>, from identity: String) {
         // Reporting again is the sign it works again.
         if failures[identity] != nil { failures[identity] = nil }
         var reported = reports.removeValue(forKey: identity) ?? Reports()
@@ -74,7 +74,7 @@ struct ObserverSupervision {
     /// The observer `identity` ended after running for `ranFor`: the update that makes its facts
     /// unknown (given the store as it is), and the delay before it starts again.
     /// `repeated` tells an end with the same error as the last one, before it reported anything.
-    mutating func ended(
+    package mutating func ended(
         _ identity: String, name: String, error: String? = nil, ranFor: Duration, owns: Set<FactKey> = [],
         at now: Instant, facts: FactStore
     ) -> (unknown: FactUpdate, delay: Duration, attempt: Int, repeated: Bool) {
@@ -94,14 +94,14 @@ struct ObserverSupervision {
     }
 
     /// The rules that wait for the observer `identity` to be back, for `status`.
-    mutating func noteWaitingRules(_ identity: String, _ rules: [String]) {
+    package mutating func noteWaitingRules(_ identity: String, _ rules: [String]) {
         guard !rules.isEmpty else { return }
         failures[identity]?.waitingRules = rules
     }
 
     /// The observer `identity` was stopped because the rules no longer need it: the update that
     /// makes its facts unknown; it is not started again.
-    mutating func retired(_ identity: String, facts: FactStore) -> FactUpdate {
+    package mutating func retired(_ identity: String, facts: FactStore) -> FactUpdate {
         pending[identity] = nil
         failures[identity] = nil
         quickEnds[identity] = nil
@@ -109,10 +109,10 @@ struct ObserverSupervision {
     }
 
     /// The earliest pending restart, for the daemon's one deadline.
-    var nextRestart: Instant? { pending.values.map(\.due).min() }
+    package var nextRestart: Instant? { pending.values.map(\.due).min() }
 
     /// The restarts due at `now`, removed from those pending, in identity order.
-    mutating func takeDue(at now: Instant) -> [Restart] {
+    package mutating func takeDue(at now: Instant) -> [Restart] {
         let due = pending.filter { $0.value.due <= now }.sorted { $0.key < $1.key }
         for (identity, _) in due {
             pending[identity] = nil

@@ -3,7 +3,7 @@ import NetRulesCore
 extension DaemonCore {
     /// Records the persisted state when it changed: one journal line holding what changed while
     /// the journal is open (it survives a SIGKILL at any instant once written), else a snapshot.
-    mutating func persist(into effects: inout [DaemonEffect]) {
+    package mutating func persist(into effects: inout [DaemonEffect]) {
         // Encoding the whole state after every fact update would cost more the more rules hold
         // state; only a change to what survives a restart records anything.
         let version = (engine: engine.durableStateVersion, inflight: inflight.version, paused: pausedVersion)
@@ -36,7 +36,7 @@ extension DaemonCore {
 
     /// The whole state, to replace `state.json` and empty the journal: at start, when the journal
     /// passes `compactionLines`, at shutdown, and whenever a journal line could not be written.
-    mutating func snapshot(into effects: inout [DaemonEffect]) {
+    package mutating func snapshot(into effects: inout [DaemonEffect]) {
         let saved = currentState()
         persistedVersion = (engine.durableStateVersion, inflight.version, pausedVersion)
         lastSaved = saved
@@ -46,7 +46,7 @@ extension DaemonCore {
     }
 
     /// Every rule state worth keeping and the firings in flight.
-    func currentState() -> PersistedState {
+    package func currentState() -> PersistedState {
         var saved = PersistedState()
         saved.nextFiringNumber = nextFiringNumber
         saved.inflight = inflight.all
@@ -57,12 +57,12 @@ extension DaemonCore {
     }
 
     /// The paused rules as the state file keeps them.
-    func savedPauses() -> [String: PersistedState.SavedPause] {
+    package func savedPauses() -> [String: PersistedState.SavedPause] {
         paused.mapValues { PersistedState.SavedPause(by: $0.by, since: $0.since.secondsSince1970) }
     }
 
     /// Every rule state worth keeping, by rule name, with deadlines as wall-clock seconds.
-    func currentRules() -> [String: PersistedState.SavedRule] {
+    package func currentRules() -> [String: PersistedState.SavedRule] {
         var rules: [String: PersistedState.SavedRule] = [:]
         for (rule, state) in zip(engine.rules, engine.states)
         where state.confirmed != nil || state.hold != nil || state.cooldownUntil != nil || !state.oncePerUntil.isEmpty {

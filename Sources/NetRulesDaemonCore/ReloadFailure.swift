@@ -6,23 +6,23 @@
 /// files and their counts with its own, and a file that already had errors keeps the time they
 /// began, so "has errors since" stays true when the user saves again, still broken, or fixes one
 /// file and breaks another.
-struct ReloadFailure: Sendable, Hashable {
-    struct File: Sendable, Hashable {
-        var path: String
-        var errors: Int
-        var since: WallTime
+package struct ReloadFailure: Sendable, Hashable {
+    package struct File: Sendable, Hashable {
+        package var path: String
+        package var errors: Int
+        package var since: WallTime
     }
 
     /// When the first reload of the series failed.
-    var since: WallTime
+    package var since: WallTime
     /// The last reload's files with errors, by path.
-    var files: [File]
+    package var files: [File]
     /// The last reload's errors in no file: refused files, a rule path that cannot be read.
-    var problems: [String]
+    package var problems: [String]
 
     /// The failure once the reload read at `wall` found what `report` says, after `previous` (nil
     /// when the rules loaded since).
-    init(_ report: LoadReport, at wall: WallTime, after previous: ReloadFailure?) {
+    package init(_ report: LoadReport, at wall: WallTime, after previous: ReloadFailure?) {
         since = previous?.since ?? wall
         let began = Dictionary(
             (previous?.files ?? []).map { ($0.path, $0.since) }, uniquingKeysWith: { first, _ in first })
@@ -33,7 +33,7 @@ struct ReloadFailure: Sendable, Hashable {
     }
 
     /// As the control socket answers it: times in RFC 3339.
-    var shown: FailedReload {
+    package var shown: FailedReload {
         FailedReload(
             files: files.map { FailedReload.File(path: $0.path, errors: $0.errors, since: $0.since.rfc3339) },
             problems: problems, since: since.rfc3339)

@@ -1,8 +1,7 @@
-import NetRulesActions
 import NetRulesCore
 
 /// What `DaemonCore` asks the world to do, in order. The daemon performs each one; a test reads them.
-enum DaemonEffect {
+package enum DaemonEffect {
     /// Hand a firing to the action runner (after the effects that recorded it); `resumed` when a
     /// previous process recorded it (logged as resumed already), else it is logged once its actions
     /// started.
@@ -43,7 +42,7 @@ enum DaemonEffect {
     case finished
 
     /// What goes to the firing history.
-    enum HistoryRecord {
+    package enum HistoryRecord {
         /// A firing handed to the runner, its entry rendered once its actions started (rendering
         /// every action is not work to do between an event and its action); `ifAbsent` for a
         /// firing resumed after a restart, whose entry the history may still have.
@@ -56,5 +55,5 @@ enum DaemonEffect {
     }
 
     /// Whether this is a `submit`.
-    var isSubmission: Bool { if case .submit = self { true } else { false } }
+    package var isSubmission: Bool { if case .submit = self { true } else { false } }
 }

@@ -9,23 +9,23 @@ import NetRulesCore
 /// `state.json`, holding only the changes, plus `removed` and `retired`.
 package struct JournalDelta {
     /// The rules whose saved state is new or changed.
-    var rules: [String: PersistedState.SavedRule] = [:]
+    package var rules: [String: PersistedState.SavedRule] = [:]
     /// Rules whose saved state went (their rule was removed, or has no state worth keeping any more).
-    var removedRules: [String] = []
+    package var removedRules: [String] = []
     /// The firings that are new or got further.
-    var inflight: [PersistedState.SavedFiring] = []
+    package var inflight: [PersistedState.SavedFiring] = []
     /// Firings that left the in-flight list.
-    var retiredFirings: [String] = []
-    var nextFiringNumber = 1
+    package var retiredFirings: [String] = []
+    package var nextFiringNumber = 1
     /// Every paused rule, when the paused rules changed (they are few: all of them, not a change);
     /// nil when they did not.
-    var paused: [String: PersistedState.SavedPause]?
+    package var paused: [String: PersistedState.SavedPause]?
 
-    init() {}
+    package init() {}
 
     /// The line between `rules.old` and `rules.new` (nil: the rules did not change) with the
     /// in-flight changes as `InflightFirings.takeChanges()` reports them.
-    init(
+    package init(
         nextFiring: Int, rules: (old: [String: PersistedState.SavedRule], new: [String: PersistedState.SavedRule])?,
         inflight: (changed: [PersistedState.SavedFiring], retired: [String]),
         paused: [String: PersistedState.SavedPause]? = nil
@@ -40,7 +40,7 @@ package struct JournalDelta {
     }
 
     /// The line's bytes (without its newline).
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         PersistedState.document(
             rules: rules, inflight: inflight, nextFiring: nextFiringNumber, removed: removedRules,
             retired: retiredFirings, paused: paused
@@ -49,7 +49,7 @@ package struct JournalDelta {
 
     /// Reads one journal line.
     /// - Throws: `JSONValue.ShapeError` naming what is wrong and where.
-    init(decoding bytes: [UInt8]) throws(JSONValue.ShapeError) {
+    package init(decoding bytes: [UInt8]) throws(JSONValue.ShapeError) {
         let document = try JSONValue.Members(PersistedState.parse(bytes))
         let changes = try PersistedState(document: document)
         rules = changes.rules

@@ -1,29 +1,11 @@
-import NetRulesActions
 import NetRulesCore
 
 extension HistoryEntry {
     /// The longest rendered action, output excerpt, error or fact value kept, in UTF-8 bytes.
     package static let textLimit = 1024
 
-    /// The entry of a firing the daemon hands to the runner: every action pending.
-    /// - Parameters:
-    ///   - readKeys: the facts the rule's condition reads, in the rule's order.
-    ///   - time: the firing's wall time, RFC 3339.
-    static func fired(_ firing: Firing, id: String, time: String, readKeys: [FactKey]) -> HistoryEntry {
-        let actions = firing.actions.map { spec in
-            let preview = ActionPreview.render(spec, of: firing, wallTime: time, withEnvironment: false)
-            // The summary reads `KIND: TEXT`; the entry keeps the kind apart.
-            var rendered = Substring(preview.summary)
-            if rendered.hasPrefix(preview.kind + ": ") { rendered = rendered.dropFirst(preview.kind.count + 2) }
-            return Action(type: spec.kind, rendered: bounded(String(rendered)))
-        }
-        return HistoryEntry(
-            id: id, time: time, rule: firing.rule, edge: firing.edge, facts: facts(readKeys, in: firing.facts),
-            actions: actions)
-    }
-
     /// The entry of an edge the engine dropped (`cooldown`, `once_per`): no action ran.
-    static func dropped(
+    package static func dropped(
         _ event: TraceEvent, reason: String, id: String, time: String, until: String?, facts store: FactStore,
         readKeys: [FactKey]
     ) -> HistoryEntry {
@@ -33,14 +15,14 @@ extension HistoryEntry {
     }
 
     /// The entry of a firing not run because its rule is paused (`RulePause`): no action ran.
-    static func paused(_ firing: Firing, id: String, time: String, readKeys: [FactKey]) -> HistoryEntry {
+    package static func paused(_ firing: Firing, id: String, time: String, readKeys: [FactKey]) -> HistoryEntry {
         HistoryEntry(
             id: id, time: time, rule: firing.rule, edge: firing.edge, facts: facts(readKeys, in: firing.facts),
             actions: [], dropped: Drop(reason: "paused"))
     }
 
     /// The facts a rule reads, each once, in the rule's order, the engine's own clock left out.
-    static func facts(_ keys: [FactKey], in store: FactStore) -> [Fact] {
+    package static func facts(_ keys: [FactKey], in store: FactStore) -> [Fact] {
         var seen: Set<FactKey> = []
         return keys.filter { !$0.isEngineInternal && seen.insert($0).inserted }.map { key in
             switch store[key] {
@@ -60,7 +42,7 @@ extension HistoryEntry {
     ///
     /// Its id is `outbox-` and the delivery's idempotency key; it has no facts (they were those of a
     /// firing long gone) and one action, the webhook, failed with the reason it was dropped.
-    static func outboxDrop(_ result: ActionResult, time: String) -> HistoryEntry? {
+    package static func outboxDrop(_ result: ActionResult, time: String) -> HistoryEntry? {
         guard result.firingID == nil, let key = result.idempotencyKey, case .failed(let error) = result.outcome,
             error.code == .outboxFull
         else { return nil }
@@ -73,7 +55,7 @@ extension HistoryEntry {
 
     /// Records what became of one of its actions; a firing coalescing dropped is marked dropped as
     /// `coalesced`, and a running one notes how many edges coalesced while it ran.
-    mutating func apply(_ result: ActionResult) {
+    package mutating func apply(_ result: ActionResult) {
         if result.coalesced != nil { dropped = Drop(reason: "coalesced") }
         if result.coalescedEdges > (coalesced ?? 0) { coalesced = result.coalescedEdges }
         guard actions.indices.contains(result.index) else { return }
@@ -98,7 +80,7 @@ extension HistoryEntry {
 
 extension HistoryEntry.Outcome {
     /// The outcome an action result reports, its strings bounded.
-    init(_ result: ActionResult) {
+    package init(_ result: ActionResult) {
         switch result.outcome {
         case .succeeded: self.init(status: "ok")
         case .queued: self.init(status: "queued")

@@ -10,8 +10,14 @@ package struct WallTime: Hashable, Comparable, Sendable {
         self.secondsSince1970 = secondsSince1970
     }
 
-    /// RFC 3339 in UTC with second precision, as `{{time}}` and the history show it.
-    package var rfc3339: String { WallClock.rfc3339(self) }
+    /// RFC 3339 in UTC with second precision: `2026-11-29T09:00:00Z`, as history, the outbox, plugin
+    /// JSON and `{{time.utc}}` carry it (the action runner renders `{{time}}` in local time from it).
+    ///
+    /// Computed from the epoch seconds by NetRulesCore's `LocalTime` (civil-from-days): the daemon
+    /// links no calendar library.
+    package var rfc3339: String {
+        LocalTime(seconds: Int64(secondsSince1970.rounded(.down))).rfc3339(offset: 0)
+    }
 
     package static func < (lhs: WallTime, rhs: WallTime) -> Bool { lhs.secondsSince1970 < rhs.secondsSince1970 }
 

@@ -1,4 +1,3 @@
-import NetRulesActions
 import NetRulesCore
 
 /// The daemon's decisions, without its wiring: a value that takes events and returns effects.
@@ -13,60 +12,60 @@ import NetRulesCore
 /// The life of a core: `.start` (restores the saved state, resubmits firings in flight, starts
 /// observers, snapshots the state), then any events, then `.shutdown` (observers stop, the runner
 /// drains while action results are still recorded), then `.drained` (a last snapshot, `.finished`).
-struct DaemonCore {
-    enum Phase: Sendable {
+package struct DaemonCore {
+    package enum Phase: Sendable {
         case starting, running, stopping, stopped
     }
 
     /// The journal is folded into `state.json` once it holds this many lines.
-    static let compactionLines = 256
+    package static let compactionLines = 256
 
-    private(set) var engine = Engine(rules: [])
-    private(set) var ruleSet = RuleSet()
-    var inflight = InflightFirings()
-    private(set) var phase = Phase.starting
+    package private(set) var engine = Engine(rules: [])
+    package private(set) var ruleSet = RuleSet()
+    package var inflight = InflightFirings()
+    package private(set) var phase = Phase.starting
     /// The deadline last armed, to arm only a change.
-    private(set) var armedDeadline: Instant?
+    package private(set) var armedDeadline: Instant?
     /// Lines appended to the journal since it was last emptied.
-    var journalLines = 0
-    private(set) var nextFiringNumber = 1
+    package var journalLines = 0
+    package private(set) var nextFiringNumber = 1
 
     /// Distinguishes this process's firing ids from those of earlier runs.
-    let processToken: String
-    let logger: Logger
+    package let processToken: String
+    package let logger: Logger
     /// Whether firings and dropped edges go to the history (`run --history-limit 0` turns it off).
-    let recordsHistory: Bool
+    package let recordsHistory: Bool
     /// Numbers the entries of dropped edges, which have no firing id of their own.
-    var nextDropNumber = 1
-    var journalOpen = false
+    package var nextDropNumber = 1
+    package var journalOpen = false
     /// The kernel's boot id this process runs in, saved with the state.
-    var bootID: String?
+    package var bootID: String?
     /// What the state last recorded reflects: the engine's durable version, the in-flight list and
     /// the paused rules.
-    var persistedVersion: (engine: UInt64, inflight: UInt64, paused: UInt64)?
+    package var persistedVersion: (engine: UInt64, inflight: UInt64, paused: UInt64)?
     /// The state as `state.json` plus the journal hold it, to append only what changed.
-    var lastSaved: PersistedState?
+    package var lastSaved: PersistedState?
     /// The rules paused by a command (`RulePause`), by name: only rules the core runs, while the
     /// rule set has `mqtt: commands: true`.
-    var paused: [String: RulePause] = [:]
+    package var paused: [String: RulePause] = [:]
     /// Moves on with each change of `paused`, for `persist`.
-    var pausedVersion: UInt64 = 0
+    package var pausedVersion: UInt64 = 0
     /// The facts each observer reported and the restarts due, to supervise them.
-    var supervision = ObserverSupervision()
+    package var supervision = ObserverSupervision()
     /// The control clients waiting for the reload being read, nil when none is; and those (or a
     /// signal: an empty list) that asked while it was read, nil when nobody did: they get the next
     /// read, since a file may have changed after the first read began.
-    var reloading: [ReloadTicket]?
-    var reloadQueued: [ReloadTicket]?
+    package var reloading: [ReloadTicket]?
+    package var reloadQueued: [ReloadTicket]?
     /// The reloads that failed since the rules last loaded; nil while the last one loaded.
-    private(set) var reloadFailure: ReloadFailure?
+    package private(set) var reloadFailure: ReloadFailure?
     /// How long shutdown waits for running actions (for the log; the daemon times the wait).
-    let shutdownGrace: Duration
+    package let shutdownGrace: Duration
     /// The current event's instant and wall time: wall times of other instants are mapped from them.
-    var now = Instant.zero
-    var wallNow = WallTime(secondsSince1970: 0)
+    package var now = Instant.zero
+    package var wallNow = WallTime(secondsSince1970: 0)
 
-    init(processToken: String, logger: Logger, recordsHistory: Bool, shutdownGrace: Duration = .seconds(30)) {
+    package init(processToken: String, logger: Logger, recordsHistory: Bool, shutdownGrace: Duration = .seconds(30)) {
         self.processToken = processToken
         self.shutdownGrace = shutdownGrace
         self.logger = logger
@@ -75,7 +74,7 @@ struct DaemonCore {
 
     /// Handles one event that happened at `at` (engine time) and `wall` (the wall clock then),
     /// and returns what to do about it, in order.
-    mutating func handle(_ event: DaemonEvent, at: Instant, wall: WallTime) -> [DaemonEffect] {
+    package mutating func handle(_ event: DaemonEvent, at: Instant, wall: WallTime) -> [DaemonEffect] {
         now = at
         wallNow = wall
         var effects: [DaemonEffect] = []
@@ -204,7 +203,7 @@ struct DaemonCore {
 
     /// What a reload kept, for its log line: `; kept windows of 3 rules, reset 1: condition
     /// changed (office)`; nothing when no rule was kept.
-    static func describe(_ reload: (kept: Int, conditionChanged: [String])) -> String {
+    package static func describe(_ reload: (kept: Int, conditionChanged: [String])) -> String {
         let keptWindows = reload.kept + reload.conditionChanged.count
         guard keptWindows > 0 else { return "" }
         var text = "; kept windows of \(count(keptWindows, "rule"))"
@@ -363,7 +362,7 @@ struct DaemonCore {
     }
 
     /// The answer to a reload asked once shutdown began.
-    var refusedWhileStopping: ReloadOutcome {
+    package var refusedWhileStopping: ReloadOutcome {
         ReloadOutcome(reloaded: false, rules: ruleSet.rules.count, rendered: "netrules is stopping: not reloaded\n")
     }
 
@@ -379,7 +378,7 @@ struct DaemonCore {
 
     /// The rules that read one of `keys` and are unknown now: they cannot fire until those facts
     /// are known again.
-    func rulesWaiting(on keys: Set<FactKey>) -> [String] {
+    package func rulesWaiting(on keys: Set<FactKey>) -> [String] {
         guard !keys.isEmpty else { return [] }
         return engine.rules.filter { rule in
             rule.condition.readKeys.contains(where: keys.contains) && rule.condition.evaluate(engine.facts) == .unknown
@@ -387,7 +386,7 @@ struct DaemonCore {
     }
 
     /// `; its facts are unknown until it is back (ip, gateway, +3 more)`, or nothing when it had none.
-    static func unknownNote(_ update: FactUpdate) -> String {
+    package static func unknownNote(_ update: FactUpdate) -> String {
         guard !update.isEmpty else { return "" }
         let keys = update.changes.keys.map(\.rawValue).sorted()
         let shown = keys.prefix(5).joined(separator: ", ") + (keys.count > 5 ? ", +\(keys.count - 5) more" : "")
@@ -469,7 +468,7 @@ struct DaemonCore {
 
     /// The facts a rule reads; for a `places.NAME`, its proof and reason too, so the history
     /// says why a place was only claimed.
-    func readKeys(_ rule: String) -> [FactKey] {
+    package func readKeys(_ rule: String) -> [FactKey] {
         let keys = engine.index(ofRule: rule).map { engine.rules[$0].condition.readKeys } ?? []
         return keys.flatMap { key -> [FactKey] in
             guard key.namespace == "places", key.rawValue.split(separator: ".").count == 2 else { return [key] }
@@ -490,20 +489,20 @@ struct DaemonCore {
     }
 
     /// The wall time of an engine instant.
-    func wallTime(of instant: Instant) -> WallTime {
+    package func wallTime(of instant: Instant) -> WallTime {
         wallNow + (instant - now)
     }
 
     /// The engine instant of a saved wall-clock time; nil when it is not a number or further than
     /// twice `DurationSyntax.maximum` from now (no saved deadline can be, unless the file is bad).
-    func instant(ofWall seconds: Double) -> Instant? {
+    package func instant(ofWall seconds: Double) -> Instant? {
         let offset = seconds - wallNow.secondsSince1970
         let limit = DurationSyntax.seconds(DurationSyntax.maximum) * 2
         guard offset.isFinite, abs(offset) <= limit else { return nil }
         return now + .nanoseconds(Int64(offset * 1e9))
     }
 
-    static func count(_ number: Int, _ noun: String) -> String {
+    package static func count(_ number: Int, _ noun: String) -> String {
         "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 }
